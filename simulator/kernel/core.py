@@ -1,0 +1,181 @@
+"""Small shared kernel pieces: the random generator, the event log, points, brag steps, tie order.
+
+Everything here is ``@njit(cache=True)`` on plain arrays (see ``simulator.layout`` for the offsets).
+"""
+
+import numpy as np
+from numba import njit
+
+from simulator.layout import (
+    AUTOMA,
+    BRAG_PRI,
+    EV_BRAG,
+    EV_SCORE,
+    G_INST,
+    I_TRACK_TOKEN,
+    INST_SIZE,
+    LOG_WIDTH,
+    N_OWNERS,
+    N_SRC,
+    N_STAT,
+    N_TRACK,
+    S_BRAG_POS,
+    S_BRAG_STAMP,
+    S_CUR,
+    S_NPLAYERS,
+    S_SCORE,
+    S_SRC,
+    S_STAMP,
+    S_STAT,
+    S_TOKENS,
+    S_TURN,
+    ST_BRAGS,
+    ST_TOKENS_GAINED,
+)
+
+# --------------------------------------------------------------------------- random numbers
+# splitmix64 on a one-element uint64 array: tiny state, copyable, identical on every platform.
+
+
+@njit(cache=True)
+def rng_next(rng):
+    """Next 64-bit value of the generator held in ``rng[0]``."""
+    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
+    rng[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def rng_below(rng, n):
+    """Uniform integer in ``[0, n)`` (``n >= 1``)."""
+    return np.int64((rng_next(rng) >> np.uint64(11)) % np.uint64(n))
+
+
+@njit(cache=True)
+def rng_unit(rng):
+    """Uniform float in ``[0, 1)``."""
+    return np.float64(rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def mix_seed(a, b):
+    """Derive an independent 64-bit seed from two integers (used for per-game seeds)."""
+    r = np.empty(1, dtype=np.uint64)
+    r[0] = np.uint64(a) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(b)
+    rng_next(r)
+    return rng_next(r)
+
+
+# --------------------------------------------------------------------------- event log
+# Row 0 of ``log`` is a header: log[0, 0] counts the events written from row 1 on.
+# A log with a single row records nothing (the fast path for mass play).
+
+
+@njit(cache=True)
+def emit(log, st, code, a, b, c, d, e):
+    """Append one event (turn, seat, code, a..e) if the log has room."""
+    n = log[0, 0]
+    if n + 1 < log.shape[0]:
+        row = n + 1
+        log[row, 0] = st[S_TURN]
+        log[row, 1] = st[S_CUR]
+        log[row, 2] = code
+        log[row, 3] = a
+        log[row, 4] = b
+        log[row, 5] = c
+        log[row, 6] = d
+        log[row, 7] = e
+        log[0, 0] = n + 1
+
+
+@njit(cache=True)
+def logging_on(log):
+    return log.shape[0] > 1
+
+
+# --------------------------------------------------------------------------- points and stats
+
+
+@njit(cache=True)
+def add_points(st, log, owner, pts, src, dept, where):
+    """Give ``pts`` to ``owner`` under score source ``src``; Pri and the neutral never score."""
+    if owner < 0 or owner >= AUTOMA or pts == 0:
+        return
+    st[S_SCORE + owner] += pts
+    st[S_SRC + owner * N_SRC + src] += pts
+    if log.shape[0] > 1:
+        emit(log, st, EV_SCORE, owner, pts, src, dept, where)
+
+
+@njit(cache=True)
+def stat_add(st, owner, which, n):
+    if 0 <= owner < N_OWNERS:
+        st[S_STAT + owner * N_STAT + which] += n
+
+
+# --------------------------------------------------------------------------- brag tracks
+
+
+@njit(cache=True)
+def brag_step(st, geo, log, owner, dept, origin):
+    """One brag on ``dept``'s track (R9). Returns the token type gained, or -1.
+
+    On the top space the brag is wasted. A disc entering a space goes on top of the discs there,
+    which the arrival stamp records (a lower stamp is lower in the stack).
+    """
+    pos = st[S_BRAG_POS + dept * N_OWNERS + owner]
+    if pos < 0 or pos >= N_TRACK - 1:
+        if log.shape[0] > 1:
+            emit(log, st, EV_BRAG, owner, dept, pos, -1, origin)
+        stat_add(st, owner, ST_BRAGS, 1)
+        return -1
+    pos += 1
+    st[S_BRAG_POS + dept * N_OWNERS + owner] = pos
+    st[S_STAMP] += 1
+    st[S_BRAG_STAMP + dept * N_OWNERS + owner] = st[S_STAMP]
+    gained = -1
+    if geo[G_INST + dept * INST_SIZE + I_TRACK_TOKEN + pos] != 0 and owner < AUTOMA:
+        st[S_TOKENS + owner * 3 + dept] += 1
+        stat_add(st, owner, ST_TOKENS_GAINED, 1)
+        gained = dept
+    if origin != BRAG_PRI:
+        stat_add(st, owner, ST_BRAGS, 1)
+    if log.shape[0] > 1:
+        emit(log, st, EV_BRAG, owner, dept, pos, gained, origin)
+    return gained
+
+
+@njit(cache=True)
+def track_beats(st, dept, a, b):
+    """True if owner ``a`` wins a tie against owner ``b`` on ``dept``'s track (R10).
+
+    The three-player neutral wins every tie (R15); otherwise the higher space wins and, on the same
+    space, the disc lower in the stack (the earlier arrival).
+    """
+    npl = st[S_NPLAYERS]
+    if npl == 3:
+        if a == AUTOMA:
+            return True
+        if b == AUTOMA:
+            return False
+    pa = st[S_BRAG_POS + dept * N_OWNERS + a]
+    pb = st[S_BRAG_POS + dept * N_OWNERS + b]
+    if pa != pb:
+        return pa > pb
+    return st[S_BRAG_STAMP + dept * N_OWNERS + a] < st[S_BRAG_STAMP + dept * N_OWNERS + b]
+
+
+@njit(cache=True)
+def owner_present(st, owner):
+    """True if ``owner`` takes part: a seat of this game, or Pri / the neutral when in play."""
+    npl = st[S_NPLAYERS]
+    if owner < npl:
+        return True
+    return owner == AUTOMA and (npl == 2 or npl == 3)
+
+
+@njit(cache=True)
+def log_width():
+    return LOG_WIDTH

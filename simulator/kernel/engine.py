@@ -1,0 +1,601 @@
+"""The turn driver: setup, the four steps of a turn, end of turn, end of game, many games.
+
+Every choice is asked of ``policy``; every rule effect is applied by ``rules``. The only loop that plays
+whole games lives here (``play_game`` / ``play_batch``), so the soak, the CLI and the runner share it.
+"""
+
+import numpy as np
+from numba import njit
+
+from simulator.kernel.core import brag_step, emit, rng_below, rng_next, rng_unit, stat_add
+from simulator.kernel.invariants import check_invariants
+from simulator.kernel.objectives import resolve_objectives
+from simulator.kernel.policy import (
+    W_CAT,
+    W_DIE_TO_OPP,
+    W_EXPERT,
+    brag_value,
+    placement_value,
+    choose_brag_track,
+    choose_placement,
+    choose_pri_space,
+    choose_quilt,
+    choose_refresh,
+    choose_room,
+    convert_colour,
+    is_random,
+    random_inspect_step,
+    refresh_value,
+    search_inspect,
+    section_counts,
+    section_hints,
+)
+from simulator.kernel.rules import (
+    bump,
+    construct_slices,
+    die_owner,
+    die_to_room,
+    exhaust_cat,
+    final_scoring,
+    inspector_enter,
+    inst_base,
+    move_pawn,
+    new_state,
+    own_die_in_room,
+    pickup,
+    place_piece,
+    place_pri_piece,
+    place_pri_setup,
+    pri_build_options,
+    pri_climb,
+    pri_move,
+    record_placement,
+    recruit,
+    refresh_lines,
+    room_between,
+    select_die,
+    spend_token,
+    spot_occupied,
+    spot_open_for_count,
+    tick_up,
+    wheel_count,
+)
+from simulator.layout import (
+    AUTOMA,
+    BRAG_ACTION,
+    BRAG_BUMP,
+    BRAG_PICKUP,
+    CHEESE,
+    CONSTRUCT,
+    DICE_PER_OWNER,
+    EV_ACTION_BRAG,
+    EV_BOOST,
+    EV_FORFEIT,
+    EV_GAME_END,
+    EV_PASS,
+    EV_TRIGGER,
+    EXPERT_START,
+    EXPERT_TOP,
+    FACE_PIPS,
+    G_SHUFFLE_WHEELS,
+    I_COLOUR,
+    I_COST,
+    I_NSPACES,
+    INSPECT,
+    LADDER,
+    MAX_SECTIONS,
+    MAX_SPACES,
+    MILK,
+    N_DEPT,
+    N_OWNERS,
+    N_SLICES,
+    N_SPOTS,
+    N_SRC,
+    N_STAT,
+    NOVICE_START,
+    NOVICE_TOP,
+    REFRESH,
+    S_BUILT,
+    S_BUILT_TURN,
+    S_CUR,
+    S_DECISIONS,
+    S_DIE_FACE,
+    S_DIE_WHERE,
+    S_EMPTY,
+    S_ENDING,
+    S_INSPECTOR,
+    S_MAX_ROUNDS,
+    S_NPLAYERS,
+    S_OVER,
+    S_PASSED,
+    S_PAWN,
+    S_READY,
+    S_ROOM_DIE,
+    S_ROUND,
+    S_SLICE_ACTION,
+    S_SLICE_DIE,
+    S_STALLED,
+    S_TOKENS,
+    S_TURN,
+    ST_ACTION_BRAGS,
+    ST_PASSES,
+    ST_TURNS,
+    STATE_SIZE,
+    W_SUPPLY,
+)
+
+MAX_CAND = 256
+
+
+# --------------------------------------------------------------------------- setup
+
+
+@njit(cache=True)
+def setup_game(geo, nplayers, strat, rng, log):
+    """A new game: wheels shuffled from the game's generator (unless the data fixes them), then the
+    two-player Pri setup chosen by the first seat (R14)."""
+    perm = np.empty(N_DEPT * N_SLICES, dtype=np.int64)
+    for d in range(N_DEPT):
+        for s in range(N_SLICES):
+            perm[d * N_SLICES + s] = s
+        if geo[G_SHUFFLE_WHEELS] != 0:
+            for s in range(N_SLICES - 1, 0, -1):
+                j = rng_below(rng, s + 1)
+                t = perm[d * N_SLICES + s]
+                perm[d * N_SLICES + s] = perm[d * N_SLICES + j]
+                perm[d * N_SLICES + j] = t
+    st = new_state(geo, nplayers, perm)
+    if nplayers == 2:
+        spots = np.empty(N_SPOTS, dtype=np.int64)
+        n = 0
+        for s in range(N_SPOTS):
+            if spot_open_for_count(s, 2):
+                spots[n] = s
+                n += 1
+        slices = np.empty(N_DEPT, dtype=np.int64)
+        tmp = np.empty(N_SLICES, dtype=np.int64)
+        for d in range(N_DEPT):
+            k = construct_slices(st, d, tmp)
+            slices[d] = tmp[rng_below(rng, k)] if k > 0 else 0
+        place_pri_setup(st, spots[rng_below(rng, n)], slices)
+    return st
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+@njit(cache=True)
+def supply_die(st, p, face):
+    """Lowest-numbered die of ``p`` in the supply showing ``face`` (dice of one face are alike)."""
+    for k in range(DICE_PER_OWNER):
+        die = p * DICE_PER_OWNER + k
+        if st[S_DIE_WHERE + die] == W_SUPPLY and st[S_DIE_FACE + die] == face:
+            return die
+    return -1
+
+
+@njit(cache=True)
+def enumerate_turns(st, p, c_spot, c_die, c_slice):
+    """Every (spot, die, slice) a seat may choose this turn (R1, R3). A die picked up on the way
+    (R2) is already in the supply when the die is selected, on 2*."""
+    npl = st[S_NPLAYERS]
+    cur = st[S_PAWN + p]
+    n = 0
+    for spot in range(N_SPOTS):
+        if spot == cur or not spot_open_for_count(spot, npl) or spot_occupied(st, spot):
+            continue
+        d = spot // 3
+        for s in range(N_SLICES):
+            die = st[S_SLICE_DIE + d * N_SLICES + s]
+            if die >= 0:
+                c_spot[n] = spot
+                c_die[n] = die
+                c_slice[n] = s
+                n += 1
+        if wheel_count(st, d) < 3:
+            room = room_between(cur // 3, d) if cur >= 0 else -1
+            picked = own_die_in_room(st, p, room)
+            nov = supply_die(st, p, NOVICE_START)
+            exp = supply_die(st, p, EXPERT_START)
+            if exp < 0:
+                exp = picked
+            for k in range(2):
+                die = nov if k == 0 else exp
+                if die < 0:
+                    continue
+                for s in range(N_SLICES):
+                    if st[S_SLICE_DIE + d * N_SLICES + s] < 0:
+                        c_spot[n] = spot
+                        c_die[n] = die
+                        c_slice[n] = s
+                        n += 1
+    return n
+
+
+@njit(cache=True)
+def die_face_after_move(st, p, die):
+    """Face the die will show when used: a die in a break room comes back on 2*."""
+    if st[S_DIE_WHERE + die] == 2:
+        return EXPERT_START
+    return st[S_DIE_FACE + die]
+
+
+# --------------------------------------------------------------------------- action estimates
+
+
+@njit(cache=True)
+def construct_plan(st, geo, strat, rng, p, d, values):
+    """Greedy value of a construct at ``d`` for 1..4 pips, played out on a scratch copy of the state."""
+    tmp = st.copy()
+    nolog = np.zeros((1, 8), dtype=np.int32)
+    acc = 0.0
+    for k in range(1, 5):
+        placed, v = run_construct_pip(tmp, geo, strat, rng, nolog, p, d)
+        acc += v
+        values[k] = acc
+
+
+@njit(cache=True)
+def inspect_plan(st, geo, sp, p, d, pips):
+    path = np.empty(16, dtype=np.int64)
+    jumps = np.empty(16, dtype=np.int64)
+    v, n = search_inspect(st, geo, sp, p, d, pips, st[S_TOKENS + p * 3 + CHEESE], path, jumps)
+    return v
+
+
+@njit(cache=True)
+def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
+    """Pick a candidate and whether to brag instead of acting. Returns (index, brag flag)."""
+    sp = strat[p]
+    if is_random(sp):
+        # Uniform over spots, then over the dice there, then over action or brag.
+        spots = np.zeros(N_SPOTS, dtype=np.int64)
+        ns = 0
+        for i in range(n):
+            if spots[c_spot[i]] == 0:
+                ns += 1
+            spots[c_spot[i]] += 1
+        k = rng_below(rng, ns)
+        chosen = -1
+        for s in range(N_SPOTS):
+            if spots[s] > 0:
+                if k == 0:
+                    chosen = s
+                    break
+                k -= 1
+        m = rng_below(rng, spots[chosen])
+        for i in range(n):
+            if c_spot[i] == chosen:
+                if m == 0:
+                    return i, rng_below(rng, 2)
+                m -= 1
+        return 0, 0
+    plan = np.full((N_DEPT, 5), np.nan)
+    insp = np.full((N_DEPT, 5), np.nan)
+    brag_here = np.empty(N_DEPT)
+    for d in range(N_DEPT):
+        brag_here[d] = brag_value(st, geo, sp, p, d)
+    best_brag = max(brag_here[0], max(brag_here[1], brag_here[2]))
+    cur = st[S_PAWN + p]
+    best = -1e18
+    bi = 0
+    bb = 0
+    for i in range(n):
+        spot = c_spot[i]
+        d = spot // 3
+        die = c_die[i]
+        owner = die_owner(die)
+        v = 0.0
+        room = room_between(cur // 3, d) if cur >= 0 else -1
+        if own_die_in_room(st, p, room) >= 0:
+            v += sp[W_EXPERT] + 2.0 * best_brag
+        if owner == p:
+            v += sp[W_CAT]
+        elif owner != AUTOMA:
+            v -= sp[W_DIE_TO_OPP]
+        face = die_face_after_move(st, p, die)
+        if owner == p and (face == NOVICE_TOP or face == EXPERT_TOP):
+            v += 0.5 * sp[W_EXPERT]
+        pips = FACE_PIPS[face]
+        action = st[S_SLICE_ACTION + d * N_SLICES + c_slice[i]]
+        if action == CONSTRUCT:
+            if np.isnan(plan[d, 1]):
+                construct_plan(st, geo, strat, rng, p, d, plan[d])
+            av = plan[d, pips]
+        elif action == REFRESH:
+            av = refresh_value(st, sp, p, pips)
+        else:
+            if np.isnan(insp[d, pips]):
+                insp[d, pips] = inspect_plan(st, geo, sp, p, d, pips)
+            av = insp[d, pips]
+        noise = 1e-6 * rng_unit(rng)
+        if v + av + noise > best:
+            best = v + av + noise
+            bi = i
+            bb = 0
+        if v + brag_here[d] + noise > best:
+            best = v + brag_here[d] + noise
+            bi = i
+            bb = 1
+    return bi, bb
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@njit(cache=True)
+def pay(st, geo, strat, rng, log, p, colour, cost):
+    """Pay ``cost`` cats of ``colour``; where short, a ladder (already spent) turns another cat (R6).
+    Each paid cat goes to a quilt space the policy picks, or is lost when the quilt is full."""
+    sp = strat[p]
+    for _ in range(cost):
+        c = colour
+        if st[S_READY + p * 3 + colour] <= 0:
+            c = convert_colour(st, sp, rng, p, colour)
+        q = choose_quilt(st, sp, rng, p)
+        exhaust_cat(st, log, p, c, q)
+
+
+@njit(cache=True)
+def run_construct_pip(st, geo, strat, rng, log, p, d):
+    """One pip of a construct: the policy picks a placement (or forfeits); returns its greedy value."""
+    sp = strat[p]
+    counts = np.zeros((MAX_SECTIONS, N_OWNERS), dtype=np.int64)
+    empties = np.zeros(MAX_SECTIONS, dtype=np.int64)
+    hint = np.zeros(2 * MAX_SECTIONS)
+    if not is_random(sp):
+        section_counts(st, geo, d, counts, empties)
+        section_hints(st, geo, d, hint)
+    s, outer, nl = choose_placement(st, geo, sp, rng, p, d, counts, empties, hint)
+    if s < 0:
+        return False, 0.0
+    v = 0.0
+    if not is_random(sp):
+        v = placement_value(st, geo, sp, p, d, s, outer, nl, counts, empties, hint)
+    base = inst_base(d)
+    colour = geo[base + I_COLOUR + s]
+    cost = geo[base + I_COST + s] - outer
+    if nl > 0:
+        spend_token(st, p, LADDER, nl)
+        if log.shape[0] > 1:
+            emit(log, st, EV_BOOST, p, LADDER, nl, 0, 0)
+    pay(st, geo, strat, rng, log, p, colour, cost)
+    record_placement(st, log, p, d, s, outer, cost, nl)
+    place_piece(st, geo, log, p, d, s, outer)
+    return True, v
+
+
+@njit(cache=True)
+def do_construct(st, geo, strat, rng, log, p, d, pips):
+    """Construct (R6): each pip is one placement or is forfeited."""
+    for k in range(pips):
+        st[S_DECISIONS] += 1
+        placed, v = run_construct_pip(st, geo, strat, rng, log, p, d)
+        if not placed:
+            if log.shape[0] > 1:
+                emit(log, st, EV_FORFEIT, p, pips - k, 0, 0, 0)
+            break
+
+
+@njit(cache=True)
+def do_refresh(st, strat, rng, log, p, pips):
+    mode = choose_refresh(st, strat[p], rng, p, pips)
+    if mode == 3:
+        spend_token(st, p, MILK, 1)
+        if log.shape[0] > 1:
+            emit(log, st, EV_BOOST, p, MILK, 1, 0, 0)
+    refresh_lines(st, log, p, pips, mode)
+
+
+@njit(cache=True)
+def do_inspect(st, geo, strat, rng, log, p, d, pips):
+    """Move the inspector (R8): the greedy searches the best route, the random walks legal steps."""
+    sp = strat[p]
+    cheese = st[S_TOKENS + p * 3 + CHEESE]
+    if is_random(sp):
+        u = st[S_INSPECTOR + d]
+        steps = pips
+        if u < 0:
+            ns = geo[inst_base(d) + I_NSPACES]
+            if ns == 0:
+                return
+            u = rng_below(rng, ns)
+            inspector_enter(st, geo, log, p, d, u, 0)
+            steps -= 1
+        mask = np.int64(0)
+        while steps > 0:
+            v, jumped, e = random_inspect_step(st, geo, rng, p, d, u, mask, cheese, steps)
+            if v < 0:
+                break
+            mask |= np.int64(1) << e
+            if jumped:
+                cheese -= 1
+                spend_token(st, p, CHEESE, 1)
+            else:
+                steps -= 1
+            inspector_enter(st, geo, log, p, d, v, jumped)
+            u = v
+        return
+    path = np.empty(16, dtype=np.int64)
+    jumps = np.empty(16, dtype=np.int64)
+    val, n = search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps)
+    for t in range(n):
+        if jumps[t]:
+            spend_token(st, p, CHEESE, 1)
+        inspector_enter(st, geo, log, p, d, path[t], jumps[t])
+
+
+# --------------------------------------------------------------------------- a turn
+
+
+@njit(cache=True)
+def take_brag(st, geo, strat, rng, log, owner, origin):
+    if owner >= AUTOMA:
+        return
+    d = choose_brag_track(st, geo, strat[owner], rng, owner)
+    brag_step(st, geo, log, owner, d, origin)
+
+
+@njit(cache=True)
+def move_with_pickup(st, geo, strat, rng, log, p, spot):
+    room = move_pawn(st, log, p, spot)
+    if own_die_in_room(st, p, room) >= 0:
+        pickup(st, log, p, room)
+        take_brag(st, geo, strat, rng, log, p, BRAG_PICKUP)
+        take_brag(st, geo, strat, rng, log, p, BRAG_PICKUP)
+
+
+@njit(cache=True)
+def play_turn(st, geo, strat, rng, log):
+    """One whole turn of the seat ``st[S_CUR]``, then the end-of-turn checks."""
+    p = st[S_CUR]
+    npl = st[S_NPLAYERS]
+    c_spot = np.empty(MAX_CAND, dtype=np.int64)
+    c_die = np.empty(MAX_CAND, dtype=np.int64)
+    c_slice = np.empty(MAX_CAND, dtype=np.int64)
+    n = enumerate_turns(st, p, c_spot, c_die, c_slice)
+    st[S_PASSED] = 0
+    stat_add(st, p, ST_TURNS, 1)
+    st[S_DECISIONS] += 1
+    if n == 0:
+        # No die can be selected anywhere: the pawn still moves, then the turn ends (R3).
+        opts = np.empty(N_SPOTS, dtype=np.int64)
+        k = 0
+        for s in range(N_SPOTS):
+            if s != st[S_PAWN + p] and spot_open_for_count(s, npl) and not spot_occupied(st, s):
+                opts[k] = s
+                k += 1
+        if log.shape[0] > 1:
+            emit(log, st, EV_PASS, p, 0, 0, 0, 0)
+        stat_add(st, p, ST_PASSES, 1)
+        st[S_PASSED] = 1
+        if k > 0:
+            move_with_pickup(st, geo, strat, rng, log, p, opts[rng_below(rng, k)])
+        end_turn(st, geo, log)
+        return
+    i, brag_instead = choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
+    spot = c_spot[i]
+    d = spot // 3
+    die = c_die[i]
+    # 1. Pawn, with any break-room pickup and its two brags (R1, R2).
+    move_with_pickup(st, geo, strat, rng, log, p, spot)
+    # 2. Die and reward (R3).
+    s = select_die(st, log, p, d, die, c_slice[i])
+    owner = die_owner(die)
+    if owner == AUTOMA:
+        opts = np.empty(MAX_SPACES, dtype=np.int64)
+        k, outer = pri_build_options(st, geo, d, opts)
+        if k > 0:
+            st[S_DECISIONS] += 1
+            sp_choice = choose_pri_space(st, geo, strat[p], rng, p, d, opts, k)
+            place_pri_piece(st, geo, log, d, sp_choice, outer)
+    else:
+        recruit(st, log, owner, d)
+    # 3. Action (R4), or one brag at this department instead.
+    pips = FACE_PIPS[st[S_DIE_FACE + die]]
+    action = st[S_SLICE_ACTION + d * N_SLICES + s]
+    st[S_DECISIONS] += 1
+    if brag_instead:
+        stat_add(st, p, ST_ACTION_BRAGS, 1)
+        if log.shape[0] > 1:
+            emit(log, st, EV_ACTION_BRAG, p, d, 0, 0, 0)
+        brag_step(st, geo, log, p, d, BRAG_ACTION)
+    elif action == CONSTRUCT:
+        do_construct(st, geo, strat, rng, log, p, d, pips)
+    elif action == REFRESH:
+        do_refresh(st, strat, rng, log, p, pips)
+    else:
+        do_inspect(st, geo, strat, rng, log, p, d, pips)
+    # 4. Move the die and tick it up (R5).
+    if tick_up(st, log, die, d) > 0:
+        room, do_bump = choose_room(st, strat[p], rng, p, d)
+        if do_bump:
+            victim = bump(st, log, p, room)
+            take_brag(st, geo, strat, rng, log, victim, BRAG_BUMP)
+        die_to_room(st, log, die, room)
+    elif owner == AUTOMA and st[S_DIE_FACE + die] == EXPERT_START and pips == 4:
+        pri_climb(st, geo, log, d)
+    end_turn(st, geo, log)
+
+
+@njit(cache=True)
+def end_turn(st, geo, log):
+    """Objectives (R10), the game-end trigger (R11), the next seat, Pri's move (R14)."""
+    resolve_objectives(st, geo, log)
+    nbuilt = 0
+    for d in range(N_DEPT):
+        if st[S_EMPTY + d] == 0:
+            if st[S_BUILT + d] == 0:
+                st[S_BUILT + d] = 1
+                st[S_BUILT_TURN + d] = st[S_TURN]
+            nbuilt += 1
+    if st[S_ENDING] == 0 and nbuilt >= 2:
+        st[S_ENDING] = 1
+        if log.shape[0] > 1:
+            emit(log, st, EV_TRIGGER, nbuilt, 0, 0, 0, 0)
+    npl = st[S_NPLAYERS]
+    st[S_TURN] += 1
+    p = st[S_CUR]
+    if p == npl - 1:
+        if npl == 2:
+            pri_move(st, log)
+        st[S_ROUND] += 1
+        st[S_CUR] = 0
+        if st[S_ENDING] != 0 or st[S_ROUND] >= st[S_MAX_ROUNDS]:
+            if st[S_ENDING] == 0:
+                st[S_STALLED] = 1
+            st[S_OVER] = 1
+            if log.shape[0] > 1:
+                emit(log, st, EV_GAME_END, st[S_ROUND], st[S_STALLED], 0, 0, 0)
+            final_scoring(st, geo, log)
+    else:
+        st[S_CUR] = p + 1
+
+
+@njit(cache=True)
+def play_game(geo, nplayers, strat, seed, log, check):
+    """Play one complete game from ``seed``. With ``check`` the invariants are tested after every turn;
+    the first violation stops the game and is returned as (code, turn), else (0, -1)."""
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(seed)
+    rng_next(rng)
+    st = setup_game(geo, nplayers, strat, rng, log)
+    if check:
+        code = check_invariants(st, geo)
+        if code != 0:
+            return st, code, -1
+    while st[S_OVER] == 0:
+        play_turn(st, geo, strat, rng, log)
+        if check:
+            code = check_invariants(st, geo)
+            if code != 0:
+                return st, code, st[S_TURN]
+    return st, 0, -1
+
+
+@njit(cache=True)
+def play_batch(geo, nplayers, strat, seeds, out_states, check):
+    """Play ``len(seeds)`` games; final states go to ``out_states`` rows. Returns violations found as
+    an array of (game index, code, turn) rows (empty when clean)."""
+    log = np.zeros((1, 8), dtype=np.int32)
+    bad = np.full((len(seeds), 3), -1, dtype=np.int64)
+    nb = 0
+    for g in range(len(seeds)):
+        st, code, turn = play_game(geo, nplayers, strat, seeds[g], log, check)
+        out_states[g, :] = st
+        if code != 0:
+            bad[nb, 0] = g
+            bad[nb, 1] = code
+            bad[nb, 2] = turn
+            nb += 1
+    return bad[:nb]
+
+
+@njit(cache=True)
+def state_size():
+    return STATE_SIZE
+
+
+@njit(cache=True)
+def n_src_stat():
+    return N_SRC, N_STAT

@@ -1,0 +1,649 @@
+"""Policies: every choice the rules offer a player, answered from the seat's strategy row.
+
+One compiled code path serves every strategy: ``strat[P_KIND]`` selects the uniformly random legal
+policy or the greedy one-step heuristic, and the greedy evaluation reads its weights from the same row
+(``WEIGHT_NAMES`` in ``simulator.layout``). A new named strategy is a new row of numbers, never new code.
+"""
+
+import numpy as np
+from numba import njit
+
+from simulator.kernel.core import rng_below, rng_unit
+from simulator.kernel.rules import (
+    can_pay,
+    cube_level,
+    die_owner,
+    inst_base,
+    level_for,
+    placement_legal,
+    refresh_count,
+)
+from simulator.layout import (
+    AUTOMA,
+    I_COLOUR,
+    I_COST,
+    I_LINK,
+    I_LINKEDGE,
+    I_NLINKS,
+    I_NSECTIONS,
+    I_NSPACES,
+    I_SEC_SPACES,
+    I_SECMASK,
+    I_TERM_AWARDS,
+    I_TERM_CODE,
+    I_TERM_P,
+    I_TRACK_TOKEN,
+    I_TRACK_VP,
+    KIND_RANDOM,
+    LADDER,
+    MAX_AWARDS,
+    MAX_LINKS,
+    MAX_SECTIONS,
+    MAX_SPACES,
+    MAX_TERMS,
+    N_DEPT,
+    N_OWNERS,
+    N_QUILT,
+    N_TRACK,
+    P_FOCUS,
+    P_KIND,
+    P_WEIGHTS,
+    QUILT_COL,
+    QUILT_ROW,
+    S_BRAG_POS,
+    S_EMPTY,
+    S_INNER,
+    S_INSPECTOR,
+    S_NPLAYERS,
+    S_OUTER,
+    S_PIECES,
+    S_QUILT,
+    S_READY,
+    S_ROOM_DIE,
+    S_SCORE,
+    S_SEC_STATE,
+    S_TOKENS,
+    T_ADJ_PER_PIECE,
+    T_ADJ_PRESENCE,
+    T_COMPLETER,
+    T_LONGEST_GROUP,
+    T_MAJORITY_ALL,
+    T_PER_PIECE,
+    T_RANK,
+    T_RANK_ORDER,
+)
+
+# Weight indices (order of WEIGHT_NAMES).
+W_POINTS = P_WEIGHTS + 0
+W_OPP_POINTS = P_WEIGHTS + 1
+W_PIECE = P_WEIGHTS + 2
+W_BRAG_AWARD = P_WEIGHTS + 3
+W_MAJORITY = P_WEIGHTS + 4
+W_BRAG_STEP = P_WEIGHTS + 5
+W_CAT = P_WEIGHTS + 6
+W_CAT_LOST = P_WEIGHTS + 7
+W_REFRESH_CAT = P_WEIGHTS + 8
+W_TOKEN = P_WEIGHTS + 9
+W_TOKEN_SPENT = P_WEIGHTS + 10
+W_EXPERT = P_WEIGHTS + 11
+W_DIE_TO_OPP = P_WEIGHTS + 12
+W_FOCUS = P_WEIGHTS + 13
+W_PENALTY_RISK = P_WEIGHTS + 14
+W_INSPECT = P_WEIGHTS + 15
+W_FINISH = P_WEIGHTS + 16
+
+
+@njit(cache=True)
+def is_random(sp):
+    return sp[P_KIND] == KIND_RANDOM
+
+
+# --------------------------------------------------------------------------- brag tracks
+
+
+@njit(cache=True)
+def brag_value(st, geo, sp, p, d):
+    """Greedy worth of one brag step by ``p`` on ``d``'s track."""
+    pos = st[S_BRAG_POS + d * N_OWNERS + p]
+    if pos >= N_TRACK - 1:
+        return -1.0
+    base = inst_base(d)
+    lvl = cube_level(st, geo, d, p)
+    lo0 = pos if pos < lvl else lvl
+    lo1 = pos + 1 if pos + 1 < lvl else lvl
+    secured = geo[base + I_TRACK_VP + lo1] - geo[base + I_TRACK_VP + lo0]
+    v = sp[W_BRAG_AWARD] * secured
+    if pos + 1 > lvl:
+        # A step ahead of the pieces: worth something only if pieces follow.
+        v += sp[W_BRAG_STEP] * (geo[base + I_TRACK_VP + pos + 1] - geo[base + I_TRACK_VP + pos]) / (
+            1.0 + pos + 1 - lvl
+        )
+    if geo[base + I_TRACK_TOKEN + pos + 1] != 0:
+        v += sp[W_TOKEN]
+    # Leaving last place on an instrument that may stay unbuilt avoids its penalty (R12).
+    empty = st[S_EMPTY + d]
+    if empty > 0:
+        low = 99
+        nlow = 0
+        for o in range(N_OWNERS):
+            q = st[S_BRAG_POS + d * N_OWNERS + o]
+            if q >= 0 and o != p:
+                if q < low:
+                    low = q
+        if pos <= low:
+            total_empty = st[S_EMPTY] + st[S_EMPTY + 1] + st[S_EMPTY + 2]
+            risk = empty / (total_empty + 1.0)
+            v += sp[W_PENALTY_RISK] * 2.0 * empty * risk / (1.0 + nlow)
+    if d == sp[P_FOCUS]:
+        v += sp[W_FOCUS]
+    return v
+
+
+@njit(cache=True)
+def choose_brag_track(st, geo, sp, rng, p):
+    """Where to brag when the choice is free (pickup, bump)."""
+    if is_random(sp):
+        return rng_below(rng, N_DEPT)
+    best = -1e18
+    bd = 0
+    for d in range(N_DEPT):
+        v = brag_value(st, geo, sp, p, d) + 1e-6 * rng_unit(rng)
+        if v > best:
+            best = v
+            bd = d
+    return bd
+
+
+# --------------------------------------------------------------------------- quilt, rooms, refresh
+
+
+@njit(cache=True)
+def choose_quilt(st, sp, rng, p):
+    """Empty quilt space for an exhausted cat, or -1 when none is empty (the cat is lost)."""
+    nfree = 0
+    for q in range(N_QUILT):
+        if st[S_QUILT + p * N_QUILT + q] < 0:
+            nfree += 1
+    if nfree == 0:
+        return -1
+    if is_random(sp):
+        k = rng_below(rng, nfree)
+        for q in range(N_QUILT):
+            if st[S_QUILT + p * N_QUILT + q] < 0:
+                if k == 0:
+                    return q
+                k -= 1
+    # Greedy: sleep cats together so that one refresh brings many back.
+    rows = np.zeros(5, dtype=np.int64)
+    cols = np.zeros(5, dtype=np.int64)
+    for q in range(N_QUILT):
+        if st[S_QUILT + p * N_QUILT + q] >= 0:
+            rows[QUILT_ROW[q]] += 1
+            cols[QUILT_COL[q]] += 1
+    best = -1
+    bq = -1
+    for q in range(N_QUILT):
+        if st[S_QUILT + p * N_QUILT + q] < 0:
+            v = 4 * max(rows[QUILT_ROW[q]], cols[QUILT_COL[q]]) + QUILT_ROW[q]
+            if v > best:
+                best = v
+                bq = q
+    return bq
+
+
+@njit(cache=True)
+def choose_refresh(st, sp, rng, p, pips):
+    """Row (1), column (2) or both with a milk (3)."""
+    milk = st[S_TOKENS + p * 3 + 1]
+    if is_random(sp):
+        n = 3 if milk > 0 else 2
+        return 1 + rng_below(rng, n)
+    r = refresh_count(st, p, pips, 1)
+    c = refresh_count(st, p, pips, 2)
+    if milk > 0:
+        b = refresh_count(st, p, pips, 3)
+        if (b - max(r, c)) * sp[W_REFRESH_CAT] > sp[W_TOKEN_SPENT]:
+            return 3
+    return 1 if r >= c else 2
+
+
+@njit(cache=True)
+def choose_room(st, sp, rng, p, d):
+    """Break room for a die used on its top face (R5): an open one, or the room whose die to bump.
+
+    Returns (room, bump flag)."""
+    r1 = d
+    r2 = (d + N_DEPT - 1) % N_DEPT
+    o1 = st[S_ROOM_DIE + r1] < 0
+    o2 = st[S_ROOM_DIE + r2] < 0
+    if o1 and o2:
+        return (r1, 0) if rng_below(rng, 2) == 0 else (r2, 0)
+    if o1:
+        return r1, 0
+    if o2:
+        return r2, 0
+    if is_random(sp):
+        return (r1, 1) if rng_below(rng, 2) == 0 else (r2, 1)
+    # Greedy: bump the leading opponent's die; a bumped die brings its owner one brag, not two.
+    a = die_owner(st[S_ROOM_DIE + r1])
+    b = die_owner(st[S_ROOM_DIE + r2])
+    va = -1e9 if a == p else st[S_SCORE + a]
+    vb = -1e9 if b == p else st[S_SCORE + b]
+    if va > vb:
+        return r1, 1
+    if vb > va:
+        return r2, 1
+    return (r1, 1) if rng_below(rng, 2) == 0 else (r2, 1)
+
+
+# --------------------------------------------------------------------------- Pri (R14)
+
+
+@njit(cache=True)
+def choose_pri_space(st, geo, sp, rng, p, d, opts, n):
+    """Which of Pri's allowed spaces gets her piece; the active seat ``p`` chooses."""
+    if n == 1 or is_random(sp):
+        return opts[rng_below(rng, n)]
+    base = inst_base(d)
+    best = -1e18
+    bs = opts[0]
+    for i in range(n):
+        s = opts[i]
+        mask = geo[base + I_SECMASK + s]
+        v = 0.0
+        for sec in range(MAX_SECTIONS):
+            if (mask >> sec) & 1:
+                sm = geo[base + I_SEC_SPACES + sec]
+                mine = 0
+                other = 0
+                for t in range(geo[base + I_NSPACES]):
+                    if (sm >> t) & 1:
+                        for k in range(2):
+                            o = st[S_INNER + d * MAX_SPACES + t] if k == 0 else st[S_OUTER + d * MAX_SPACES + t]
+                            if o == p:
+                                mine += 1
+                            elif o >= 0 and o != AUTOMA:
+                                other += 1
+                v += other - mine
+        v += 1e-6 * rng_unit(rng)
+        if v > best:
+            best = v
+            bs = s
+    return bs
+
+
+# --------------------------------------------------------------------------- construct (R6)
+
+
+@njit(cache=True)
+def section_hints(st, geo, d, hint):
+    """Rough worth of each section's objective, for the greedy placement value."""
+    base = inst_base(d)
+    nsec = geo[base + I_NSECTIONS]
+    for s in range(nsec):
+        h = 0.0
+        size = 0
+        sm = geo[base + I_SEC_SPACES + s]
+        for t in range(geo[base + I_NSPACES]):
+            if (sm >> t) & 1:
+                size += 1
+        for j in range(MAX_TERMS):
+            t = s * MAX_TERMS + j
+            code = geo[base + I_TERM_CODE + t]
+            if code == T_RANK or code == T_RANK_ORDER:
+                h += geo[base + I_TERM_AWARDS + t * MAX_AWARDS]
+            elif code == T_PER_PIECE:
+                h += geo[base + I_TERM_P + t * 4] * size * 0.5
+            elif code == T_COMPLETER or code == T_MAJORITY_ALL:
+                h += size
+            elif code == T_ADJ_PRESENCE:
+                h += geo[base + I_TERM_P + t * 4]
+            elif code == T_ADJ_PER_PIECE:
+                h += 2.0 * geo[base + I_TERM_P + t * 4]
+            elif code == T_LONGEST_GROUP:
+                h += 3.0 * geo[base + I_TERM_P + t * 4]
+        hint[s] = h / max(size, 1)
+        hint[MAX_SECTIONS + s] = size
+
+
+@njit(cache=True)
+def section_counts(st, geo, d, counts, empties):
+    """Pieces per (section, owner) and empty spaces per section of instrument ``d``."""
+    base = inst_base(d)
+    nsec = geo[base + I_NSECTIONS]
+    for s in range(nsec):
+        empties[s] = 0
+        for o in range(N_OWNERS):
+            counts[s, o] = 0
+    for t in range(geo[base + I_NSPACES]):
+        mask = geo[base + I_SECMASK + t]
+        a = st[S_INNER + d * MAX_SPACES + t]
+        b = st[S_OUTER + d * MAX_SPACES + t]
+        for s in range(nsec):
+            if (mask >> s) & 1:
+                if a >= 0:
+                    counts[s, a] += 1
+                else:
+                    empties[s] += 1
+                if b >= 0:
+                    counts[s, b] += 1
+
+
+@njit(cache=True)
+def free_quilt(st, p):
+    n = 0
+    for q in range(N_QUILT):
+        if st[S_QUILT + p * N_QUILT + q] < 0:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def placement_value(st, geo, sp, p, d, space, outer, ladders_used, counts, empties, hint):
+    """Greedy worth of one build or upgrade by ``p`` on ``space``."""
+    base = inst_base(d)
+    num = geo[base + I_COST + space]
+    n = st[S_PIECES + d * N_OWNERS + p]
+    pos = st[S_BRAG_POS + d * N_OWNERS + p]
+    l0 = level_for(geo, d, n)
+    l1 = level_for(geo, d, n + 1)
+    s0 = geo[base + I_TRACK_VP + (pos if pos < l0 else l0)]
+    s1 = geo[base + I_TRACK_VP + (pos if pos < l1 else l1)]
+    pot = geo[base + I_TRACK_VP + l1] - geo[base + I_TRACK_VP + l0]
+    v = sp[W_PIECE] + sp[W_BRAG_AWARD] * (s1 - s0) + 0.5 * sp[W_BRAG_STEP] * (pot - (s1 - s0))
+    if st[S_INSPECTOR + d] == space:
+        v += sp[W_POINTS] * num
+    mask = geo[base + I_SECMASK + space]
+    nsec = geo[base + I_NSECTIONS]
+    for s in range(nsec):
+        if (mask >> s) & 1 and st[S_SEC_STATE + d * MAX_SECTIONS + s] == 0:
+            mine = counts[s, p] + 1
+            top = 0
+            for o in range(N_OWNERS):
+                if o != p and counts[s, o] > top:
+                    top = counts[s, o]
+            share = 1.0 if mine > top else (0.5 if mine == top else 0.2)
+            v += sp[W_MAJORITY] * hint[s] * share
+            if outer == 0 and empties[s] == 1:
+                # This build completes the section: its award lands now.
+                v += sp[W_MAJORITY] * hint[s] * hint[MAX_SECTIONS + s] * (share - 0.3)
+    if d == sp[P_FOCUS]:
+        v += sp[W_FOCUS]
+    if outer == 0:
+        v += sp[W_FINISH] / (1.0 + st[S_EMPTY + d])
+    paid = num - outer
+    v -= sp[W_CAT] * paid
+    lost = paid - free_quilt(st, p)
+    if lost > 0:
+        v -= sp[W_CAT_LOST] * lost
+    v -= sp[W_TOKEN_SPENT] * ladders_used
+    return v
+
+
+@njit(cache=True)
+def ladders_needed(st, p, colour, cost):
+    have = st[S_READY + p * 3 + colour]
+    return cost - have if cost > have else 0
+
+
+@njit(cache=True)
+def choose_placement(st, geo, sp, rng, p, d, counts, empties, hint):
+    """One pip of a construct: returns (space, outer, ladders) or space -1 to forfeit the pip."""
+    base = inst_base(d)
+    ns = geo[base + I_NSPACES]
+    ladders = st[S_TOKENS + p * 3 + LADDER]
+    rnd = is_random(sp)
+    nopt = 0
+    best = 0.0
+    bs = -1
+    bo = 0
+    bl = 0
+    pick = -1
+    if rnd:
+        # Count the legal placements first, then draw one (or the forfeit) uniformly.
+        for it in range(2):
+            k = 0
+            for s in range(ns):
+                for outer in range(2):
+                    lg = placement_legal(st, geo, p, d, s, outer)
+                    if lg == 0:
+                        continue
+                    extra = 1 if lg == 2 else 0
+                    colour = geo[base + I_COLOUR + s]
+                    cost = geo[base + I_COST + s] - outer
+                    if extra > ladders or not can_pay(st, p, colour, cost, ladders - extra):
+                        continue
+                    if it == 1 and k == pick:
+                        return s, outer, extra + ladders_needed(st, p, colour, cost)
+                    k += 1
+            if it == 0:
+                nopt = k
+                pick = rng_below(rng, nopt + 1)
+                if pick == nopt:
+                    return -1, 0, 0
+        return -1, 0, 0
+    for s in range(ns):
+        for outer in range(2):
+            lg = placement_legal(st, geo, p, d, s, outer)
+            if lg == 0:
+                continue
+            extra = 1 if lg == 2 else 0
+            colour = geo[base + I_COLOUR + s]
+            cost = geo[base + I_COST + s] - outer
+            if extra > ladders or not can_pay(st, p, colour, cost, ladders - extra):
+                continue
+            nl = extra + ladders_needed(st, p, colour, cost)
+            v = placement_value(st, geo, sp, p, d, s, outer, nl, counts, empties, hint)
+            if v > best:
+                best = v
+                bs = s
+                bo = outer
+                bl = nl
+    return bs, bo, bl
+
+
+@njit(cache=True)
+def convert_colour(st, sp, rng, p, colour):
+    """Colour of the cat a ladder turns into ``colour`` (a cat ``p`` holds, of another colour)."""
+    a = (colour + 1) % 3
+    b = (colour + 2) % 3
+    na = st[S_READY + p * 3 + a]
+    nb = st[S_READY + p * 3 + b]
+    if na == 0:
+        return b
+    if nb == 0:
+        return a
+    if is_random(sp):
+        return a if rng_below(rng, 2) == 0 else b
+    return a if na >= nb else b
+
+
+# --------------------------------------------------------------------------- inspect (R8)
+
+
+@njit(cache=True)
+def enter_value(st, geo, sp, p, d, space):
+    num = geo[inst_base(d) + I_COST + space]
+    v = 0.0
+    for k in range(2):
+        o = st[S_INNER + d * MAX_SPACES + space] if k == 0 else st[S_OUTER + d * MAX_SPACES + space]
+        if o == p:
+            v += (sp[W_POINTS] + sp[W_INSPECT]) * num
+        elif 0 <= o < AUTOMA:
+            v -= sp[W_OPP_POINTS] * num
+    return v
+
+
+@njit(cache=True)
+def has_unused_exit(geo, d, v, mask):
+    base = inst_base(d)
+    for k in range(geo[base + I_NLINKS + v]):
+        e = geo[base + I_LINKEDGE + v * MAX_LINKS + k]
+        if not (mask >> e) & 1:
+            return True
+    return False
+
+
+@njit(cache=True)
+def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps):
+    """Best inspector route for ``p`` (greedy): exhaustive over routes of ``pips`` scored steps with
+    up to ``cheese`` jumps (at most two are tried). Fills ``path``/``jumps``; returns (value, length).
+
+    The first move of an inspector still off the board places it on any space (one step, R8)."""
+    base = inst_base(d)
+    ns = geo[base + I_NSPACES]
+    maxj = cheese if cheese < 2 else 2
+    depth_max = pips + maxj
+    node = np.empty(depth_max + 1, dtype=np.int64)
+    mask = np.zeros(depth_max + 1, dtype=np.int64)
+    kidx = np.zeros(depth_max + 1, dtype=np.int64)
+    val = np.zeros(depth_max + 1, dtype=np.float64)
+    steps = np.zeros(depth_max + 1, dtype=np.int64)
+    jl = np.zeros(depth_max + 1, dtype=np.int64)
+    cur_j = np.zeros(depth_max + 1, dtype=np.int64)
+    best = -1e18
+    blen = 0
+    start = st[S_INSPECTOR + d]
+    nstarts = 1 if start >= 0 else ns
+    for si in range(nstarts):
+        if start >= 0:
+            node[0] = start
+            val[0] = 0.0
+            steps[0] = pips
+            first_len = 0
+        else:
+            node[0] = si
+            val[0] = enter_value(st, geo, sp, p, d, si)
+            steps[0] = pips - 1
+            first_len = 1
+        mask[0] = 0
+        jl[0] = maxj
+        kidx[0] = 0
+        cur_j[0] = 0
+        lvl = 0
+        while lvl >= 0:
+            u = node[lvl]
+            if steps[lvl] == 0 or (kidx[lvl] == 0 and not has_unused_exit(geo, d, u, mask[lvl])):
+                # A complete route (or one that cannot go on): keep it if best.
+                if kidx[lvl] == 0:
+                    if val[lvl] > best:
+                        best = val[lvl]
+                        blen = lvl + first_len
+                        if first_len == 1:
+                            path[0] = node[0]
+                            jumps[0] = 0
+                        for t in range(1, lvl + 1):
+                            path[t - 1 + first_len] = node[t]
+                            jumps[t - 1 + first_len] = cur_j[t]
+                lvl -= 1
+                continue
+            # Next child: index k over links * 2 variants (0 scored, 1 jump).
+            advanced = False
+            while kidx[lvl] < geo[base + I_NLINKS + u] * 2:
+                k = kidx[lvl] // 2
+                var = kidx[lvl] % 2
+                kidx[lvl] += 1
+                e = geo[base + I_LINKEDGE + u * MAX_LINKS + k]
+                if (mask[lvl] >> e) & 1:
+                    continue
+                v = geo[base + I_LINK + u * MAX_LINKS + k]
+                m2 = mask[lvl] | (np.int64(1) << e)
+                if var == 1:
+                    if jl[lvl] == 0 or not has_unused_exit(geo, d, v, m2):
+                        continue
+                    # Jump only past a space that would score more for others than for p.
+                    if enter_value(st, geo, sp, p, d, v) >= 0:
+                        continue
+                lvl2 = lvl + 1
+                node[lvl2] = v
+                mask[lvl2] = m2
+                kidx[lvl2] = 0
+                cur_j[lvl2] = var
+                if var == 1:
+                    val[lvl2] = val[lvl] - sp[W_TOKEN_SPENT]
+                    steps[lvl2] = steps[lvl]
+                    jl[lvl2] = jl[lvl] - 1
+                else:
+                    val[lvl2] = val[lvl] + enter_value(st, geo, sp, p, d, v)
+                    steps[lvl2] = steps[lvl] - 1
+                    jl[lvl2] = jl[lvl]
+                lvl = lvl2
+                advanced = True
+                break
+            if not advanced:
+                # Every child tried: mark as finished by moving up without recording.
+                kidx[lvl] = 1  # non-zero so the leaf test above does not record it again
+                lvl -= 1
+    return best, blen
+
+
+@njit(cache=True)
+def random_inspect_step(st, geo, rng, p, d, u, mask, cheese, steps_left):
+    """One uniformly random legal inspector move from ``u``: returns (space, jumped, edge) or (-1, 0, -1)."""
+    base = inst_base(d)
+    nl = geo[base + I_NLINKS + u]
+    n = 0
+    for it in range(2):
+        k2 = 0
+        for k in range(nl):
+            e = geo[base + I_LINKEDGE + u * MAX_LINKS + k]
+            if (mask >> e) & 1:
+                continue
+            v = geo[base + I_LINK + u * MAX_LINKS + k]
+            for var in range(2):
+                if var == 1:
+                    if cheese == 0 or not has_unused_exit(geo, d, v, mask | (np.int64(1) << e)):
+                        continue
+                if it == 1 and k2 == n:
+                    return v, var, e
+                k2 += 1
+        if it == 0:
+            if k2 == 0:
+                return -1, 0, -1
+            n = rng_below(rng, k2)
+    return -1, 0, -1
+
+
+# --------------------------------------------------------------------------- the turn
+
+
+@njit(cache=True)
+def refresh_value(st, sp, p, pips):
+    r = refresh_count(st, p, pips, 1)
+    c = refresh_count(st, p, pips, 2)
+    best = r if r > c else c
+    v = best * sp[W_REFRESH_CAT]
+    if st[S_TOKENS + p * 3 + 1] > 0:
+        b = refresh_count(st, p, pips, 3)
+        alt = b * sp[W_REFRESH_CAT] - sp[W_TOKEN_SPENT]
+        if alt > v:
+            v = alt
+    # A full quilt makes every later payment lose cats.
+    if free_quilt(st, p) < 3:
+        v += 0.5 * sp[W_CAT_LOST] * best
+    return v
+
+
+@njit(cache=True)
+def value_scale(st):
+    """How far the game has run, 0..1 (used to let brag steps grow in worth late)."""
+    total = st[S_EMPTY] + st[S_EMPTY + 1] + st[S_EMPTY + 2]
+    return 1.0 / (1.0 + total)
+
+
+@njit(cache=True)
+def n_players(st):
+    return st[S_NPLAYERS]
+
+
+@njit(cache=True)
+def pieces_total(st, p):
+    t = 0
+    for d in range(N_DEPT):
+        t += st[S_PIECES + d * N_OWNERS + p]
+    return t
+
+
+@njit(cache=True)
+def choose_uniform_index(rng, n):
+    return rng_below(rng, n)

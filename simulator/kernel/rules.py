@@ -1,0 +1,711 @@
+"""Rule primitives: each function applies one fully specified game step to the state.
+
+No choice is made here: the caller (the turn driver in ``engine.py``, or a test on a hand-built state)
+says which spot, which die, which space, which quilt space. Rulings of ``DECISIONS.md`` are cited as Rn.
+"""
+
+import numpy as np
+from numba import njit
+
+from simulator.kernel.core import add_points, brag_step, emit, owner_present, stat_add, track_beats
+from simulator.kernel.objectives import mark_completions
+from simulator.layout import (
+    AUTOMA,
+    BRAG_BUMP,
+    BRAG_PICKUP,
+    BRAG_PRI,
+    CONSTRUCT,
+    DICE_PER_OWNER,
+    EV_BUMP,
+    EV_BUILD,
+    EV_EXHAUST,
+    EV_FINAL,
+    EV_INSPECT_STEP,
+    EV_MOVE,
+    EV_PICKUP,
+    EV_PRI_CLIMB,
+    EV_PRI_MOVE,
+    EV_PRI_PIECE,
+    EV_RECRUIT,
+    EV_REFRESH,
+    EV_SELECT,
+    EV_TICK,
+    EV_TO_ROOM,
+    EXPERT_START,
+    EXPERT_TOP,
+    FACE_PIPS,
+    G_BUILD_PIECES,
+    G_INST,
+    G_MAX_ROUNDS,
+    G_SHUFFLE_WHEELS,
+    G_SLICE_ACTIONS,
+    G_START_CATS,
+    G_UPG_PIECES,
+    I_COLOUR,
+    I_COST,
+    I_LINK,
+    I_LINKEDGE,
+    I_NEUTRAL,
+    I_NLINKS,
+    I_NSPACES,
+    I_PENALTY,
+    I_TRACK_NEED,
+    I_TRACK_VP,
+    INST_SIZE,
+    MAX_LINKS,
+    MAX_SECTIONS,
+    MAX_SPACES,
+    N_DEPT,
+    N_DICE,
+    N_OWNERS,
+    N_QUILT,
+    N_ROOMS,
+    N_SLICES,
+    N_SPOTS,
+    N_SRC,
+    N_TRACK,
+    NOVICE_START,
+    NOVICE_TOP,
+    QUILT_COL,
+    QUILT_ROW,
+    S_BRAG_POS,
+    S_BRAG_STAMP,
+    S_BUILD_LEFT,
+    S_BUILT,
+    S_BUILT_TURN,
+    S_CUR,
+    S_DIE_FACE,
+    S_DIE_POS,
+    S_DIE_WHERE,
+    S_EMPTY,
+    S_INNER,
+    S_INSPECTOR,
+    S_MAX_ROUNDS,
+    S_NPLAYERS,
+    S_OUTER,
+    S_PAWN,
+    S_PIECES,
+    S_QUILT,
+    S_READY,
+    S_ROOM_DIE,
+    S_SCORE,
+    S_SEC_COMPLETER,
+    S_SLICE_ACTION,
+    S_SLICE_DIE,
+    S_SRC,
+    S_STAMP,
+    S_STAT,
+    S_TIEBREAK,
+    S_TIED,
+    S_TOKENS,
+    S_UPG_LEFT,
+    S_WHEEL_SHUFFLED,
+    S_WINNER,
+    SRC_BRAG,
+    SRC_INSPECTOR,
+    SRC_PENALTY,
+    ST_BUILDS,
+    ST_BUMPED,
+    ST_BUMPS_MADE,
+    ST_CATS_LOST,
+    ST_CATS_RECRUITED,
+    ST_CATS_REFRESHED,
+    ST_PICKUPS,
+    ST_TOKENS_SPENT,
+    ST_UPGRADES,
+    STATE_SIZE,
+    W_ABSENT,
+    W_ROOM,
+    W_SUPPLY,
+    W_WHEEL,
+)
+
+# --------------------------------------------------------------------------- geometry helpers
+
+
+@njit(cache=True)
+def spot_open_for_count(spot, nplayers):
+    """The middle spot of each department is used only with four players (R15 for three, R14 for two)."""
+    return nplayers == 4 or spot % 3 != 1
+
+
+@njit(cache=True)
+def room_between(a, b):
+    """Break room passed when a pawn moves from department ``a`` to ``b`` (R1), -1 within a department.
+
+    Room r sits between department r and department r + 1 (clockwise), so the shortest route from a
+    department to its clockwise neighbour passes room a, and to its anticlockwise neighbour room b.
+    """
+    if a == b or a < 0:
+        return -1
+    if b == (a + 1) % N_DEPT:
+        return a
+    return b
+
+
+@njit(cache=True)
+def rooms_of_dept(d):
+    """The two break rooms next to department ``d``: clockwise side first."""
+    return d, (d + N_DEPT - 1) % N_DEPT
+
+
+@njit(cache=True)
+def inst_base(d):
+    return G_INST + d * INST_SIZE
+
+
+@njit(cache=True)
+def wheel_count(st, d):
+    n = 0
+    for s in range(N_SLICES):
+        if st[S_SLICE_DIE + d * N_SLICES + s] >= 0:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def die_owner(die):
+    return die // DICE_PER_OWNER
+
+
+@njit(cache=True)
+def spot_occupied(st, spot):
+    for o in range(N_OWNERS):
+        if st[S_PAWN + o] == spot:
+            return True
+    return False
+
+
+@njit(cache=True)
+def cube_level(st, geo, d, owner):
+    """Highest track space whose piece requirement ``owner`` meets on instrument ``d`` (R12)."""
+    n = st[S_PIECES + d * N_OWNERS + owner]
+    base = inst_base(d)
+    lvl = 0
+    for k in range(N_TRACK):
+        if geo[base + I_TRACK_NEED + k] <= n:
+            lvl = k
+    return lvl
+
+
+@njit(cache=True)
+def level_for(geo, d, n):
+    base = inst_base(d)
+    lvl = 0
+    for k in range(N_TRACK):
+        if geo[base + I_TRACK_NEED + k] <= n:
+            lvl = k
+    return lvl
+
+
+@njit(cache=True)
+def quilt_free(st, p):
+    for q in range(N_QUILT):
+        if st[S_QUILT + p * N_QUILT + q] < 0:
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- setup
+
+
+@njit(cache=True)
+def new_state(geo, nplayers, rng_perm):
+    """A fresh game before any choice: pieces, cats, discs, dice in supply, wheels laid out.
+
+    ``rng_perm`` is an int array [N_DEPT * N_SLICES] giving, for each department, the slice order
+    (a permutation of 0..3 of the board's slice list): the seeded wheel shuffle of the setup.
+    """
+    st = np.zeros(STATE_SIZE, dtype=np.int32)
+    st[S_NPLAYERS] = nplayers
+    st[S_MAX_ROUNDS] = geo[G_MAX_ROUNDS]
+    st[S_WINNER] = -1
+    st[S_WHEEL_SHUFFLED] = geo[G_SHUFFLE_WHEELS]
+    for o in range(N_OWNERS):
+        st[S_PAWN + o] = -1
+    for d in range(N_DEPT):
+        for s in range(N_SLICES):
+            st[S_SLICE_ACTION + d * N_SLICES + s] = geo[G_SLICE_ACTIONS + rng_perm[d * N_SLICES + s]]
+            st[S_SLICE_DIE + d * N_SLICES + s] = -1
+    for die in range(N_DICE):
+        o = die_owner(die)
+        st[S_DIE_WHERE + die] = W_SUPPLY if (o < nplayers or (o == AUTOMA and nplayers == 2)) else W_ABSENT
+        st[S_DIE_POS + die] = -1
+        st[S_DIE_FACE + die] = NOVICE_START
+    for r in range(N_ROOMS):
+        st[S_ROOM_DIE + r] = -1
+    for p in range(N_OWNERS):
+        for q in range(N_QUILT):
+            st[S_QUILT + p * N_QUILT + q] = -1
+    for p in range(nplayers):
+        for c in range(3):
+            st[S_READY + p * 3 + c] = geo[G_START_CATS + c]
+        st[S_BUILD_LEFT + p] = geo[G_BUILD_PIECES]
+        st[S_UPG_LEFT + p] = geo[G_UPG_PIECES]
+    if nplayers == 2:
+        st[S_BUILD_LEFT + AUTOMA] = geo[G_BUILD_PIECES]
+        st[S_UPG_LEFT + AUTOMA] = geo[G_UPG_PIECES]
+    for d in range(N_DEPT):
+        base = inst_base(d)
+        ns = geo[base + I_NSPACES]
+        for s in range(MAX_SPACES):
+            st[S_INNER + d * MAX_SPACES + s] = -1
+            st[S_OUTER + d * MAX_SPACES + s] = -1
+        st[S_INSPECTOR + d] = -1
+        st[S_EMPTY + d] = ns
+        st[S_BUILT_TURN + d] = -1
+        for s in range(MAX_SECTIONS):
+            st[S_SEC_COMPLETER + d * MAX_SECTIONS + s] = -1
+        # Discs stacked in reverse turn order: the last seat lowest (wins ties), the first seat on top.
+        # Pri moves after the second player (R14), so her disc goes beneath both.
+        for o in range(N_OWNERS):
+            st[S_BRAG_POS + d * N_OWNERS + o] = -1
+        stamp = 0
+        if nplayers == 2:
+            st[S_BRAG_POS + d * N_OWNERS + AUTOMA] = 0
+            st[S_BRAG_STAMP + d * N_OWNERS + AUTOMA] = stamp
+            stamp += 1
+        for p in range(nplayers - 1, -1, -1):
+            st[S_BRAG_POS + d * N_OWNERS + p] = 0
+            st[S_BRAG_STAMP + d * N_OWNERS + p] = stamp
+            stamp += 1
+        # Three players: two neutral inner pieces on the marked spaces (R15).
+        if nplayers == 3:
+            for k in range(2):
+                sp = geo[base + I_NEUTRAL + k]
+                if 0 <= sp < ns:
+                    st[S_INNER + d * MAX_SPACES + sp] = AUTOMA
+                    st[S_PIECES + d * N_OWNERS + AUTOMA] += 1
+                    st[S_EMPTY + d] -= 1
+        if st[S_EMPTY + d] == 0:
+            st[S_BUILT + d] = 1
+    st[S_STAMP] = 16
+    return st
+
+
+@njit(cache=True)
+def place_pri_setup(st, spot, slices):
+    """Two-player setup (R14): Pri's pawn on ``spot``; her die d on Construct slice ``slices[d]`` at 2*."""
+    st[S_PAWN + AUTOMA] = spot
+    for d in range(N_DEPT):
+        die = AUTOMA * DICE_PER_OWNER + d
+        s = slices[d]
+        st[S_SLICE_DIE + d * N_SLICES + s] = die
+        st[S_DIE_WHERE + die] = W_WHEEL
+        st[S_DIE_POS + die] = d * N_SLICES + s
+        st[S_DIE_FACE + die] = EXPERT_START
+
+
+@njit(cache=True)
+def construct_slices(st, d, out):
+    """Write the Construct slice indices of department ``d`` into ``out``; return how many."""
+    n = 0
+    for s in range(N_SLICES):
+        if st[S_SLICE_ACTION + d * N_SLICES + s] == CONSTRUCT:
+            out[n] = s
+            n += 1
+    return n
+
+
+# --------------------------------------------------------------------------- step 1: pawn
+
+
+@njit(cache=True)
+def move_pawn(st, log, p, spot):
+    """Move seat ``p``'s pawn (R1). Returns the break room passed (-1 if none); pickup is separate."""
+    frm = st[S_PAWN + p]
+    room = -1
+    if frm >= 0:
+        room = room_between(frm // 3, spot // 3)
+    st[S_PAWN + p] = spot
+    if log.shape[0] > 1:
+        emit(log, st, EV_MOVE, p, frm, spot, room, 0)
+    return room
+
+
+@njit(cache=True)
+def own_die_in_room(st, p, room):
+    if room < 0:
+        return -1
+    die = st[S_ROOM_DIE + room]
+    if die >= 0 and die_owner(die) == p:
+        return die
+    return -1
+
+
+@njit(cache=True)
+def pickup(st, log, p, room):
+    """Mandatory pickup of ``p``'s die from ``room`` (R2): back to supply on 2*, for good an expert.
+
+    The two brag actions it grants are taken by the caller (they are choices).
+    """
+    die = st[S_ROOM_DIE + room]
+    st[S_ROOM_DIE + room] = -1
+    st[S_DIE_WHERE + die] = W_SUPPLY
+    st[S_DIE_POS + die] = -1
+    st[S_DIE_FACE + die] = EXPERT_START
+    stat_add(st, p, ST_PICKUPS, 1)
+    if log.shape[0] > 1:
+        emit(log, st, EV_PICKUP, p, room, die, 0, 0)
+    return die
+
+
+# --------------------------------------------------------------------------- step 2: die
+
+
+@njit(cache=True)
+def select_die(st, log, p, d, die, slice_idx):
+    """Seat ``p`` selects ``die`` at department ``d`` (R3).
+
+    A die from the supply enters on the open slice ``slice_idx`` showing its current face; a die on the
+    wheel is used where it is. Returns the slice the die is on. Recruiting is a separate step.
+    """
+    from_supply = 0
+    if st[S_DIE_WHERE + die] == W_SUPPLY:
+        from_supply = 1
+        st[S_DIE_WHERE + die] = W_WHEEL
+        st[S_DIE_POS + die] = d * N_SLICES + slice_idx
+        st[S_SLICE_DIE + d * N_SLICES + slice_idx] = die
+    else:
+        slice_idx = st[S_DIE_POS + die] - d * N_SLICES
+    if log.shape[0] > 1:
+        emit(log, st, EV_SELECT, p, die, d, slice_idx, from_supply * 16 + st[S_DIE_FACE + die])
+    return slice_idx
+
+
+@njit(cache=True)
+def recruit(st, log, owner, d):
+    """The selected die's owner recruits one cat of the department's colour (R3)."""
+    st[S_READY + owner * 3 + d] += 1
+    stat_add(st, owner, ST_CATS_RECRUITED, 1)
+    if log.shape[0] > 1:
+        emit(log, st, EV_RECRUIT, owner, d, 0, 0, 0)
+
+
+@njit(cache=True)
+def pri_build_options(st, geo, d, out):
+    """Spaces where a Pri piece may go (R14): the cheapest empty spaces, or, once the instrument is
+    built, any inner piece without an outer one. Returns (count, outer flag)."""
+    base = inst_base(d)
+    ns = geo[base + I_NSPACES]
+    n = 0
+    if st[S_EMPTY + d] > 0:
+        if st[S_BUILD_LEFT + AUTOMA] <= 0:
+            return 0, 0
+        cheapest = 99
+        for s in range(ns):
+            if st[S_INNER + d * MAX_SPACES + s] < 0 and geo[base + I_COST + s] < cheapest:
+                cheapest = geo[base + I_COST + s]
+        for s in range(ns):
+            if st[S_INNER + d * MAX_SPACES + s] < 0 and geo[base + I_COST + s] == cheapest:
+                out[n] = s
+                n += 1
+        return n, 0
+    if st[S_UPG_LEFT + AUTOMA] <= 0:
+        return 0, 1
+    for s in range(ns):
+        if st[S_INNER + d * MAX_SPACES + s] >= 0 and st[S_OUTER + d * MAX_SPACES + s] < 0:
+            out[n] = s
+            n += 1
+    return n, 1
+
+
+@njit(cache=True)
+def place_piece(st, geo, log, owner, d, space, outer):
+    """Put ``owner``'s piece on ``space`` (no payment): counts, completion marks, inspector points (R6)."""
+    base = inst_base(d)
+    if outer:
+        st[S_OUTER + d * MAX_SPACES + space] = owner
+        st[S_UPG_LEFT + owner] -= 1
+    else:
+        st[S_INNER + d * MAX_SPACES + space] = owner
+        st[S_BUILD_LEFT + owner] -= 1
+        st[S_EMPTY + d] -= 1
+    st[S_PIECES + d * N_OWNERS + owner] += 1
+    if not outer:
+        mark_completions(st, geo, log, d, space, owner)
+    if st[S_INSPECTOR + d] == space:
+        add_points(st, log, owner, geo[base + I_COST + space], SRC_INSPECTOR, d, space)
+
+
+@njit(cache=True)
+def place_pri_piece(st, geo, log, d, space, outer):
+    if log.shape[0] > 1:
+        emit(log, st, EV_PRI_PIECE, d, space, outer, 0, 0)
+    place_piece(st, geo, log, AUTOMA, d, space, outer)
+
+
+# --------------------------------------------------------------------------- step 3: actions
+
+
+@njit(cache=True)
+def exhaust_cat(st, log, p, colour, q):
+    """Exhaust one ready cat of ``colour`` onto quilt space ``q`` (or lose it when ``q`` is -1, R6)."""
+    st[S_READY + p * 3 + colour] -= 1
+    if q >= 0:
+        st[S_QUILT + p * N_QUILT + q] = colour
+    else:
+        stat_add(st, p, ST_CATS_LOST, 1)
+    if log.shape[0] > 1:
+        emit(log, st, EV_EXHAUST, p, colour, q, 0, 0)
+
+
+@njit(cache=True)
+def can_pay(st, p, colour, cost, ladders):
+    """Can ``p`` pay ``cost`` cats of ``colour`` using at most ``ladders`` ladders as colour changes?"""
+    have = st[S_READY + p * 3 + colour]
+    if have >= cost:
+        return True
+    other = 0
+    for c in range(3):
+        if c != colour:
+            other += st[S_READY + p * 3 + c]
+    short = cost - have
+    return short <= ladders and short <= other
+
+
+@njit(cache=True)
+def placement_legal(st, geo, p, d, space, outer):
+    """Legality of a build (``outer`` 0) or upgrade (1) by ``p``, ignoring payment (R6).
+
+    Returns 0 illegal, 1 legal, 2 legal only with a ladder (upgrade onto another owner's piece)."""
+    ns = geo[inst_base(d) + I_NSPACES]
+    if space < 0 or space >= ns:
+        return 0
+    inner = st[S_INNER + d * MAX_SPACES + space]
+    if outer == 0:
+        if inner >= 0 or st[S_BUILD_LEFT + p] <= 0:
+            return 0
+        return 1
+    if inner < 0 or st[S_OUTER + d * MAX_SPACES + space] >= 0 or st[S_UPG_LEFT + p] <= 0:
+        return 0
+    if inner == p:
+        return 1
+    return 2
+
+
+@njit(cache=True)
+def spend_token(st, p, kind, n):
+    st[S_TOKENS + p * 3 + kind] -= n
+    stat_add(st, p, ST_TOKENS_SPENT, n)
+
+
+@njit(cache=True)
+def record_placement(st, log, p, d, space, outer, cost, ladders):
+    if outer:
+        stat_add(st, p, ST_UPGRADES, 1)
+    else:
+        stat_add(st, p, ST_BUILDS, 1)
+    if log.shape[0] > 1:
+        emit(log, st, EV_BUILD, p, d, space, outer, cost * 16 + ladders)
+
+
+@njit(cache=True)
+def refresh_lines(st, log, p, pips, mode):
+    """Refresh (R7): ``mode`` 1 = row ``pips``, 2 = column ``pips``, 3 = both (a milk, spent by caller)."""
+    n = 0
+    for q in range(N_QUILT):
+        hit = (mode & 1 and QUILT_ROW[q] == pips) or (mode & 2 and QUILT_COL[q] == pips)
+        if hit:
+            c = st[S_QUILT + p * N_QUILT + q]
+            if c >= 0:
+                st[S_READY + p * 3 + c] += 1
+                st[S_QUILT + p * N_QUILT + q] = -1
+                n += 1
+    stat_add(st, p, ST_CATS_REFRESHED, n)
+    if log.shape[0] > 1:
+        emit(log, st, EV_REFRESH, p, pips, mode, n, 0)
+    return n
+
+
+@njit(cache=True)
+def refresh_count(st, p, pips, mode):
+    n = 0
+    for q in range(N_QUILT):
+        hit = (mode & 1 and QUILT_ROW[q] == pips) or (mode & 2 and QUILT_COL[q] == pips)
+        if hit and st[S_QUILT + p * N_QUILT + q] >= 0:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def inspector_enter(st, geo, log, p, d, space, jumped):
+    """The inspector enters ``space`` (R8): unless jumped with a cheese, every piece there scores its
+    number for its owner (inner and outer alike)."""
+    st[S_INSPECTOR + d] = space
+    if log.shape[0] > 1:
+        emit(log, st, EV_INSPECT_STEP, p, d, space, jumped, 0)
+    if jumped:
+        return
+    pts = geo[inst_base(d) + I_COST + space]
+    o1 = st[S_INNER + d * MAX_SPACES + space]
+    o2 = st[S_OUTER + d * MAX_SPACES + space]
+    if o1 >= 0:
+        add_points(st, log, o1, pts, SRC_INSPECTOR, d, space)
+    if o2 >= 0:
+        add_points(st, log, o2, pts, SRC_INSPECTOR, d, space)
+
+
+@njit(cache=True)
+def link_of(geo, d, space, k):
+    base = inst_base(d)
+    return geo[base + I_LINK + space * MAX_LINKS + k], geo[base + I_LINKEDGE + space * MAX_LINKS + k]
+
+
+@njit(cache=True)
+def n_links(geo, d, space):
+    return geo[inst_base(d) + I_NLINKS + space]
+
+
+# --------------------------------------------------------------------------- step 4: tick up
+
+
+@njit(cache=True)
+def next_open_slice(st, d, s):
+    for k in range(1, N_SLICES + 1):
+        t = (s + k) % N_SLICES
+        if st[S_SLICE_DIE + d * N_SLICES + t] < 0:
+            return t
+    return -1
+
+
+@njit(cache=True)
+def tick_up(st, log, die, d):
+    """Move the used die clockwise to the next open slice and tick it up one face (R5).
+
+    Returns -1 when done, or 1 when the die was used on its top face and must go to a break room
+    (the caller chooses the room, or the die to bump). Pri's dice never go to a room (R14): on 4* her
+    disc climbs the department's track twice and the die re-enters on 2*.
+    """
+    s = st[S_DIE_POS + die] - d * N_SLICES
+    face = st[S_DIE_FACE + die]
+    owner = die_owner(die)
+    top = face == NOVICE_TOP or face == EXPERT_TOP
+    st[S_SLICE_DIE + d * N_SLICES + s] = -1
+    if top and owner != AUTOMA:
+        st[S_DIE_WHERE + die] = W_SUPPLY  # in hand until the room is chosen
+        st[S_DIE_POS + die] = -1
+        return 1
+    t = next_open_slice(st, d, s)
+    if top:
+        face = EXPERT_START
+    else:
+        face += 1
+    st[S_SLICE_DIE + d * N_SLICES + t] = die
+    st[S_DIE_POS + die] = d * N_SLICES + t
+    st[S_DIE_FACE + die] = face
+    if log.shape[0] > 1:
+        emit(log, st, EV_TICK, die, d, t, face, 0)
+    return -1
+
+
+@njit(cache=True)
+def pri_climb(st, geo, log, d):
+    if log.shape[0] > 1:
+        emit(log, st, EV_PRI_CLIMB, d, 0, 0, 0, 0)
+    brag_step(st, geo, log, AUTOMA, d, BRAG_PRI)
+    brag_step(st, geo, log, AUTOMA, d, BRAG_PRI)
+
+
+@njit(cache=True)
+def die_to_room(st, log, die, room):
+    st[S_ROOM_DIE + room] = die
+    st[S_DIE_WHERE + die] = W_ROOM
+    st[S_DIE_POS + die] = room
+    if log.shape[0] > 1:
+        emit(log, st, EV_TO_ROOM, die, room, 0, 0, 0)
+
+
+@njit(cache=True)
+def bump(st, log, p, room):
+    """Bump the die in ``room`` back to its owner as an expert on 2* (R5). Returns its owner, who then
+    takes one brag action (a choice, made by the caller)."""
+    die = st[S_ROOM_DIE + room]
+    owner = die_owner(die)
+    st[S_ROOM_DIE + room] = -1
+    st[S_DIE_WHERE + die] = W_SUPPLY
+    st[S_DIE_POS + die] = -1
+    st[S_DIE_FACE + die] = EXPERT_START
+    stat_add(st, owner, ST_BUMPED, 1)
+    stat_add(st, p, ST_BUMPS_MADE, 1)
+    if log.shape[0] > 1:
+        emit(log, st, EV_BUMP, die, room, owner, 0, 0)
+    return owner
+
+
+# --------------------------------------------------------------------------- Pri's pawn
+
+
+@njit(cache=True)
+def pri_move(st, log):
+    """After the second player's turn Pri moves to the next open spot clockwise (R14)."""
+    cur = st[S_PAWN + AUTOMA]
+    for k in range(1, N_SPOTS + 1):
+        t = (cur + k) % N_SPOTS
+        if spot_open_for_count(t, 2) and not spot_occupied(st, t):
+            st[S_PAWN + AUTOMA] = t
+            if log.shape[0] > 1:
+                emit(log, st, EV_PRI_MOVE, t, cur, 0, 0, 0)
+            return
+
+
+# --------------------------------------------------------------------------- final scoring
+
+
+@njit(cache=True)
+def final_scoring(st, geo, log):
+    """End-game scoring (R12) and the winner (R13)."""
+    npl = st[S_NPLAYERS]
+    for d in range(N_DEPT):
+        base = inst_base(d)
+        if st[S_EMPTY + d] > 0:
+            # Last place on the track shares the penalty; Pri's disc takes part, the neutral has none.
+            low = 99
+            for o in range(N_OWNERS):
+                pos = st[S_BRAG_POS + d * N_OWNERS + o]
+                if pos >= 0 and owner_present(st, o) and pos < low:
+                    low = pos
+            n = 0
+            for o in range(N_OWNERS):
+                pos = st[S_BRAG_POS + d * N_OWNERS + o]
+                if pos == low and owner_present(st, o):
+                    n += 1
+            penalty = geo[base + I_PENALTY] * st[S_EMPTY + d]
+            share = penalty // n
+            for p in range(npl):
+                if st[S_BRAG_POS + d * N_OWNERS + p] == low and share > 0:
+                    add_points(st, log, p, -share, SRC_PENALTY + d, d, -1)
+        else:
+            for p in range(npl):
+                disc = st[S_BRAG_POS + d * N_OWNERS + p]
+                lvl = cube_level(st, geo, d, p)
+                k = disc if disc < lvl else lvl
+                vp = geo[base + I_TRACK_VP + k]
+                add_points(st, log, p, vp, SRC_BRAG + d, d, k)
+    best = -(1 << 30)
+    for p in range(npl):
+        if st[S_SCORE + p] > best:
+            best = st[S_SCORE + p]
+    tied = 0
+    winner = -1
+    for p in range(npl):
+        if st[S_SCORE + p] == best:
+            tied += 1
+            winner = p  # the latest seat among the tied wins (R13)
+    st[S_WINNER] = winner
+    st[S_TIED] = tied
+    st[S_TIEBREAK] = 1 if tied > 1 else 0
+    if log.shape[0] > 1:
+        emit(log, st, EV_FINAL, winner, best, tied, 0, 0)
+
+
+@njit(cache=True)
+def score_total_matches(st):
+    """Score equals the sum of its sources for every owner (an invariant)."""
+    for o in range(N_OWNERS):
+        t = 0
+        for k in range(N_SRC):
+            t += st[S_SRC + o * N_SRC + k]
+        if t != st[S_SCORE + o]:
+            return False
+    return True

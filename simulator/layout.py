@@ -1,0 +1,306 @@
+"""Integer layout shared by the loader, the kernel and the result tables.
+
+The kernel works on three plain arrays:
+
+* ``geo``   (int64)  the component data of one game: board facts and the three instruments in play.
+* ``st``    (int32)  the whole mutable game state, one flat array, so a copy is one memcpy.
+* ``strat`` (float64, one row per seat) the policy profile of each seat: a kind code, flags, weights.
+
+Every offset below is a module-level integer constant, which numba folds at compile time.
+Nothing here imports numba; the module is safe to import from anywhere.
+
+Board geometry (clockwise)::
+
+        black spots 0 1 2   |room 0|   orange spots 3 4 5   |room 1|   gray spots 6 7 8   |room 2|  -> black
+                  (1, 4, 7 are the middle "4" spots, open only with four players)
+
+Quilt (player board): row r holds columns 1..r, so column c holds rows c..4::
+
+        row 1:  q0
+        row 2:  q1 q2
+        row 3:  q3 q4 q5
+        row 4:  q6 q7 q8 q9
+"""
+
+# --------------------------------------------------------------------------- fixed sizes
+N_DEPT = 3
+BLACK = 0
+ORANGE = 1
+GRAY = 2
+COLOUR_NAMES = ("black", "orange", "gray")
+DEPT_NAMES = COLOUR_NAMES
+
+# Boost token types: the token a track hands out is indexed by the track's department.
+LADDER = 0
+MILK = 1
+CHEESE = 2
+TOKEN_NAMES = ("ladder", "milk", "cheese")
+
+MAX_PLAYERS = 4
+AUTOMA = 4  # owner index of Pri (2 players, R14) or of the neutral (3 players, R15)
+N_OWNERS = 5
+NOBODY = -1
+
+MAX_SPACES = 32
+MAX_LINKS = 8
+MAX_EDGES = 63  # lines per instrument: the inspector search keeps used lines in one int64 mask
+MAX_SECTIONS = 12
+MAX_TERMS = 3
+MAX_AWARDS = 4
+N_TRACK = 8
+N_QUILT = 10
+N_SPOTS = 9
+N_ROOMS = 3
+N_SLICES = 4
+DICE_PER_OWNER = 3
+N_DICE = N_OWNERS * DICE_PER_OWNER
+BUILD_PIECES = 25
+UPGRADE_PIECES = 6
+
+# Actions on wheel slices.
+CONSTRUCT = 0
+REFRESH = 1
+INSPECT = 2
+ACTION_NAMES = ("construct", "refresh", "inspect")
+
+# Die faces: novice 1, 2, 3 then expert 2*, 3*, 4*.
+FACE_NAMES = ("1", "2", "3", "2*", "3*", "4*")
+FACE_PIPS = (1, 2, 3, 2, 3, 4)
+NOVICE_START = 0
+EXPERT_START = 3
+NOVICE_TOP = 2
+EXPERT_TOP = 5
+
+# Where a die is.
+W_SUPPLY = 0
+W_WHEEL = 1
+W_ROOM = 2
+W_ABSENT = 3  # dice of owners not in this game
+
+# Quilt: row and column (1-based) of each quilt space.
+QUILT_ROW = (1, 2, 2, 3, 3, 3, 4, 4, 4, 4)
+QUILT_COL = (1, 1, 2, 1, 2, 3, 1, 2, 3, 4)
+
+# --------------------------------------------------------------------------- scoring vocabulary
+# Term codes an instrument section can carry (see simulator/instruments.py for the file syntax).
+T_NONE = 0
+T_RANK = 1  # rank owners by pieces in scope, award list by rank
+T_RANK_ORDER = 2  # as T_RANK, but the award list depends on completion order (first list, then second)
+T_PER_PIECE = 3  # every owner scores p1 points per piece in scope
+T_COMPLETER = 4  # completer p1/p2 per piece, every other owner p3/p4 per piece (rounded down)
+T_ADJ_PRESENCE = 5  # p1 points to each owner with a piece in every adjacent section
+T_ADJ_PER_PIECE = 6  # p1 points per piece an owner has in the adjacent sections
+T_MAJORITY_ALL = 7  # top owner scores every piece in scope, the others their own pieces
+T_LONGEST_GROUP = 8  # p1 points per space of the owner's longest connected group touching the section
+TERM_NAMES = (
+    "none",
+    "rank",
+    "rank_by_order",
+    "per_piece",
+    "completer",
+    "adjacent_presence",
+    "adjacent_per_piece",
+    "majority_takes_all",
+    "longest_group",
+)
+
+# --------------------------------------------------------------------------- geo (int64) layout
+# Board part.
+G_NPLAYERS = 0  # informational; the kernel reads the player count from the state
+G_BUILD_PIECES = 1  # build (inner) pieces per player
+G_UPG_PIECES = 2  # upgrade (outer) pieces per player
+G_START_CATS = 3  # [3] ready cats of each colour at setup
+G_MAX_ROUNDS = 6  # safety cap (R11)
+G_SLICE_ACTIONS = 7  # [N_SLICES] the four slices of every wheel, before shuffling
+G_SHUFFLE_WHEELS = 11  # 1: shuffle each wheel at setup (seeded); 0: keep the data order
+G_INST = 16  # first instrument block
+
+# Instrument block, relative offsets.
+I_NSPACES = 0
+I_PENALTY = 1  # points lost per unbuilt space (R12)
+I_NSECTIONS = 2
+I_NEDGES = 3
+I_NEUTRAL = 4  # [2] spaces that get neutral pieces with three players (R15)
+I_TOTAL_COST = 6
+I_COST = 8  # [MAX_SPACES] number on the space: build cost and inspector value
+I_COLOUR = I_COST + MAX_SPACES  # [MAX_SPACES] cat colour paid
+I_SECMASK = I_COLOUR + MAX_SPACES  # [MAX_SPACES] bit s set if the space belongs to section s
+I_NLINKS = I_SECMASK + MAX_SPACES  # [MAX_SPACES]
+I_LINK = I_NLINKS + MAX_SPACES  # [MAX_SPACES * MAX_LINKS] neighbour space
+I_LINKEDGE = I_LINK + MAX_SPACES * MAX_LINKS  # [MAX_SPACES * MAX_LINKS] id of the line used
+I_SEC_SPACES = I_LINKEDGE + MAX_SPACES * MAX_LINKS  # [MAX_SECTIONS] bit mask of the section's spaces
+I_SEC_ADJ = I_SEC_SPACES + MAX_SECTIONS  # [MAX_SECTIONS] bit mask of adjacent sections
+I_SEC_NUMBER = I_SEC_ADJ + MAX_SECTIONS  # [MAX_SECTIONS] printed number (display only)
+I_TERM_CODE = I_SEC_NUMBER + MAX_SECTIONS  # [MAX_SECTIONS * MAX_TERMS]
+I_TERM_SCOPE = I_TERM_CODE + MAX_SECTIONS * MAX_TERMS  # [..] bit mask of spaces the term counts
+I_TERM_P = I_TERM_SCOPE + MAX_SECTIONS * MAX_TERMS  # [.. * 4] integer parameters p1..p4
+I_TERM_NAWARDS = I_TERM_P + MAX_SECTIONS * MAX_TERMS * 4  # [..]
+I_TERM_AWARDS = I_TERM_NAWARDS + MAX_SECTIONS * MAX_TERMS  # [.. * MAX_AWARDS] first list
+I_TERM_AWARDS2 = I_TERM_AWARDS + MAX_SECTIONS * MAX_TERMS * MAX_AWARDS  # second list (rank_by_order)
+I_TRACK_NEED = I_TERM_AWARDS2 + MAX_SECTIONS * MAX_TERMS * MAX_AWARDS  # [N_TRACK] pieces needed
+I_TRACK_VP = I_TRACK_NEED + N_TRACK  # [N_TRACK] end-game points
+I_TRACK_TOKEN = I_TRACK_VP + N_TRACK  # [N_TRACK] 1 if entering gives a token
+I_ALL_SPACES = I_TRACK_TOKEN + N_TRACK  # bit mask of every space
+INST_SIZE = I_ALL_SPACES + 8
+GEO_SIZE = G_INST + N_DEPT * INST_SIZE
+
+# --------------------------------------------------------------------------- state (int32) layout
+S_NPLAYERS = 0
+S_TURN = 1  # turns played so far
+S_ROUND = 2  # current round, from 0
+S_CUR = 3  # seat to play
+S_ENDING = 4  # 1 once two instruments are built (R11)
+S_OVER = 5  # 1 when the game has been scored
+S_STALLED = 6  # 1 if the round cap ended the game
+S_STAMP = 7  # arrival counter for brag-track stacks
+S_MAX_ROUNDS = 8
+S_WINNER = 9
+S_TIEBREAK = 10  # 1 if the winner was decided by the turn-order tie-break (R13)
+S_TIED = 11  # number of seats tied on the top score
+S_PASSED = 12  # 1 if the current turn was a pass
+S_WHEEL_SHUFFLED = 13
+
+S_PAWN = 16  # [N_OWNERS] spot or -1
+S_SLICE_ACTION = S_PAWN + N_OWNERS  # [N_DEPT * N_SLICES]
+S_SLICE_DIE = S_SLICE_ACTION + N_DEPT * N_SLICES  # [N_DEPT * N_SLICES] die id or -1
+S_DIE_WHERE = S_SLICE_DIE + N_DEPT * N_SLICES  # [N_DICE]
+S_DIE_POS = S_DIE_WHERE + N_DICE  # [N_DICE] wheel slot (dept * 4 + slice) or room
+S_DIE_FACE = S_DIE_POS + N_DICE  # [N_DICE]
+S_ROOM_DIE = S_DIE_FACE + N_DICE  # [N_ROOMS] die id or -1
+S_READY = S_ROOM_DIE + N_ROOMS  # [N_OWNERS * 3] ready cats by colour
+S_QUILT = S_READY + N_OWNERS * 3  # [N_OWNERS * N_QUILT] colour of the exhausted cat or -1
+S_TOKENS = S_QUILT + N_OWNERS * N_QUILT  # [N_OWNERS * 3]
+S_BUILD_LEFT = S_TOKENS + N_OWNERS * 3  # [N_OWNERS]
+S_UPG_LEFT = S_BUILD_LEFT + N_OWNERS  # [N_OWNERS]
+S_INNER = S_UPG_LEFT + N_OWNERS  # [N_DEPT * MAX_SPACES] owner or -1
+S_OUTER = S_INNER + N_DEPT * MAX_SPACES  # [N_DEPT * MAX_SPACES] owner or -1
+S_INSPECTOR = S_OUTER + N_DEPT * MAX_SPACES  # [N_DEPT] space or -1 (off the board)
+S_BRAG_POS = S_INSPECTOR + N_DEPT  # [N_DEPT * N_OWNERS] track space, -1 = no disc
+S_BRAG_STAMP = S_BRAG_POS + N_DEPT * N_OWNERS  # [N_DEPT * N_OWNERS] arrival order (lower = beneath)
+S_PIECES = S_BRAG_STAMP + N_DEPT * N_OWNERS  # [N_DEPT * N_OWNERS] pieces (inner + outer)
+S_EMPTY = S_PIECES + N_DEPT * N_OWNERS  # [N_DEPT] spaces without an inner piece
+S_BUILT = S_EMPTY + N_DEPT  # [N_DEPT] 1 once every space holds an inner piece
+S_BUILT_TURN = S_BUILT + N_DEPT  # [N_DEPT] turn on which it was completed, -1
+S_SEC_STATE = S_BUILT_TURN + N_DEPT  # [N_DEPT * MAX_SECTIONS] 0 open, 1 completed this turn, 2 scored
+S_SEC_COMPLETER = S_SEC_STATE + N_DEPT * MAX_SECTIONS  # [N_DEPT * MAX_SECTIONS] owner
+S_ORDER_DONE = S_SEC_COMPLETER + N_DEPT * MAX_SECTIONS  # [N_DEPT] rank_by_order sections scored
+S_SCORE = S_ORDER_DONE + N_DEPT  # [N_OWNERS] total score
+N_SRC = 10
+SRC_INSPECTOR = 0
+SRC_OBJECTIVE = 1  # + department
+SRC_BRAG = 4  # + department
+SRC_PENALTY = 7  # + department
+SRC_NAMES = (
+    "inspector",
+    "objective_black",
+    "objective_orange",
+    "objective_gray",
+    "brag_black",
+    "brag_orange",
+    "brag_gray",
+    "penalty_black",
+    "penalty_orange",
+    "penalty_gray",
+)
+S_SRC = S_SCORE + N_OWNERS  # [N_OWNERS * N_SRC]
+
+# Per-seat counters.
+N_STAT = 14
+ST_CATS_RECRUITED = 0
+ST_CATS_LOST = 1
+ST_TOKENS_GAINED = 2
+ST_TOKENS_SPENT = 3
+ST_PICKUPS = 4  # dice picked up from break rooms
+ST_BUMPED = 5  # own dice bumped out of a break room by someone
+ST_BUMPS_MADE = 6  # dice this seat bumped
+ST_PASSES = 7
+ST_BRAGS = 8  # brag steps taken (all origins)
+ST_BUILDS = 9
+ST_UPGRADES = 10
+ST_CATS_REFRESHED = 11
+ST_TURNS = 12
+ST_ACTION_BRAGS = 13  # actions replaced by a brag
+STAT_NAMES = (
+    "cats_recruited",
+    "cats_lost",
+    "tokens_gained",
+    "tokens_spent",
+    "pickups",
+    "bumped",
+    "bumps_made",
+    "passes",
+    "brags",
+    "builds",
+    "upgrades",
+    "cats_refreshed",
+    "turns",
+    "action_brags",
+)
+S_STAT = S_SRC + N_OWNERS * N_SRC  # [N_OWNERS * N_STAT]
+S_DECISIONS = S_STAT + N_OWNERS * N_STAT  # decisions taken in the game (for the benchmark)
+STATE_SIZE = S_DECISIONS + 4
+
+# --------------------------------------------------------------------------- strategy (float64) layout
+# A strategy is one row of floats: a policy kind, flags and the weights of the greedy evaluation.
+P_KIND = 0
+KIND_RANDOM = 0
+KIND_GREEDY = 1
+KIND_LOOKAHEAD = 2
+KIND_NAMES = ("random", "greedy", "lookahead")
+P_FOCUS = 1  # department the player favours, -1 none
+P_BUDGET = 2  # rollouts per candidate for the lookahead kind
+P_WEIGHTS = 4
+WEIGHT_NAMES = (
+    "points",  # an immediate victory point
+    "opponent_points",  # an immediate point to an opponent (subtracted)
+    "piece",  # a piece placed, before its effect on brag awards and majorities
+    "brag_award",  # a point of end-game brag award secured (min(disc, cube) rises)
+    "majority",  # a point of objective award the placement moves towards
+    "brag_step",  # a brag step beyond what pieces can back
+    "cat",  # a ready cat of a colour an instrument needs
+    "cat_lost",  # a cat that has no quilt space and is lost
+    "refresh_cat",  # a cat brought back from the quilt
+    "token",  # a boost token held
+    "token_spent",  # cost of spending a token
+    "expert",  # turning a novice die into an expert die
+    "die_to_opponent",  # giving an opponent a recruit by using their die
+    "focus",  # bonus for actions on the focused instrument
+    "penalty_risk",  # weight on avoiding last place of an unbuilt instrument
+    "inspector_action",  # bonus per point scored through the inspect action
+    "finish",  # a point towards finishing instruments (game-end pressure)
+)
+N_WEIGHTS = len(WEIGHT_NAMES)
+STRAT_SIZE = P_WEIGHTS + N_WEIGHTS + 3
+
+# --------------------------------------------------------------------------- event log (int32 rows)
+LOG_WIDTH = 8  # turn, seat, code, a, b, c, d, e
+EV_MOVE = 1  # seat, from spot, to spot, room passed or -1
+EV_PICKUP = 2  # seat, room, die
+EV_BRAG = 3  # seat, dept, new space, token type gained or -1, origin
+EV_SELECT = 4  # seat, die, dept, slice, from supply (1) or wheel (0), face
+EV_RECRUIT = 5  # owner, colour
+EV_PRI_PIECE = 6  # dept, space, inner (0) or outer (1)
+EV_ACTION_BRAG = 7  # seat, dept
+EV_BUILD = 8  # seat, dept, space, outer (1) or inner (0), cost paid, ladders used
+EV_SCORE = 9  # owner, points, source, dept, space or section
+EV_REFRESH = 10  # seat, pips, row (1) / column (2) / both (3), cats refreshed
+EV_INSPECT_STEP = 11  # seat, dept, space, jumped (1) or scored (0)
+EV_TICK = 12  # die, dept, new slice, new face
+EV_TO_ROOM = 13  # die, room
+EV_BUMP = 14  # bumped die, room, its owner
+EV_PASS = 15  # seat
+EV_SECTION = 16  # dept, section, completer
+EV_PRI_MOVE = 17  # to spot
+EV_PRI_CLIMB = 18  # dept
+EV_EXHAUST = 19  # seat, colour, quilt space or -1 (lost)
+EV_FORFEIT = 20  # seat, pips forfeited
+EV_GAME_END = 21  # trigger turn
+EV_FINAL = 22  # owner, points, source, dept
+EV_TRIGGER = 23  # dept built completes the trigger
+EV_BOOST = 24  # seat, token type, count
+
+# Brag origins for EV_BRAG.
+BRAG_PICKUP = 0
+BRAG_BUMP = 1
+BRAG_ACTION = 2
+BRAG_PRI = 3

@@ -1,0 +1,177 @@
+"""The Python face of the kernel: validate and pack the inputs, play games, unpack the results.
+
+``GameSetup`` turns instrument names and a player count into the kernel's ``geo`` array; ``play_one``
+plays one logged game; ``play_many`` plays a batch and returns per-seat and per-game result arrays that
+the runner turns into tables; ``soak`` plays random games checking every invariant after every turn.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from simulator.errors import DataError
+from simulator.instruments import STARTER, InstrumentLibrary, load_board, pack_geo
+from simulator.kernel.core import mix_seed
+from simulator.kernel.engine import play_batch, play_game
+from simulator.kernel.invariants import VIOLATIONS
+from simulator.layout import (
+    AUTOMA,
+    DEPT_NAMES,
+    G_MAX_ROUNDS,
+    G_SHUFFLE_WHEELS,
+    LOG_WIDTH,
+    N_DEPT,
+    N_OWNERS,
+    N_SRC,
+    N_STAT,
+    S_BRAG_POS,
+    S_BUILT,
+    S_DECISIONS,
+    S_PIECES,
+    S_ROUND,
+    S_SCORE,
+    S_SRC,
+    S_STALLED,
+    S_STAT,
+    S_TIEBREAK,
+    S_TIED,
+    S_TURN,
+    S_WINNER,
+    SRC_NAMES,
+    STAT_NAMES,
+    STATE_SIZE,
+)
+
+PLAYER_COUNTS = (2, 3, 4)
+
+
+@dataclass
+class GameSetup:
+    """Everything fixed for a series of games: the board, three instruments, the player count."""
+
+    nplayers: int = 4
+    instruments: tuple = STARTER
+    instrument_dirs: tuple = ()
+    shuffle_wheels: bool | None = None
+    max_rounds: int | None = None
+    library: InstrumentLibrary = field(default=None, repr=False)
+    board: object = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.nplayers not in PLAYER_COUNTS:
+            raise DataError("game", "players", f"{self.nplayers} players is not supported (2, 3 or 4)")
+        if self.library is None:
+            self.library = InstrumentLibrary(extra_dirs=self.instrument_dirs)
+        if self.board is None:
+            self.board = load_board()
+        if len(self.instruments) != N_DEPT:
+            raise DataError("game", "instruments", "name exactly three instruments, one per department")
+        insts = [self.library.get(n) for n in self.instruments]
+        by_dept = sorted(insts, key=lambda i: i.department)
+        depts = [i.department for i in by_dept]
+        if depts != list(range(N_DEPT)):
+            names = ", ".join(f"{i.name} ({DEPT_NAMES[i.department]})" for i in insts)
+            raise DataError("game", "instruments", f"need one instrument per department, got {names}")
+        self.insts = by_dept
+        self.instruments = tuple(i.name for i in by_dept)
+        self.geo = pack_geo(self.board, by_dept, self.nplayers)
+        if self.shuffle_wheels is not None:
+            self.geo[G_SHUFFLE_WHEELS] = 1 if self.shuffle_wheels else 0
+        if self.max_rounds is not None:
+            if self.max_rounds < 1:
+                raise DataError("game", "max_rounds", "must be at least 1")
+            self.geo[G_MAX_ROUNDS] = self.max_rounds
+
+    @property
+    def label(self):
+        return "/".join(self.instruments)
+
+
+def game_seed(run_seed, index):
+    """Seed of game ``index`` of a run: independent of how the games are split among workers."""
+    return int(mix_seed(np.uint64(run_seed), np.uint64(index)))
+
+
+def _strat_matrix(setup, strat):
+    strat = np.asarray(strat, dtype=np.float64)
+    if strat.ndim != 2 or strat.shape[0] != setup.nplayers:
+        raise DataError("game", "strategies", f"need {setup.nplayers} strategies, one per seat, got {len(strat)}")
+    full = np.zeros((N_OWNERS, strat.shape[1]), dtype=np.float64)
+    full[: setup.nplayers] = strat
+    return full
+
+
+@dataclass
+class GameRecord:
+    setup: GameSetup
+    seed: int
+    state: np.ndarray
+    events: np.ndarray
+    violation: int = 0
+    violation_turn: int = -1
+
+
+def play_one(setup, strat, seed, log_rows=200_000, check=True):
+    """One complete game with its event log (rows of ``LOG_WIDTH`` ints)."""
+    log = np.zeros((log_rows if log_rows else 1, LOG_WIDTH), dtype=np.int32)
+    st, code, turn = play_game(setup.geo, setup.nplayers, _strat_matrix(setup, strat), np.uint64(seed), log, check)
+    n = int(log[0, 0])
+    return GameRecord(setup, int(seed), st, log[1 : n + 1].copy(), int(code), int(turn))
+
+
+def play_many(setup, strat, seeds, check=False):
+    """Final states of one game per seed, plus invariant violations (game index, code, turn)."""
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    out = np.zeros((len(seeds), STATE_SIZE), dtype=np.int32)
+    bad = play_batch(setup.geo, setup.nplayers, _strat_matrix(setup, strat), seeds, out, check)
+    return out, bad
+
+
+def seat_results(states, nplayers):
+    """Per-seat result columns (arrays of shape games x seats) from final states."""
+    g = len(states)
+    cols = {"score": states[:, S_SCORE : S_SCORE + nplayers]}
+    for k, name in enumerate(SRC_NAMES):
+        cols[name] = states[:, S_SRC + np.arange(nplayers) * N_SRC + k]
+    for d, dn in enumerate(DEPT_NAMES):
+        cols[f"pieces_{dn}"] = states[:, S_PIECES + d * N_OWNERS + np.arange(nplayers)]
+        cols[f"brag_{dn}"] = states[:, S_BRAG_POS + d * N_OWNERS + np.arange(nplayers)]
+    for k, name in enumerate(STAT_NAMES):
+        cols[name] = states[:, S_STAT + np.arange(nplayers) * N_STAT + k]
+    winner = states[:, S_WINNER]
+    cols["won"] = (winner[:, None] == np.arange(nplayers)[None, :]).astype(np.int8)
+    order = np.argsort(-cols["score"] * 8 - np.arange(nplayers)[None, :], axis=1, kind="stable")
+    rank = np.empty_like(order)
+    rank[np.arange(g)[:, None], order] = np.arange(nplayers)[None, :]
+    cols["rank"] = rank + 1
+    return cols
+
+
+def game_results(states):
+    """Per-game result columns from final states."""
+    return {
+        "winner": states[:, S_WINNER].copy(),
+        "tiebreak": states[:, S_TIEBREAK].copy(),
+        "tied": states[:, S_TIED].copy(),
+        "rounds": states[:, S_ROUND].copy(),
+        "turns": states[:, S_TURN].copy(),
+        "stalled": states[:, S_STALLED].copy(),
+        "decisions": states[:, S_DECISIONS].copy(),
+        **{f"built_{dn}": states[:, S_BUILT + d].copy() for d, dn in enumerate(DEPT_NAMES)},
+        "pri_or_neutral_pieces": sum(states[:, S_PIECES + d * N_OWNERS + AUTOMA] for d in range(N_DEPT)),
+    }
+
+
+@dataclass
+class SoakReport:
+    games: int
+    turns: int
+    violations: list  # (seed, turn, code, message)
+
+
+def soak(setup, strat, games, seed):
+    """Play ``games`` games checking every invariant after every turn."""
+    seeds = np.array([game_seed(seed, i) for i in range(games)], dtype=np.uint64)
+    states, bad = play_many(setup, strat, seeds, check=True)
+    found = [(int(seeds[g]), int(t), int(c), VIOLATIONS.get(int(c), "unknown")) for g, c, t in bad]
+    return SoakReport(games, int(states[:, S_TURN].sum()), found)

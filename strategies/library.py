@@ -1,0 +1,135 @@
+"""Named strategies as data: a TOML profile per strategy, turned into one float row for the kernel.
+
+A profile names a policy kind (``random``, ``greedy``, ``lookahead``), optional flags (``focus``: the
+department or instrument a specialist favours; ``budget``: rollouts for the lookahead kind) and the
+weights of the greedy evaluation (``simulator.layout.WEIGHT_NAMES``; unspecified weights take the
+``greedy`` profile's values). A designer adds a strategy by dropping a file in a folder.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from simulator.errors import DataError
+from simulator.instruments import _Checker, _read_toml
+from simulator.layout import (
+    DEPT_NAMES,
+    KIND_NAMES,
+    KIND_RANDOM,
+    P_BUDGET,
+    P_FOCUS,
+    P_KIND,
+    P_WEIGHTS,
+    STRAT_SIZE,
+    WEIGHT_NAMES,
+)
+
+PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
+BASE_PROFILE = "greedy"
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One named strategy: its kind, flags and complete weight table."""
+
+    name: str
+    kind: str
+    description: str
+    weights: dict = field(default_factory=dict)
+    focus: int = -1
+    budget: int = 0
+    path: str = ""
+
+    def row(self):
+        """The float row the kernel reads (``simulator.layout`` P_* offsets)."""
+        r = np.zeros(STRAT_SIZE, dtype=np.float64)
+        r[P_KIND] = KIND_NAMES.index(self.kind)
+        r[P_FOCUS] = self.focus
+        r[P_BUDGET] = self.budget
+        for i, name in enumerate(WEIGHT_NAMES):
+            r[P_WEIGHTS + i] = self.weights.get(name, 0.0)
+        return r
+
+    def with_focus(self, focus):
+        """A copy favouring department ``focus`` (index or name)."""
+        d = _focus_index(focus, self.path or self.name, "focus")
+        return Strategy(self.name, self.kind, self.description, dict(self.weights), d, self.budget, self.path)
+
+
+def _focus_index(value, file, key):
+    if isinstance(value, int) and not isinstance(value, bool):
+        if -1 <= value < len(DEPT_NAMES):
+            return value
+        raise DataError(file, key, f"department index {value} is not -1..{len(DEPT_NAMES) - 1}")
+    if isinstance(value, str) and value.lower() in DEPT_NAMES:
+        return DEPT_NAMES.index(value.lower())
+    raise DataError(file, key, f"expected a department ({', '.join(DEPT_NAMES)}), got {value!r}")
+
+
+def load_strategy(path, base_weights=None):
+    """Read and validate one strategy profile; errors name the file and the key."""
+    path = Path(path)
+    raw = _read_toml(path)
+    ck = _Checker(path)
+    ck.table(raw, "", required=("strategy",), optional=("weights",))
+    head = ck.table(
+        raw["strategy"], "strategy", required=("name", "kind"), optional=("description", "focus", "budget")
+    )
+    name = ck.string(head["name"], "strategy.name")
+    kind = ck.string(head["kind"], "strategy.kind", choices=KIND_NAMES)
+    description = head.get("description", "")
+    if not isinstance(description, str):
+        raise DataError(path, "strategy.description", "expected a string")
+    focus = _focus_index(head["focus"], path, "strategy.focus") if "focus" in head else -1
+    budget = ck.integer(head["budget"], "strategy.budget", lo=1, hi=100000) if "budget" in head else 0
+    weights = dict(base_weights or {})
+    table = raw.get("weights", {})
+    ck.table(table, "weights", optional=WEIGHT_NAMES)
+    for key, value in table.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise DataError(path, f"weights.{key}", f"expected a number, got {value!r}")
+        weights[key] = float(value)
+    if kind != KIND_NAMES[KIND_RANDOM] and not weights:
+        raise DataError(path, "weights", "a non-random strategy needs weights")
+    return Strategy(name, kind, description, weights, focus, budget, str(path))
+
+
+class StrategyLibrary:
+    """The packaged profiles plus every ``*.toml`` in ``extra_dirs``."""
+
+    def __init__(self, extra_dirs=()):
+        base = load_strategy(PROFILE_DIR / f"{BASE_PROFILE}.toml")
+        self._by_name = {}
+        files = sorted(PROFILE_DIR.glob("*.toml"))
+        for d in extra_dirs:
+            d = Path(d)
+            if not d.is_dir():
+                raise DataError(d, "", "strategy folder not found")
+            files += sorted(d.glob("*.toml"))
+        for f in files:
+            s = load_strategy(f, base.weights)
+            key = s.name.lower()
+            if key in self._by_name:
+                raise DataError(f, "strategy.name", f"'{s.name}' is already defined in {self._by_name[key].path}")
+            self._by_name[key] = s
+
+    def names(self):
+        return [s.name for s in self._by_name.values()]
+
+    def all(self):
+        return list(self._by_name.values())
+
+    def get(self, name):
+        """A strategy by name; ``name:focus`` (e.g. ``specialist:orange``) sets the focus flag."""
+        base, _, focus = str(name).partition(":")
+        s = self._by_name.get(base.lower())
+        if s is None:
+            raise DataError(
+                "strategy", base, f"unknown strategy; known: {', '.join(sorted(self._by_name))}"
+            )
+        return s.with_focus(focus) if focus else s
+
+    def matrix(self, names):
+        """Rows for a lineup of strategy names, one per seat."""
+        return np.array([self.get(n).row() for n in names], dtype=np.float64)
