@@ -643,6 +643,32 @@ def _parse_term(ck, raw, key, sec, sec_index, sec_masks, all_mask):
                 awards=awards, later=later, text=text)
 
 
+def _find_misplaced(doc, name):
+    """Key path of a top-level key that TOML placed inside a table because it came after a header."""
+    if isinstance(doc.get("instrument"), dict) and name in doc["instrument"]:
+        return f"instrument.{name}"
+    if isinstance(doc.get("track"), dict) and name in doc["track"]:
+        return f"track.{name}"
+    for arr in ("space", "section"):
+        tables = doc.get(arr)
+        if not isinstance(tables, list):
+            continue
+        for i, t in enumerate(tables):
+            if not isinstance(t, dict):
+                continue
+            label = f"{arr}[{i}]"
+            if arr == "section" and isinstance(t.get("id"), str):
+                label = f"section[{t['id']}]"
+            if name in t:
+                return f"{label}.{name}"
+            score = t.get("score")
+            if arr == "section" and isinstance(score, list):
+                for j, term in enumerate(score):
+                    if isinstance(term, dict) and name in term:
+                        return f"{label}.score[{j}].{name}"
+    return None
+
+
 def load_instrument(path, board=None):
     """Load and validate one instrument file. ``board`` supplies the default track and penalty."""
     path = Path(path)
@@ -650,6 +676,15 @@ def load_instrument(path, board=None):
         board = load_board()
     ck = _Checker(path)
     doc = _read_toml(path)
+    for name in ("lines", "neutral"):
+        if name not in doc:
+            where = _find_misplaced(doc, name)
+            if where:
+                ck.fail(
+                    where,
+                    f"unknown key '{name}'; '{name}' is a top-level key and must be written before the "
+                    "first [table] header of the file",
+                )
     ck.table(doc, "", required=("instrument", "space", "section", "lines", "neutral"), optional=("track",))
 
     # ------------------------------------------------------------------ [instrument]

@@ -400,8 +400,8 @@ def test_scope_bad_word(tmp_path, board):
 
 
 def test_scope_variants(tmp_path, board):
-    text = mutate(BASE, "awards = [3, 1]", 'awards = [3, 1]\nscope = "instrument"')
-    text = mutate(text, "awards = [3, 1]", 'awards = [3, 1]\nscope = ["sa", "sb"]', 2)
+    text = mutate(BASE, "awards = [3, 1]\n\n[[section]]", 'awards = [3, 1]\nscope = "instrument"\n\n[[section]]')
+    text = mutate(text, "awards = [3, 1]\n\n[[space]]", 'awards = [3, 1]\nscope = ["sa", "sb"]\n\n[[space]]')
     inst = load_instrument(write(tmp_path, text), board)
     assert inst.section_terms[0][0].scope_mask == 0b1111
     assert inst.section_terms[1][0].scope_mask == 0b1111
@@ -452,10 +452,7 @@ def test_scope_not_allowed_for_longest_group(tmp_path, board):
 
 
 def test_track_override_wrong_length(tmp_path, board):
-    text = BASE + "\n[track]\nvp = [0, 2, 4]\n"
-    text = mutate(text, "[[section]]", "[track]\nvp = [0, 2, 4]\n\n[[section]]").replace(
-        "\n[track]\nvp = [0, 2, 4]\n", "\n", 1
-    ) if False else mutate(BASE, "\n[[section]]", "\n[track]\nvp = [0, 2, 4]\n\n[[section]]")
+    text = mutate(BASE, "\n[[section]]", "\n[track]\nvp = [0, 2, 4]\n\n[[section]]")
     expect_error(tmp_path, board, text, "track.vp", "exactly 8")
 
 

@@ -27,7 +27,7 @@ from simulator.kernel.policy import (
     random_inspect_step,
     refresh_value,
     search_inspect,
-    section_counts,
+    CTX_SIZE,
     section_hints,
 )
 from simulator.kernel.rules import (
@@ -228,9 +228,14 @@ def construct_plan(st, geo, strat, rng, p, d, values):
     """Greedy value of a construct at ``d`` for 1..4 pips, played out on a scratch copy of the state."""
     tmp = st.copy()
     nolog = np.zeros((1, 8), dtype=np.int32)
+    hint = np.zeros(2 * MAX_SECTIONS)
+    section_hints(st, geo, d, hint)
     acc = 0.0
     for k in range(1, 5):
-        placed, v = run_construct_pip(tmp, geo, strat, rng, nolog, p, d)
+        placed, v = run_construct_pip(tmp, geo, strat, rng, nolog, p, d, hint)
+        if not placed:
+            values[k:] = acc
+            break
         acc += v
         values[k] = acc
 
@@ -337,21 +342,17 @@ def pay(st, geo, strat, rng, log, p, colour, cost):
 
 
 @njit(cache=True)
-def run_construct_pip(st, geo, strat, rng, log, p, d):
-    """One pip of a construct: the policy picks a placement (or forfeits); returns its greedy value."""
+def run_construct_pip(st, geo, strat, rng, log, p, d, hint):
+    """One pip of a construct: the policy picks a placement (or forfeits); returns (placed, its
+    greedy value). ``hint`` holds the section worths of ``section_hints``."""
     sp = strat[p]
-    counts = np.zeros((MAX_SECTIONS, N_OWNERS), dtype=np.int64)
-    empties = np.zeros(MAX_SECTIONS, dtype=np.int64)
-    hint = np.zeros(2 * MAX_SECTIONS)
-    if not is_random(sp):
-        section_counts(st, geo, d, counts, empties)
-        section_hints(st, geo, d, hint)
-    s, outer, nl = choose_placement(st, geo, sp, rng, p, d, counts, empties, hint)
+    ctx = np.empty(CTX_SIZE)
+    s, outer, nl = choose_placement(st, geo, sp, rng, p, d, ctx, hint)
     if s < 0:
         return False, 0.0
     v = 0.0
     if not is_random(sp):
-        v = placement_value(st, geo, sp, p, d, s, outer, nl, counts, empties, hint)
+        v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx, hint)
     base = inst_base(d)
     colour = geo[base + I_COLOUR + s]
     cost = geo[base + I_COST + s] - outer
@@ -368,9 +369,12 @@ def run_construct_pip(st, geo, strat, rng, log, p, d):
 @njit(cache=True)
 def do_construct(st, geo, strat, rng, log, p, d, pips):
     """Construct (R6): each pip is one placement or is forfeited."""
+    hint = np.zeros(2 * MAX_SECTIONS)
+    if not is_random(strat[p]):
+        section_hints(st, geo, d, hint)
     for k in range(pips):
         st[S_DECISIONS] += 1
-        placed, v = run_construct_pip(st, geo, strat, rng, log, p, d)
+        placed, v = run_construct_pip(st, geo, strat, rng, log, p, d, hint)
         if not placed:
             if log.shape[0] > 1:
                 emit(log, st, EV_FORFEIT, p, pips - k, 0, 0, 0)

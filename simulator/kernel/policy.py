@@ -306,27 +306,57 @@ def section_hints(st, geo, d, hint):
         hint[MAX_SECTIONS + s] = size
 
 
+CTX_MINE = 0
+CTX_TOP = MAX_SECTIONS
+CTX_EMPTY = 2 * MAX_SECTIONS
+CTX_PIECE = 3 * MAX_SECTIONS  # worth of one more piece on the instrument (brag-award part)
+CTX_FREE = CTX_PIECE + 1  # empty quilt spaces
+CTX_SIZE = CTX_PIECE + 4
+
+
 @njit(cache=True)
-def section_counts(st, geo, d, counts, empties):
-    """Pieces per (section, owner) and empty spaces per section of instrument ``d``."""
+def placement_context(st, geo, sp, p, d, ctx):
+    """What every placement of one pip shares: per section ``p``'s pieces, the best other owner's
+    pieces and the empty spaces; the brag-award worth of one more piece; the free quilt spaces."""
     base = inst_base(d)
     nsec = geo[base + I_NSECTIONS]
+    counts = np.zeros((MAX_SECTIONS, N_OWNERS), dtype=np.int64)
     for s in range(nsec):
-        empties[s] = 0
-        for o in range(N_OWNERS):
-            counts[s, o] = 0
+        ctx[CTX_EMPTY + s] = 0.0
     for t in range(geo[base + I_NSPACES]):
         mask = geo[base + I_SECMASK + t]
         a = st[S_INNER + d * MAX_SPACES + t]
         b = st[S_OUTER + d * MAX_SPACES + t]
-        for s in range(nsec):
-            if (mask >> s) & 1:
+        s = 0
+        while mask:
+            if mask & 1:
                 if a >= 0:
                     counts[s, a] += 1
                 else:
-                    empties[s] += 1
+                    ctx[CTX_EMPTY + s] += 1.0
                 if b >= 0:
                     counts[s, b] += 1
+            mask >>= 1
+            s += 1
+    for s in range(nsec):
+        top = 0
+        for o in range(N_OWNERS):
+            if o != p and counts[s, o] > top:
+                top = counts[s, o]
+        ctx[CTX_MINE + s] = counts[s, p]
+        ctx[CTX_TOP + s] = top
+    n = st[S_PIECES + d * N_OWNERS + p]
+    pos = st[S_BRAG_POS + d * N_OWNERS + p]
+    l0 = level_for(geo, d, n)
+    l1 = level_for(geo, d, n + 1)
+    s0 = geo[base + I_TRACK_VP + (pos if pos < l0 else l0)]
+    s1 = geo[base + I_TRACK_VP + (pos if pos < l1 else l1)]
+    pot = geo[base + I_TRACK_VP + l1] - geo[base + I_TRACK_VP + l0]
+    v = sp[W_PIECE] + sp[W_BRAG_AWARD] * (s1 - s0) + 0.5 * sp[W_BRAG_STEP] * (pot - (s1 - s0))
+    if d == sp[P_FOCUS]:
+        v += sp[W_FOCUS]
+    ctx[CTX_PIECE] = v
+    ctx[CTX_FREE] = free_quilt(st, p)
 
 
 @njit(cache=True)
@@ -339,41 +369,31 @@ def free_quilt(st, p):
 
 
 @njit(cache=True)
-def placement_value(st, geo, sp, p, d, space, outer, ladders_used, counts, empties, hint):
-    """Greedy worth of one build or upgrade by ``p`` on ``space``."""
+def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx, hint):
+    """Greedy worth of one build or upgrade by ``p`` on ``space`` (``ctx`` from placement_context)."""
     base = inst_base(d)
     num = geo[base + I_COST + space]
-    n = st[S_PIECES + d * N_OWNERS + p]
-    pos = st[S_BRAG_POS + d * N_OWNERS + p]
-    l0 = level_for(geo, d, n)
-    l1 = level_for(geo, d, n + 1)
-    s0 = geo[base + I_TRACK_VP + (pos if pos < l0 else l0)]
-    s1 = geo[base + I_TRACK_VP + (pos if pos < l1 else l1)]
-    pot = geo[base + I_TRACK_VP + l1] - geo[base + I_TRACK_VP + l0]
-    v = sp[W_PIECE] + sp[W_BRAG_AWARD] * (s1 - s0) + 0.5 * sp[W_BRAG_STEP] * (pot - (s1 - s0))
+    v = ctx[CTX_PIECE]
     if st[S_INSPECTOR + d] == space:
         v += sp[W_POINTS] * num
     mask = geo[base + I_SECMASK + space]
-    nsec = geo[base + I_NSECTIONS]
-    for s in range(nsec):
-        if (mask >> s) & 1 and st[S_SEC_STATE + d * MAX_SECTIONS + s] == 0:
-            mine = counts[s, p] + 1
-            top = 0
-            for o in range(N_OWNERS):
-                if o != p and counts[s, o] > top:
-                    top = counts[s, o]
+    s = 0
+    while mask:
+        if mask & 1 and st[S_SEC_STATE + d * MAX_SECTIONS + s] == 0:
+            mine = ctx[CTX_MINE + s] + 1
+            top = ctx[CTX_TOP + s]
             share = 1.0 if mine > top else (0.5 if mine == top else 0.2)
             v += sp[W_MAJORITY] * hint[s] * share
-            if outer == 0 and empties[s] == 1:
+            if outer == 0 and ctx[CTX_EMPTY + s] == 1:
                 # This build completes the section: its award lands now.
                 v += sp[W_MAJORITY] * hint[s] * hint[MAX_SECTIONS + s] * (share - 0.3)
-    if d == sp[P_FOCUS]:
-        v += sp[W_FOCUS]
+        mask >>= 1
+        s += 1
     if outer == 0:
         v += sp[W_FINISH] / (1.0 + st[S_EMPTY + d])
     paid = num - outer
     v -= sp[W_CAT] * paid
-    lost = paid - free_quilt(st, p)
+    lost = paid - ctx[CTX_FREE]
     if lost > 0:
         v -= sp[W_CAT_LOST] * lost
     v -= sp[W_TOKEN_SPENT] * ladders_used
@@ -387,12 +407,14 @@ def ladders_needed(st, p, colour, cost):
 
 
 @njit(cache=True)
-def choose_placement(st, geo, sp, rng, p, d, counts, empties, hint):
+def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
     """One pip of a construct: returns (space, outer, ladders) or space -1 to forfeit the pip."""
     base = inst_base(d)
     ns = geo[base + I_NSPACES]
     ladders = st[S_TOKENS + p * 3 + LADDER]
     rnd = is_random(sp)
+    if not rnd:
+        placement_context(st, geo, sp, p, d, ctx)
     nopt = 0
     best = 0.0
     bs = -1
@@ -433,7 +455,7 @@ def choose_placement(st, geo, sp, rng, p, d, counts, empties, hint):
             if extra > ladders or not can_pay(st, p, colour, cost, ladders - extra):
                 continue
             nl = extra + ladders_needed(st, p, colour, cost)
-            v = placement_value(st, geo, sp, p, d, s, outer, nl, counts, empties, hint)
+            v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx, hint)
             if v > best:
                 best = v
                 bs = s
