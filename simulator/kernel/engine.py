@@ -17,6 +17,7 @@ from simulator.kernel.policy import (
     brag_value,
     placement_value,
     choose_brag_track,
+    construct_estimate,
     choose_placement,
     choose_pri_space,
     choose_quilt,
@@ -224,23 +225,6 @@ def die_face_after_move(st, p, die):
 
 
 @njit(cache=True)
-def construct_plan(st, geo, strat, rng, p, d, values):
-    """Greedy value of a construct at ``d`` for 1..4 pips, played out on a scratch copy of the state."""
-    tmp = st.copy()
-    nolog = np.zeros((1, 8), dtype=np.int32)
-    hint = np.zeros(2 * MAX_SECTIONS)
-    section_hints(st, geo, d, hint)
-    acc = 0.0
-    for k in range(1, 5):
-        placed, v = run_construct_pip(tmp, geo, strat, rng, nolog, p, d, hint)
-        if not placed:
-            values[k:] = acc
-            break
-        acc += v
-        values[k] = acc
-
-
-@njit(cache=True)
 def inspect_plan(st, geo, sp, p, d, pips):
     path = np.empty(16, dtype=np.int64)
     jumps = np.empty(16, dtype=np.int64)
@@ -305,7 +289,7 @@ def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
         action = st[S_SLICE_ACTION + d * N_SLICES + c_slice[i]]
         if action == CONSTRUCT:
             if np.isnan(plan[d, 1]):
-                construct_plan(st, geo, strat, rng, p, d, plan[d])
+                construct_estimate(st, geo, sp, p, d, plan[d])
             av = plan[d, pips]
         elif action == REFRESH:
             av = refresh_value(st, sp, p, pips)

@@ -465,6 +465,76 @@ def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
 
 
 @njit(cache=True)
+def construct_estimate(st, geo, sp, p, d, values):
+    """Greedy worth of a construct at ``d`` with 1..4 pips (``values[k]``), estimated from one
+    look at the board: the best placements in order of worth, each taken while the cats, ladders and
+    pieces left can pay for it. The construct itself re-decides pip by pip on the real state."""
+    base = inst_base(d)
+    ns = geo[base + I_NSPACES]
+    ctx = np.empty(CTX_SIZE)
+    hint = np.zeros(2 * MAX_SECTIONS)
+    placement_context(st, geo, sp, p, d, ctx)
+    section_hints(st, geo, d, hint)
+    ladders = st[S_TOKENS + p * 3 + LADDER]
+    # The four best placements (value, space, outer), kept sorted.
+    topv = np.full(8, -1e18)
+    tops = np.full(8, -1, dtype=np.int64)
+    topo = np.zeros(8, dtype=np.int64)
+    for s in range(ns):
+        for outer in range(2):
+            lg = placement_legal(st, geo, p, d, s, outer)
+            if lg == 0:
+                continue
+            extra = 1 if lg == 2 else 0
+            colour = geo[base + I_COLOUR + s]
+            cost = geo[base + I_COST + s] - outer
+            if extra > ladders or not can_pay(st, p, colour, cost, ladders - extra):
+                continue
+            nl = extra + ladders_needed(st, p, colour, cost)
+            v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx, hint)
+            if v <= topv[7]:
+                continue
+            k = 7
+            while k > 0 and topv[k - 1] < v:
+                topv[k] = topv[k - 1]
+                tops[k] = tops[k - 1]
+                topo[k] = topo[k - 1]
+                k -= 1
+            topv[k] = v
+            tops[k] = s
+            topo[k] = outer
+    ready = np.empty(3, dtype=np.int64)
+    for c in range(3):
+        ready[c] = st[S_READY + p * 3 + c]
+    lad = ladders
+    acc = 0.0
+    k = 1
+    values[0] = 0.0
+    for i in range(8):
+        if k > 4 or tops[i] < 0 or topv[i] <= 0.0:
+            break
+        s = tops[i]
+        colour = geo[base + I_COLOUR + s]
+        cost = geo[base + I_COST + s] - topo[i]
+        short = cost - ready[colour] if cost > ready[colour] else 0
+        others = ready[0] + ready[1] + ready[2] - ready[colour]
+        if short > lad or short > others:
+            continue
+        ready[colour] -= cost - short
+        for c in range(3):
+            while short > 0 and c != colour and ready[c] > 0:
+                ready[c] -= 1
+                short -= 1
+                lad -= 1
+        acc += topv[i]
+        values[k] = acc
+        k += 1
+    while k <= 4:
+        values[k] = acc
+        k += 1
+
+
+@njit(cache=True)
 def convert_colour(st, sp, rng, p, colour):
     """Colour of the cat a ladder turns into ``colour`` (a cat ``p`` holds, of another colour)."""
     a = (colour + 1) % 3
@@ -527,7 +597,17 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps):
     blen = 0
     start = st[S_INSPECTOR + d]
     nstarts = 1 if start >= 0 else ns
+    maxv = 0.0
+    if start < 0:
+        for t in range(ns):
+            ev = enter_value(st, geo, sp, p, d, t)
+            if ev > maxv:
+                maxv = ev
     for si in range(nstarts):
+        if start < 0 and best > -1e17:
+            # No route from this start can beat the best one found.
+            if enter_value(st, geo, sp, p, d, si) + (pips - 1) * maxv <= best:
+                continue
         if start >= 0:
             node[0] = start
             val[0] = 0.0
