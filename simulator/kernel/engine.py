@@ -79,6 +79,10 @@ from simulator.layout import (
     EXPERT_TOP,
     FACE_PIPS,
     G_SHUFFLE_WHEELS,
+    KIND_GREEDY,
+    KIND_LOOKAHEAD,
+    P_BUDGET,
+    P_KIND,
     I_COLOUR,
     I_COST,
     I_NSPACES,
@@ -113,6 +117,8 @@ from simulator.layout import (
     S_READY,
     S_ROOM_DIE,
     S_ROUND,
+    S_SCORE,
+    S_WINNER,
     S_SLICE_ACTION,
     S_SLICE_DIE,
     S_STALLED,
@@ -259,6 +265,23 @@ def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
                     return i, rng_below(rng, 2)
                 m -= 1
         return 0, 0
+    vals = np.empty(2 * n)
+    score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals)
+    if sp[P_KIND] == KIND_LOOKAHEAD:
+        return lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals)
+    best = -1e18
+    bi = 0
+    for i in range(2 * n):
+        v = vals[i] + 1e-6 * rng_unit(rng)
+        if v > best:
+            best = v
+            bi = i
+    return bi // 2, bi % 2
+
+
+@njit(cache=True)
+def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals):
+    """Greedy worth of each candidate: ``vals[2i]`` acting with it, ``vals[2i + 1]`` bragging instead."""
     plan = np.full((N_DEPT, 5), np.nan)
     insp = np.full((N_DEPT, 5), np.nan)
     brag_here = np.empty(N_DEPT)
@@ -266,9 +289,6 @@ def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
         brag_here[d] = brag_value(st, geo, sp, p, d)
     best_brag = max(brag_here[0], max(brag_here[1], brag_here[2]))
     cur = st[S_PAWN + p]
-    best = -1e18
-    bi = 0
-    bb = 0
     for i in range(n):
         spot = c_spot[i]
         d = spot // 3
@@ -297,16 +317,55 @@ def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
             if np.isnan(insp[d, pips]):
                 insp[d, pips] = inspect_plan(st, geo, sp, p, d, pips)
             av = insp[d, pips]
-        noise = 1e-6 * rng_unit(rng)
-        if v + av + noise > best:
-            best = v + av + noise
-            bi = i
-            bb = 0
-        if v + brag_here[d] + noise > best:
-            best = v + brag_here[d] + noise
-            bi = i
-            bb = 1
-    return bi, bb
+        vals[2 * i] = v + av
+        vals[2 * i + 1] = v + brag_here[d]
+
+
+@njit(cache=True)
+def rollout_strat(strat):
+    """The strategies used inside rollouts: every lookahead seat plays its greedy evaluation."""
+    rs = strat.copy()
+    for o in range(rs.shape[0]):
+        if rs[o, P_KIND] == KIND_LOOKAHEAD:
+            rs[o, P_KIND] = KIND_GREEDY
+    return rs
+
+
+@njit(cache=True)
+def lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals):
+    """Flat Monte Carlo over the greedy's best few moves: each is played, then the game is finished
+    ``budget`` times by the greedy policies; the move with the best mean outcome (a win counts 20
+    points on top of the score margin over the best opponent) is chosen."""
+    sp = strat[p]
+    budget = max(1, int(sp[P_BUDGET]))
+    k_top = 4 if 2 * n > 4 else 2 * n
+    order = np.argsort(-vals)
+    rs = rollout_strat(strat)
+    nolog = np.zeros((1, 8), dtype=np.int32)
+    best = -1e18
+    bi = order[0]
+    npl = st[S_NPLAYERS]
+    for k in range(k_top):
+        j = order[k]
+        total = 0.0
+        for r in range(budget):
+            sim = st.copy()
+            srng = np.empty(1, dtype=np.uint64)
+            srng[0] = rng_next(rng)
+            execute_turn(sim, geo, rs, srng, nolog, p, c_spot[j // 2], c_die[j // 2], c_slice[j // 2], j % 2)
+            while sim[S_OVER] == 0:
+                play_turn(sim, geo, rs, srng, nolog)
+            mine = sim[S_SCORE + p]
+            other = -(1 << 30)
+            for o in range(npl):
+                if o != p and sim[S_SCORE + o] > other:
+                    other = sim[S_SCORE + o]
+            total += mine - other + (20.0 if sim[S_WINNER] == p else 0.0)
+        mean = total / budget
+        if mean > best:
+            best = mean
+            bi = j
+    return bi // 2, bi % 2
 
 
 # --------------------------------------------------------------------------- actions
@@ -462,13 +521,18 @@ def play_turn(st, geo, strat, rng, log):
         end_turn(st, geo, log)
         return
     i, brag_instead = choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
-    spot = c_spot[i]
+    execute_turn(st, geo, strat, rng, log, p, c_spot[i], c_die[i], c_slice[i], brag_instead)
+
+
+@njit(cache=True)
+def execute_turn(st, geo, strat, rng, log, p, spot, die, slice_idx, brag_instead):
+    """Play seat ``p``'s turn with the chosen spot, die (and slice for a supply die) and action or
+    brag; every later choice of the turn is asked of the policies."""
     d = spot // 3
-    die = c_die[i]
     # 1. Pawn, with any break-room pickup and its two brags (R1, R2).
     move_with_pickup(st, geo, strat, rng, log, p, spot)
     # 2. Die and reward (R3).
-    s = select_die(st, log, p, d, die, c_slice[i])
+    s = select_die(st, log, p, d, die, slice_idx)
     owner = die_owner(die)
     if owner == AUTOMA:
         opts = np.empty(MAX_SPACES, dtype=np.int64)
