@@ -672,10 +672,19 @@ def _find_misplaced(doc, name):
 def load_instrument(path, board=None):
     """Load and validate one instrument file. ``board`` supplies the default track and penalty."""
     path = Path(path)
+    return instrument_from_doc(_read_toml(path), path, board)
+
+
+def instrument_from_doc(doc, source, board=None):
+    """Validate an already-parsed instrument document (the dict ``tomllib`` gives for a file).
+
+    ``source`` names the document in errors and becomes :attr:`Instrument.path`; used to load a
+    changed copy of an instrument (a scenario's what-if overrides) through the same checks as a file.
+    """
+    path = source
     if board is None:
         board = load_board()
     ck = _Checker(path)
-    doc = _read_toml(path)
     for name in ("lines", "neutral"):
         if name not in doc:
             where = _find_misplaced(doc, name)

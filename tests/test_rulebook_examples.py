@@ -16,6 +16,7 @@ from simulator.layout import (
     CHEESE,
     CONSTRUCT,
     DICE_PER_OWNER,
+    EV_FORFEIT,
     EV_INSPECT_STEP,
     EV_RECRUIT,
     EV_SELECT,
@@ -277,12 +278,14 @@ def test_dane_construct_at_the_vibes_with_two_ladders():
                 cost = geo[rules.inst_base(d) + I_COST + space] - outer
                 colour = geo[rules.inst_base(d) + I_COLOUR + space]
                 assert cost > 0 and not rules.can_pay(st, DANE, colour, cost, 0)
-    counts = np.zeros((MAX_SECTIONS, N_OWNERS), np.int64)
-    empties = np.zeros(MAX_SECTIONS, np.int64)
-    hint = np.zeros(2 * MAX_SECTIONS)
-    rng = np.array([7], np.uint64)
     for row in (strat_row(), StrategyLibrary().get("random").row()):
-        assert policy.choose_placement(st, geo, row, rng, DANE, d, counts, empties, hint)[0] == -1
+        trial = st.copy()
+        strat = np.zeros((N_OWNERS, len(row)))
+        strat[DANE] = row
+        tlog = big_log()
+        engine.do_construct(trial, geo, strat, np.array([7], np.uint64), tlog, DANE, d, 1)
+        assert [e[3:5] for e in events(tlog, EV_FORFEIT)] == [[DANE, 1]]
+        assert np.array_equal(trial[S_INNER : S_OUTER + 3 * MAX_SPACES], st[S_INNER : S_OUTER + 3 * MAX_SPACES])
 
     # Outcome.
     assert scores(st) == [0, 0, 0, 2]

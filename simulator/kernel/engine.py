@@ -242,6 +242,17 @@ def inspect_plan(st, geo, sp, p, d, pips):
 def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     """Pick a candidate and whether to brag instead of acting. Returns (index, brag flag)."""
     sp = strat[p]
+    if sp[P_KIND] == KIND_LOOKAHEAD:
+        vals = np.empty(2 * n)
+        score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals)
+        return lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals)
+    return choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
+
+
+@njit(cache=True)
+def choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
+    """The random and greedy turn choices (no rollouts: rollouts call this, so it must not recurse)."""
+    sp = strat[p]
     if is_random(sp):
         # Uniform over spots, then over the dice there, then over action or brag.
         spots = np.zeros(N_SPOTS, dtype=np.int64)
@@ -267,8 +278,6 @@ def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
         return 0, 0
     vals = np.empty(2 * n)
     score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals)
-    if sp[P_KIND] == KIND_LOOKAHEAD:
-        return lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals)
     best = -1e18
     bi = 0
     for i in range(2 * n):
@@ -354,7 +363,7 @@ def lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals):
             srng[0] = rng_next(rng)
             execute_turn(sim, geo, rs, srng, nolog, p, c_spot[j // 2], c_die[j // 2], c_slice[j // 2], j % 2)
             while sim[S_OVER] == 0:
-                play_turn(sim, geo, rs, srng, nolog)
+                play_turn_basic(sim, geo, rs, srng, nolog)
             mine = sim[S_SCORE + p]
             other = -(1 << 30)
             for o in range(npl):
@@ -493,19 +502,16 @@ def move_with_pickup(st, geo, strat, rng, log, p, spot):
 
 
 @njit(cache=True)
-def play_turn(st, geo, strat, rng, log):
-    """One whole turn of the seat ``st[S_CUR]``, then the end-of-turn checks."""
+def turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice):
+    """Open seat ``st[S_CUR]``'s turn: list its (spot, die, slice) candidates. With none, the turn is a
+    pass (R3): the pawn still moves, the turn ends, and 0 is returned."""
     p = st[S_CUR]
     npl = st[S_NPLAYERS]
-    c_spot = np.empty(MAX_CAND, dtype=np.int64)
-    c_die = np.empty(MAX_CAND, dtype=np.int64)
-    c_slice = np.empty(MAX_CAND, dtype=np.int64)
     n = enumerate_turns(st, p, c_spot, c_die, c_slice)
     st[S_PASSED] = 0
     stat_add(st, p, ST_TURNS, 1)
     st[S_DECISIONS] += 1
     if n == 0:
-        # No die can be selected anywhere: the pawn still moves, then the turn ends (R3).
         opts = np.empty(N_SPOTS, dtype=np.int64)
         k = 0
         for s in range(N_SPOTS):
@@ -519,9 +525,33 @@ def play_turn(st, geo, strat, rng, log):
         if k > 0:
             move_with_pickup(st, geo, strat, rng, log, p, opts[rng_below(rng, k)])
         end_turn(st, geo, log)
-        return
-    i, brag_instead = choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
-    execute_turn(st, geo, strat, rng, log, p, c_spot[i], c_die[i], c_slice[i], brag_instead)
+    return n
+
+
+@njit(cache=True)
+def play_turn(st, geo, strat, rng, log):
+    """One whole turn of the seat ``st[S_CUR]``, then the end-of-turn checks."""
+    c_spot = np.empty(MAX_CAND, dtype=np.int64)
+    c_die = np.empty(MAX_CAND, dtype=np.int64)
+    c_slice = np.empty(MAX_CAND, dtype=np.int64)
+    p = st[S_CUR]
+    n = turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice)
+    if n > 0:
+        i, brag_instead = choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
+        execute_turn(st, geo, strat, rng, log, p, c_spot[i], c_die[i], c_slice[i], brag_instead)
+
+
+@njit(cache=True)
+def play_turn_basic(st, geo, strat, rng, log):
+    """``play_turn`` for random and greedy seats only: the rollouts of the lookahead policy."""
+    c_spot = np.empty(MAX_CAND, dtype=np.int64)
+    c_die = np.empty(MAX_CAND, dtype=np.int64)
+    c_slice = np.empty(MAX_CAND, dtype=np.int64)
+    p = st[S_CUR]
+    n = turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice)
+    if n > 0:
+        i, brag_instead = choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
+        execute_turn(st, geo, strat, rng, log, p, c_spot[i], c_die[i], c_slice[i], brag_instead)
 
 
 @njit(cache=True)

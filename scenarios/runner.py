@@ -1,0 +1,520 @@
+"""Run a scenario: plan chunks of games, play them in parallel, write result tables, keep a manifest.
+
+::
+
+    scenario.toml --load/validate--> cells --plan--> chunks (contiguous game ranges of one cell)
+         |                                              | joblib: loky processes, or dask.distributed
+         v                                              v
+    manifest.json (status running)          worker: GameSetup per cell, play_many per rotation,
+         ^                                          DataFrames -> Parquet bytes
+         |                                              |
+    status complete <--- all chunks on disk <--- parent: seats/ games/ chunk-XXXXX.parquet (atomic)
+
+A game's seed depends only on (run seed, cell key, deal) (``scenarios.seeding``), so the tables are
+the same whatever the worker count, chunk size or backend. A chunk's files appear under their final
+names only when complete, so an interrupted run (Ctrl-C, kill -9) resumed with ``resume=True``
+plays only the missing chunks and ends with the same tables as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from simulator.errors import DataError
+
+from scenarios.results import (
+    GAMES_DIR,
+    MANIFEST,
+    SEATS_DIR,
+    STATUS_COMPLETE,
+    STATUS_RUNNING,
+    TABLE_DIRS,
+    RunDirError,
+    check_format,
+    chunk_paths,
+    done_chunks,
+    read_manifest,
+    write_atomic,
+    write_manifest,
+)
+from scenarios.scenario import Scenario, load_scenario, scenario_from_doc
+from scenarios.schema import FORMAT_VERSION
+from scenarios.worker import CellSpec, ChunkTask, play_chunk
+
+DEFAULT_CHUNK_SIZE = 1000
+RESULTS_ROOT = Path("results")
+BACKENDS = ("local", "dask")
+PACKAGE = "shuffle-swing-balance"
+KERNEL_DIR = Path(__file__).resolve().parent.parent / "simulator" / "kernel"
+LAYOUT_FILE = KERNEL_DIR.parent / "layout.py"
+LOCK_FILE = ".lock"
+
+
+@dataclass
+class RunSummary:
+    """What a call to :func:`run_scenario` did."""
+
+    out_dir: Path
+    scenario: str
+    status: str
+    cells: int
+    chunks: int
+    chunks_skipped: int  # already on disk (resume)
+    games_total: int
+    games_played: int  # by this call
+    wall_seconds: float
+    manifest: dict
+
+    @property
+    def games_per_second(self):
+        return self.games_played / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+
+# =========================================================================== identity of a run
+
+
+def _sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def code_version():
+    """Package version and a hash of the kernel sources (the code that decides every game)."""
+    try:
+        version = metadata.version(PACKAGE)
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    files = sorted(KERNEL_DIR.glob("*.py")) + [LAYOUT_FILE]
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    return {
+        "package": PACKAGE,
+        "version": version,
+        "kernel_sha256": h.hexdigest(),
+        "kernel_files": [f"{f.parent.name}/{f.name}" for f in files],
+    }
+
+
+def data_files(scenario):
+    """Paths and SHA-256 of the board and of every instrument and strategy file the cells use."""
+    insts = sorted({n for c in scenario.cells for n in c.instruments})
+    strats = sorted({s.partition(":")[0] for c in scenario.cells for s in c.lineup})
+    board = scenario.board.path
+    out = {"board": {"path": board, "sha256": _sha256_file(board)}, "instruments": {}, "strategies": {}}
+    for n in insts:
+        p = scenario.instruments.original(n).path
+        out["instruments"][n] = {"path": p, "sha256": _sha256_file(p)}
+    for n in strats:
+        p = scenario.strategies.get(n).path
+        out["strategies"][n] = {"path": p, "sha256": _sha256_file(p)}
+    return out
+
+
+def plan_chunks(cells, chunk_size):
+    """``[chunk, cell, start, stop]`` rows: each cell's games cut into ranges of ``chunk_size``."""
+    if chunk_size < 1:
+        raise ValueError("chunk size must be at least 1")
+    plan = []
+    for cell in cells:
+        for start in range(0, cell.games, chunk_size):
+            plan.append([len(plan), cell.index, start, min(start + chunk_size, cell.games)])
+    return plan
+
+
+def _hashes(data):
+    return {
+        "board": data["board"]["sha256"],
+        **{f"instrument {k}": v["sha256"] for k, v in data["instruments"].items()},
+        **{f"strategy {k}": v["sha256"] for k, v in data["strategies"].items()},
+    }
+
+
+def _now():
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _new_manifest(scenario, plan, chunk_size, data, code):
+    return {
+        "format_version": FORMAT_VERSION,
+        "status": STATUS_RUNNING,
+        "scenario": {
+            "name": scenario.name,
+            "description": scenario.description,
+            "file": str(scenario.path),
+            "sha256": scenario.sha256,
+            "text": scenario.text,
+        },
+        "settings": {**scenario.settings(), "chunk_size": chunk_size},
+        "run_seed": scenario.seed,
+        "totals": {"cells": len(scenario.cells), "games": scenario.total_games, "chunks": len(plan)},
+        "cells": [c.as_dict() for c in scenario.cells],
+        "chunks": {"size": chunk_size, "plan": plan},
+        "data_files": data,
+        "code": code,
+        "timings": {"created": _now(), "finished": None, "wall_seconds": 0.0, "games_played": 0,
+                    "games_per_second": None, "runs": []},
+    }
+
+
+def _compare(old, new, out_dir):
+    """Refuse to resume into a run that is not the same run."""
+    path = Path(out_dir) / MANIFEST
+    check_format(old, path)
+    o_sc, n_sc = old.get("scenario", {}), new["scenario"]
+    if o_sc.get("sha256") != n_sc["sha256"]:
+        raise RunDirError(
+            out_dir,
+            "scenario.sha256",
+            f"holds a run of another scenario or settings ('{o_sc.get('name')}', sha256 "
+            f"{str(o_sc.get('sha256'))[:12]}); this one is '{n_sc['name']}', sha256 {n_sc['sha256'][:12]}. "
+            "Resume with the same scenario and settings, choose another --out, or start over with --force",
+        )
+    o_plan = old.get("chunks", {})
+    if o_plan.get("plan") != new["chunks"]["plan"]:
+        raise RunDirError(
+            out_dir,
+            "chunks",
+            f"the chunk plan differs from the run on disk (chunks of {o_plan.get('size')} games there, "
+            f"{new['chunks']['size']} asked): resume without --chunk-size, or start over with --force",
+        )
+    o_hash, n_hash = _hashes(old.get("data_files", {"board": {}, "instruments": {}, "strategies": {}})), _hashes(
+        new["data_files"]
+    )
+    changed = sorted(k for k in set(o_hash) | set(n_hash) if o_hash.get(k) != n_hash.get(k))
+    if changed:
+        raise RunDirError(
+            out_dir,
+            "data_files",
+            f"data changed since the run started ({', '.join(changed)}); the tables would mix two versions: "
+            "start over with --force",
+        )
+    if old.get("code", {}).get("kernel_sha256") != new["code"]["kernel_sha256"]:
+        raise RunDirError(
+            out_dir,
+            "code.kernel_sha256",
+            "the rules kernel changed since the run started; the tables would mix two versions: start over with --force",
+        )
+
+
+# =========================================================================== the output directory
+
+
+def _has_tables(out_dir):
+    for d in TABLE_DIRS:
+        folder = out_dir / d
+        if folder.is_dir() and any(n.endswith(".parquet") or n.endswith(".tmp") for n in os.listdir(folder)):
+            return True
+    return False
+
+
+def _clear(out_dir):
+    """Remove what a run writes (manifest, chunk files), nothing else."""
+    (out_dir / MANIFEST).unlink(missing_ok=True)
+    for d in TABLE_DIRS:
+        folder = out_dir / d
+        if not folder.is_dir():
+            continue
+        for name in os.listdir(folder):
+            if name.endswith(".parquet") or name.endswith(".tmp"):
+                (folder / name).unlink()
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
+def _remove_temporaries(out_dir):
+    for d in TABLE_DIRS:
+        folder = out_dir / d
+        if folder.is_dir():
+            for name in os.listdir(folder):
+                if name.startswith(".") and name.endswith(".tmp"):
+                    (folder / name).unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _locked(out_dir):
+    """Hold an exclusive lock on the directory (released by the OS if the process dies)."""
+    fh = open(out_dir / LOCK_FILE, "a")
+    try:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise RunDirError(out_dir, "", "another run is writing to this directory") from None
+        yield
+    finally:
+        fh.close()
+
+
+def _previous(out_dir, new, resume, force):
+    """The manifest of the run to continue, or None for a fresh start; refuses to overwrite a run."""
+    path = out_dir / MANIFEST
+    if not path.exists():
+        if _has_tables(out_dir) and not force:
+            raise RunDirError(
+                out_dir, "", "holds result tables but no manifest; choose another --out or use --force to replace them"
+            )
+        if force:
+            _clear(out_dir)
+        return None
+    if force:
+        _clear(out_dir)
+        return None
+    old = read_manifest(out_dir)
+    if resume:
+        _compare(old, new, out_dir)
+        return old
+    o_sc = old.get("scenario", {})
+    same = o_sc.get("sha256") == new["scenario"]["sha256"]
+    if old.get("status") == STATUS_COMPLETE:
+        what = "this scenario" if same else f"scenario '{o_sc.get('name')}'"
+        reason = f"holds a finished run of {what}; choose another --out, or use --force to replace it"
+    elif same:
+        reason = "holds an unfinished run of this scenario; continue it with --resume or start over with --force"
+    else:
+        reason = (
+            f"holds a run of another scenario or settings ('{o_sc.get('name')}', sha256 {str(o_sc.get('sha256'))[:12]}); "
+            "choose another --out, or use --force to replace it"
+        )
+    raise RunDirError(out_dir, "", reason)
+
+
+# =========================================================================== dispatch
+
+
+@contextlib.contextmanager
+def _dispatcher(backend, jobs, scheduler):
+    """A function mapping an iterable of tasks to an iterator of results (in completion order)."""
+    if backend == "local" and jobs == 1:
+        yield lambda tasks: map(play_chunk, tasks)
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    def run(tasks):
+        return Parallel(return_as="generator_unordered")(delayed(play_chunk)(t) for t in tasks)
+
+    if backend == "local":
+        with parallel_config(backend="loky", n_jobs=jobs):
+            yield run
+        return
+
+    from dask.distributed import Client, LocalCluster
+
+    cluster = None
+    if scheduler:
+        client = Client(scheduler, timeout="30s")
+    else:
+        cluster = LocalCluster(
+            n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        )
+        client = Client(cluster)
+    try:
+        with parallel_config(backend="dask", n_jobs=-1):
+            yield run
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _cell_specs(scenario, run_id):
+    specs = {}
+    for cell in scenario.cells:
+        specs[cell.index] = CellSpec(
+            run_id=run_id,
+            cell=cell,
+            board=scenario.board,
+            instruments=tuple(scenario.instruments.get(n) for n in cell.instruments),
+            shuffle_wheels=scenario.shuffle_wheels,
+            max_rounds=scenario.max_rounds,
+            strategy_rows=scenario.strategy_rows(cell.lineup),
+        )
+    return specs
+
+
+def _progress_bar(total, initial, desc, enabled):
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        initial=initial,
+        desc=desc,
+        unit="game",
+        unit_scale=True,
+        smoothing=0.05,
+        dynamic_ncols=True,
+        disable=not enabled,
+        file=sys.stderr,
+    )
+
+
+# =========================================================================== the API
+
+
+def resolve_jobs(jobs):
+    """``None``/0/negative -> all cores."""
+    if jobs is None or jobs <= 0:
+        return os.cpu_count() or 1
+    return int(jobs)
+
+
+def run_scenario(
+    scenario,
+    out_dir=None,
+    *,
+    jobs=1,
+    games=None,
+    seed=None,
+    sets=(),
+    backend="local",
+    scheduler=None,
+    resume=False,
+    force=False,
+    chunk_size=None,
+    progress=None,
+):
+    """Play a scenario and write its result tables to ``out_dir`` (default ``results/<name>``).
+
+    ``scenario`` is a path, the name of a shipped scenario, or a :class:`Scenario`. ``games`` (per
+    cell), ``seed`` and ``sets`` (``"KEY=VALUE"`` strings) change the scenario before validation.
+    ``backend`` is ``"local"`` (``jobs`` loky processes; 1 plays in this process) or ``"dask"``
+    (a ``dask.distributed`` scheduler at ``scheduler``, or a local cluster of ``jobs`` workers).
+    ``resume`` continues an interrupted run of the same scenario, playing only missing chunks;
+    ``force`` replaces whatever run the directory holds. ``progress``: a progress bar on stderr
+    (default: when stderr is a terminal). Returns a :class:`RunSummary`.
+
+    Raises :class:`simulator.errors.DataError` (a bad scenario, naming file and key) or
+    :class:`scenarios.results.RunDirError` (a directory that holds another run) before writing anything.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if scheduler and backend != "dask":
+        raise ValueError("a scheduler address needs backend='dask'")
+    if resume and force:
+        raise ValueError("resume and force exclude each other")
+    jobs = resolve_jobs(jobs)
+
+    if isinstance(scenario, Scenario):
+        if games is not None or seed is not None or sets:
+            scenario = scenario_from_doc(scenario.doc, scenario.path, sets=sets, games=games, seed=seed)
+    else:
+        scenario = load_scenario(scenario, sets=sets, games=games, seed=seed)
+
+    out_dir = Path(out_dir) if out_dir is not None else RESULTS_ROOT / scenario.name
+    if out_dir.exists() and not out_dir.is_dir():
+        raise RunDirError(out_dir, "", "exists and is not a directory")
+
+    data = data_files(scenario)
+    code = code_version()
+    if chunk_size is None and resume and (out_dir / MANIFEST).is_file():
+        try:
+            chunk_size = int(read_manifest(out_dir)["chunks"]["size"])
+        except (KeyError, TypeError, ValueError, RunDirError):
+            chunk_size = None
+    chunk_size = int(chunk_size or DEFAULT_CHUNK_SIZE)
+    if chunk_size < 1:
+        raise DataError("--chunk-size", "", "must be at least 1")
+    plan = plan_chunks(scenario.cells, chunk_size)
+    manifest = _new_manifest(scenario, plan, chunk_size, data, code)
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with _locked(out_dir):
+        old = _previous(out_dir, manifest, resume, force)
+        if old is not None:
+            manifest["timings"] = old.get("timings", manifest["timings"])
+            manifest["timings"].setdefault("runs", [])
+        _remove_temporaries(out_dir)
+        for d in (SEATS_DIR, GAMES_DIR):
+            (out_dir / d).mkdir(exist_ok=True)
+        done = done_chunks(out_dir, len(plan)) if old is not None else set()
+        return _execute(scenario, out_dir, manifest, plan, done, jobs, backend, scheduler, progress, bool(old))
+
+
+def _execute(scenario, out_dir, manifest, plan, done, jobs, backend, scheduler, progress, resumed):
+    timings = manifest["timings"]
+    run_entry = {"started": _now(), "resumed": resumed, "backend": backend, "jobs": jobs, "scheduler": scheduler,
+                 "chunks_skipped": len(done), "games": 0, "wall_seconds": 0.0, "finished": None}
+    timings["runs"].append(run_entry)
+    manifest["status"] = STATUS_RUNNING
+    write_manifest(out_dir, manifest)
+
+    cells = {c.index: c for c in scenario.cells}
+    run_id = hashlib.sha256(
+        json.dumps([scenario.sha256, _hashes(manifest["data_files"]), manifest["code"]["kernel_sha256"]]).encode()
+    ).hexdigest()
+    specs = _cell_specs(scenario, run_id)
+    todo = [row for row in plan if row[0] not in done]
+    total = sum(c.games for c in cells.values())
+    skipped_games = sum(row[3] - row[2] for row in plan if row[0] in done)
+    tasks = (ChunkTask(chunk=k, spec=specs[c], start=a, stop=b, run_seed=scenario.seed) for k, c, a, b in todo)
+
+    if progress is None:
+        progress = sys.stderr.isatty()
+    bar = _progress_bar(total, skipped_games, scenario.name, progress)
+    t0 = time.perf_counter()
+    played = 0
+
+    def account(final):
+        wall = time.perf_counter() - t0
+        run_entry["games"] = played
+        run_entry["wall_seconds"] = round(wall, 3)
+        run_entry["games_per_second"] = round(played / wall, 1) if wall > 0 else None
+        if final:
+            run_entry["finished"] = _now()
+        timings["wall_seconds"] = round(sum(r.get("wall_seconds", 0.0) for r in timings["runs"]), 3)
+        timings["games_played"] = sum(r.get("games", 0) for r in timings["runs"])
+        timings["games_per_second"] = (
+            round(timings["games_played"] / timings["wall_seconds"], 1) if timings["wall_seconds"] > 0 else None
+        )
+        return wall
+
+    try:
+        if todo:
+            with _dispatcher(backend, jobs, scheduler) as dispatch:
+                for res in dispatch(tasks):
+                    seats_path, games_path = chunk_paths(out_dir, res.chunk)
+                    write_atomic(seats_path, res.seats)
+                    write_atomic(games_path, res.table_games)
+                    played += res.games
+                    bar.update(res.games)
+    except BaseException:
+        bar.close()
+        account(final=False)
+        write_manifest(out_dir, manifest)
+        raise
+    bar.close()
+
+    missing = set(range(len(plan))) - done_chunks(out_dir, len(plan))
+    if missing:
+        account(final=False)
+        write_manifest(out_dir, manifest)
+        raise RunDirError(out_dir, "chunks", f"{len(missing)} chunks missing after the run: {sorted(missing)[:10]}")
+    wall = account(final=True)
+    manifest["status"] = STATUS_COMPLETE
+    timings["finished"] = _now()
+    write_manifest(out_dir, manifest)
+    return RunSummary(
+        out_dir=out_dir,
+        scenario=scenario.name,
+        status=STATUS_COMPLETE,
+        cells=len(scenario.cells),
+        chunks=len(plan),
+        chunks_skipped=len(done),
+        games_total=total,
+        games_played=played,
+        wall_seconds=wall,
+        manifest=manifest,
+    )

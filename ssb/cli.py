@@ -1,0 +1,572 @@
+"""The ``ssb`` command line: a thin click layer over the simulator and the strategies.
+
+One click group; shared option bundles are decorators (``players_option``, ``instruments_option``,
+``instrument_dir_option``, ...). Every command's help carries an ``Example:`` (tests/test_docs.py
+fails when one is missing). A user mistake (unknown name, bad option value, malformed data file)
+prints ``error: <message>`` on stderr and exits with status 2, never a traceback.
+
+Commands that play games import the kernel lazily, so ``ssb --help`` and the data commands stay quick.
+"""
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+from simulator.errors import DataError
+from simulator.instruments import STARTER, InstrumentLibrary, load_board, load_instrument
+from simulator import layout as L
+
+PLAYER_CHOICES = (2, 3, 4)
+
+
+# =========================================================================== error reporting
+
+
+class UserError(click.ClickException):
+    """A mistake of the user's: shown as ``error: <message>`` on stderr, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None):
+        click.echo(f"error: {self.format_message()}", file=file, err=file is None)
+
+
+def _as_user_error(exc):
+    if isinstance(exc, click.UsageError):
+        msg = exc.format_message()
+        if exc.ctx is not None:
+            msg += f" (see '{exc.ctx.command_path} --help')"
+        return UserError(msg)
+    return UserError(str(exc))
+
+
+class SsbGroup(click.Group):
+    """A click group that turns ``DataError`` and usage errors anywhere below it into ``UserError``."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            raise _as_user_error(exc) from None
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except (DataError, click.UsageError) as exc:
+            raise _as_user_error(exc) from None
+
+
+SsbGroup.group_class = SsbGroup
+
+
+# =========================================================================== shared options
+
+
+class NameList(click.ParamType):
+    """Comma-separated names: ``Violin,Piano,Horns``."""
+
+    name = "names"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        names = tuple(n.strip() for n in str(value).split(",") if n.strip())
+        if not names:
+            self.fail("give at least one name", param, ctx)
+        return names
+
+
+class PlayerCounts(click.ParamType):
+    """Comma-separated player counts: ``2,3,4``."""
+
+    name = "counts"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        out = []
+        for part in str(value).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if not part.isdigit() or int(part) not in PLAYER_CHOICES:
+                self.fail(f"'{part}' is not a player count (2, 3 or 4)", param, ctx)
+            if int(part) not in out:
+                out.append(int(part))
+        if not out:
+            self.fail("give at least one player count", param, ctx)
+        return tuple(out)
+
+
+def players_option(f):
+    """``--players``: the player count of one game, 2, 3 or 4 (default 4)."""
+    return click.option(
+        "--players",
+        type=click.IntRange(2, 4),
+        default=4,
+        show_default=True,
+        metavar="2|3|4",
+        help="Number of players (2 adds Pri, 3 the neutral pieces).",
+    )(f)
+
+
+def instruments_option(f):
+    """``--instruments``: three instrument names, one per department, in any order."""
+    return click.option(
+        "--instruments",
+        type=NameList(),
+        default=",".join(STARTER),
+        show_default=True,
+        metavar="A,B,C",
+        help="Three instruments, one per department (black, orange, gray).",
+    )(f)
+
+
+def instrument_dir_option(f):
+    """``--instrument-dir``: extra instrument files, repeatable."""
+    return click.option(
+        "--instrument-dir",
+        "instrument_dirs",
+        multiple=True,
+        metavar="DIR",
+        help="Folder (or single .toml file) of extra instruments; may be repeated.",
+    )(f)
+
+
+def strategy_dir_option(f):
+    """``--strategy-dir``: extra strategy profiles, repeatable."""
+    return click.option(
+        "--strategy-dir",
+        "strategy_dirs",
+        multiple=True,
+        metavar="DIR",
+        help="Folder of extra strategy profiles (*.toml); may be repeated.",
+    )(f)
+
+
+def seed_option(default, help_text):
+    """``--seed``: a non-negative integer seed."""
+
+    def decorate(f):
+        return click.option(
+            "--seed", type=click.IntRange(0, 2**64 - 1), default=default, show_default=True, help=help_text
+        )(f)
+
+    return decorate
+
+
+# =========================================================================== helpers
+
+
+def _lineup(names, nplayers, param_hint="--strategies"):
+    """One strategy per seat: a single name mirrors to every seat."""
+    names = list(names)
+    if len(names) == 1:
+        return names * nplayers
+    if len(names) != nplayers:
+        raise click.BadParameter(
+            f"give one strategy for all seats or one per seat: {nplayers} players, got {len(names)} names",
+            param_hint=param_hint,
+        )
+    return names
+
+
+def _replay_command(nplayers, setup, seed, strategies, instrument_dirs):
+    parts = ["ssb play", f"--players {nplayers}", f"--instruments {','.join(setup.instruments)}"]
+    if len(set(strategies)) == 1:
+        parts.append(f"--strategies {strategies[0]}")
+    else:
+        parts.append(f"--strategies {','.join(strategies)}")
+    parts += [f"--instrument-dir {d}" for d in instrument_dirs]
+    parts.append(f"--seed {seed}")
+    return " ".join(parts)
+
+
+def _table(headers, rows):
+    """Plain left-aligned columns; the last column is left unpadded."""
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+    lines = []
+    for row in [headers, *rows]:
+        cells = [str(c).ljust(w) for c, w in zip(row[:-1], widths)] + [str(row[-1])]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+# =========================================================================== the group
+
+
+@click.group(cls=SsbGroup)
+@click.version_option(package_name="shuffle-swing-balance", prog_name="ssb")
+def cli():
+    """Shuffle and Swing balance lab: play, check and inspect games of the simulator.
+
+    Example:
+
+    \b
+        ssb play --players 4 --seed 7
+    """
+
+
+# --------------------------------------------------------------------------- play
+
+
+@cli.command()
+@players_option
+@instruments_option
+@click.option(
+    "--strategies",
+    type=NameList(),
+    default="greedy",
+    show_default=True,
+    metavar="NAME[,NAME...]",
+    help="One strategy for every seat, or one per seat in turn order (name:colour sets a focus).",
+)
+@seed_option(7, "Game seed, used as is: the same seed replays the same game.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of the account.")
+@instrument_dir_option
+@strategy_dir_option
+def play(players, instruments, strategies, seed, as_json, instrument_dirs, strategy_dirs):
+    """Play one game and tell it turn by turn, ending with the final scoring table.
+
+    The account shows every pawn move, die, recruit, build, brag, inspector step and score with its
+    reason; the table gives each seat's total, score sources, pieces and brag spaces, and the winner.
+    With --json the same game is printed as a machine-readable document (setup, seed, named events,
+    per-seat and per-game results). The exit status is 1 if the game broke an invariant.
+
+    Example:
+
+    \b
+        ssb play --players 2 --strategies greedy,random --seed 5
+        ssb play --instruments Bass,Vibes,Drums --json > game.json
+    """
+    from simulator.narrate import game_document, narrate
+    from simulator.playout import GameSetup, play_one
+    from strategies.library import StrategyLibrary
+
+    setup = GameSetup(nplayers=players, instruments=instruments, instrument_dirs=tuple(instrument_dirs))
+    names = _lineup(strategies, players)
+    strat = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).matrix(names)
+    record = play_one(setup, strat, seed)
+    if as_json:
+        click.echo(json.dumps(game_document(record, names), indent=2))
+    else:
+        click.echo(narrate(record, names), nl=False)
+    if record.violation:
+        raise click.exceptions.Exit(1)
+
+
+# --------------------------------------------------------------------------- check
+
+
+@cli.command()
+@click.option("--games", type=click.IntRange(1), default=1000, show_default=True, help="Games per player count.")
+@seed_option(1, "Run seed; each game's own seed is derived from it and the game's index.")
+@click.option(
+    "--players",
+    "player_counts",
+    type=PlayerCounts(),
+    default="2,3,4",
+    show_default=True,
+    metavar="N[,N...]",
+    help="Player counts to soak.",
+)
+@instruments_option
+@instrument_dir_option
+def check(games, seed, player_counts, instruments, instrument_dirs):
+    """Soak the rules: play random games and check every invariant after every turn.
+
+    Every seat plays the uniformly random strategy. For each player count the command prints the
+    games, turns and games per second, then either "no violation" or each violation with the game
+    seed and turn that reproduce it and the `ssb play` line that replays that game. The exit status
+    is 1 when a violation is found.
+
+    Example:
+
+    \b
+        ssb check --games 2000 --seed 1 --players 3,4
+    """
+    from simulator.playout import GameSetup, soak
+    from strategies.library import StrategyLibrary
+
+    lib = StrategyLibrary()
+    total_games = total_turns = 0
+    total_time = 0.0
+    found = 0
+    label = None
+    for n in player_counts:
+        setup = GameSetup(nplayers=n, instruments=instruments, instrument_dirs=tuple(instrument_dirs))
+        if label is None:
+            label = setup.label
+            click.echo(f"Soak: random seats, {label}, run seed {seed}, {games} games per player count")
+        names = ["random"] * n
+        t0 = time.perf_counter()
+        report = soak(setup, lib.matrix(names), games, seed)
+        dt = time.perf_counter() - t0
+        total_games += report.games
+        total_turns += report.turns
+        total_time += dt
+        rate = report.games / dt if dt > 0 else float("inf")
+        verdict = "no violation" if not report.violations else f"{len(report.violations)} violation(s)"
+        click.echo(f"{n} players: {report.games} games, {report.turns} turns, {rate:.1f} games/s, {verdict}")
+        for game_seed, turn, code, message in report.violations:
+            found += 1
+            click.echo(f"  violation {code} ({message}) at turn {turn} of game seed {game_seed}")
+            click.echo(f"    replay: {_replay_command(n, setup, game_seed, names, instrument_dirs)}")
+    rate = total_games / total_time if total_time > 0 else float("inf")
+    verdict = "no violation" if not found else f"{found} violation(s)"
+    click.echo(f"Total: {total_games} games, {total_turns} turns, {rate:.1f} games/s, {verdict}")
+    if found:
+        raise click.exceptions.Exit(1)
+
+
+# --------------------------------------------------------------------------- instruments
+
+
+@cli.group(cls=SsbGroup)
+def instruments():
+    """List, show, validate and draw instrument boards.
+
+    Instruments are TOML files in simulator/data/instruments; --instrument-dir adds more.
+
+    Example:
+
+    \b
+        ssb instruments list
+    """
+
+
+@instruments.command("list")
+@instrument_dir_option
+def instruments_list(instrument_dirs):
+    """Table of every instrument: department, set, spaces, total cost, sections and scoring rules.
+
+    Example:
+
+    \b
+        ssb instruments list --instrument-dir my_instruments/
+    """
+    lib = InstrumentLibrary(extra_dirs=tuple(instrument_dirs))
+    rows = [
+        (
+            i.name,
+            i.department_name,
+            "expansion" if i.expansion else "base",
+            i.nspaces,
+            i.total_cost,
+            i.nsections,
+            i.rule_summary(),
+        )
+        for i in lib
+    ]
+    click.echo(_table(("name", "department", "set", "spaces", "cost", "sections", "rules"), rows))
+
+
+def show_instrument_text(inst):
+    """The layout of one instrument as text lines."""
+    out = []
+    kind = "expansion" if inst.expansion else "base game"
+    out.append(f"{inst.name}: {inst.department_name} department, {kind}")
+    paid = " and ".join(L.COLOUR_NAMES[c] for c in inst.allowed_colours)
+    out.append(
+        f"{inst.nspaces} spaces, total cost {inst.total_cost}, built with {paid} cats, "
+        f"penalty {inst.penalty_per_space} per unbuilt space"
+    )
+    if inst.description:
+        out.append(inst.description)
+    out.append(f"File: {inst.path}")
+    out.append("")
+    out.append("Spaces:")
+    rows = []
+    for i, sid in enumerate(inst.space_ids):
+        secs = ",".join(inst.section_ids[s] for s in inst.space_sections[i]) or "-"
+        links = ",".join(inst.space_ids[j] for j in inst.neighbours(i))
+        rows.append((sid, inst.numbers[i], L.COLOUR_NAMES[inst.colours[i]], secs, links))
+    out += ["  " + line for line in _table(("id", "number", "colour", "sections", "lines to"), rows).splitlines()]
+    out.append("")
+    out.append(f"Inspector lines ({len(inst.lines)}):")
+    pairs = [f"{inst.space_ids[a]}-{inst.space_ids[b]}" for a, b in inst.lines]
+    for k in range(0, len(pairs), 10):
+        out.append("  " + " ".join(pairs[k : k + 10]))
+    out.append("")
+    out.append("Sections:")
+    for s, sid in enumerate(inst.section_ids):
+        extras = []
+        if inst.section_symbols[s]:
+            extras.append(f"symbol {inst.section_symbols[s]}")
+        if inst.section_numbers[s] is not None:
+            extras.append(f"number {inst.section_numbers[s]}")
+        extra = f" ({', '.join(extras)})" if extras else ""
+        spaces = " ".join(inst.space_ids[i] for i in inst.section_spaces[s])
+        out.append(f"  {sid}{extra}: {spaces}")
+        out.append(f"    scoring: {' + '.join(t.text for t in inst.section_terms[s])}")
+        if inst.section_adjacent[s]:
+            out.append(f"    adjacent: {', '.join(inst.section_ids[a] for a in inst.section_adjacent[s])}")
+    out.append("")
+    out.append(f"Neutral spaces (3 players): {', '.join(inst.space_ids[i] for i in inst.neutral)}")
+    tokens = [str(k) for k, t in enumerate(inst.track_token) if t]
+    out.append(
+        f"Brag track: pieces needed {'/'.join(map(str, inst.track_need))}; "
+        f"points {'/'.join(map(str, inst.track_vp))}; "
+        f"{L.TOKEN_NAMES[inst.department]} token on spaces {', '.join(tokens) or 'none'}"
+    )
+    if inst.reconstructed:
+        out.append("")
+        out.append(
+            "Note: this layout is reconstructed. The printed board is not public; the sections and "
+            "their scoring follow the instrument appendix, the spaces, numbers, colours and lines are "
+            "a plausible design."
+        )
+    return out
+
+
+@instruments.command("show")
+@click.argument("name")
+@instrument_dir_option
+def instruments_show(name, instrument_dirs):
+    """Print one instrument's layout: spaces, lines, sections and their rules, neutral spaces.
+
+    Example:
+
+    \b
+        ssb instruments show Horns
+    """
+    inst = InstrumentLibrary(extra_dirs=tuple(instrument_dirs)).get(name)
+    click.echo("\n".join(show_instrument_text(inst)))
+
+
+@instruments.command("validate")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+def instruments_validate(paths):
+    """Load and check instrument files; a folder checks every *.toml in it.
+
+    Prints OK per good file and the error (file, key, reason) per bad one; the exit status is 2
+    if any file failed.
+
+    Example:
+
+    \b
+        ssb instruments validate my_instruments/tuba.toml
+    """
+    board = load_board()
+    files = []
+    for p in paths:
+        p = Path(p)
+        files.extend(sorted(p.glob("*.toml")) if p.is_dir() else [p])
+    failed = 0
+    for f in files:
+        try:
+            inst = load_instrument(f, board)
+        except DataError as exc:
+            failed += 1
+            click.echo(f"error: {exc}", err=True)
+        else:
+            click.echo(f"OK {f}: {inst}")
+    if not files:
+        click.echo("error: no instrument files found", err=True)
+        failed = 1
+    if failed:
+        raise click.exceptions.Exit(2)
+
+
+@instruments.command("draw")
+@click.argument("name")
+@click.option(
+    "-o", "--output", required=True, type=click.Path(dir_okay=False), metavar="FILE.png", help="PNG file to write."
+)
+@instrument_dir_option
+def instruments_draw(name, output, instrument_dirs):
+    """Draw an instrument's reconstructed layout as a PNG picture.
+
+    Spaces are circles filled with the cat colour they cost, labelled with id and number; grey lines
+    are the inspector lines; each section is an outlined, labelled group.
+
+    Example:
+
+    \b
+        ssb instruments draw Piano -o piano.png
+    """
+    from simulator.drawing import draw_instrument
+
+    inst = InstrumentLibrary(extra_dirs=tuple(instrument_dirs)).get(name)
+    try:
+        draw_instrument(inst, output)
+    except OSError as exc:
+        raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {output}")
+
+
+# --------------------------------------------------------------------------- strategies
+
+
+@cli.group(cls=SsbGroup)
+def strategies():
+    """List and show the named strategies (profiles in strategies/profiles).
+
+    Example:
+
+    \b
+        ssb strategies list
+    """
+
+
+@strategies.command("list")
+@strategy_dir_option
+def strategies_list(strategy_dirs):
+    """Table of every strategy: kind, focus and description.
+
+    Example:
+
+    \b
+        ssb strategies list --strategy-dir my_profiles/
+    """
+    from strategies.library import StrategyLibrary
+
+    lib = StrategyLibrary(extra_dirs=tuple(strategy_dirs))
+    rows = [
+        (s.name, s.kind, L.DEPT_NAMES[s.focus] if s.focus >= 0 else "-", s.description) for s in lib.all()
+    ]
+    click.echo(_table(("name", "kind", "focus", "description"), rows))
+
+
+@strategies.command("show")
+@click.argument("name")
+@strategy_dir_option
+def strategies_show(name, strategy_dirs):
+    """Print one strategy: kind, flags, description and its full weight table.
+
+    NAME may carry a focus, e.g. greedy:orange.
+
+    Example:
+
+    \b
+        ssb strategies show greedy
+    """
+    from strategies.library import StrategyLibrary
+
+    s = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).get(name)
+    click.echo(f"{s.name}: {s.kind}")
+    if s.description:
+        click.echo(s.description)
+    click.echo(f"focus: {L.DEPT_NAMES[s.focus] if s.focus >= 0 else '-'}")
+    if s.kind == "lookahead":
+        click.echo(f"budget: {s.budget} rollouts per candidate")
+    click.echo(f"file: {s.path}")
+    click.echo("weights:" if s.kind != "random" else "weights (unused by the random kind):")
+    width = max(len(w) for w in L.WEIGHT_NAMES)
+    for w in L.WEIGHT_NAMES:
+        click.echo(f"  {w:<{width}}  {s.weights.get(w, 0.0):g}")
+
+
+def main():
+    """Console entry point (``ssb``)."""
+    cli.main(prog_name="ssb")
+
+
+if __name__ == "__main__":
+    main()
