@@ -30,7 +30,9 @@ SEAT_COLUMNS = CELL_COLUMNS + (
     "score",  # int: final score = sum of the source columns
     *SRC_NAMES,  # inspector, objective_<dept>, brag_<dept>, penalty_<dept>
     *(f"pieces_{d}" for d in DEPT_NAMES),
-    *(f"brag_{d}" for d in DEPT_NAMES),
+    # Brag-track space of the seat's disc per department (-1 = no disc). Not "brag_<dept>": that
+    # name is the score source above (points from brag awards).
+    *(f"brag_space_{d}" for d in DEPT_NAMES),
     *STAT_NAMES,
     "won",  # 0/1
     "rank",  # 1 = best; ties ordered by the turn-order tie-break (R13)
@@ -48,3 +50,10 @@ GAME_COLUMNS = CELL_COLUMNS + (
     *(f"built_{d}" for d in DEPT_NAMES),
     "pri_or_neutral_pieces",
 )
+
+# Columns holding text; every other column is an integer.
+STRING_COLUMNS = frozenset({"cell_key", "inst_black", "inst_orange", "inst_gray", "lineup", "strategy",
+                            "winner_strategy"})
+
+assert len(set(SEAT_COLUMNS)) == len(SEAT_COLUMNS), "duplicate seat column names"
+assert len(set(GAME_COLUMNS)) == len(GAME_COLUMNS), "duplicate game column names"

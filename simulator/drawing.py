@@ -176,7 +176,8 @@ def draw_instrument(inst, path, dpi=120):
     legend.append(Line2D([], [], color="#8a8a8a", linewidth=1.4, label="inspector line"))
     legend.append(Patch(facecolor="white", edgecolor="#6a1b9a", linestyle="--", linewidth=2.0,
                         label="neutral piece (3 players)"))
-    fig.legend(handles=legend + [handles[s] for s in sorted(handles)], loc="upper left", bbox_to_anchor=(0.765, 0.88), fontsize=8,
+    sections = [handles[s] for s in sorted(handles)]
+    fig.legend(handles=legend + sections, loc="upper left", bbox_to_anchor=(0.765, 0.88), fontsize=8,
                frameon=False, title="id / number on each space", title_fontsize=8)
 
     kind = "expansion" if inst.expansion else "base game"

@@ -99,7 +99,7 @@ def event_dicts(events, insts=None):
         args = [int(x) for x in row[3:8]]
         name, fields = EVENT_FIELDS.get(code, (f"code_{code}", ("a", "b", "c", "d", "e")))
         ev = {"turn": turn, "turn_seat": cur, "event": name}
-        for f, v in zip(fields, args):
+        for f, v in zip(fields, args, strict=False):  # unused trailing columns are 0
             if f != "_packed":
                 ev[f] = v
         if code == L.EV_SELECT:
@@ -130,23 +130,16 @@ def event_dicts(events, insts=None):
 
 
 def seat_rows(st, nplayers, strategies=()):
-    """One dict per seat: name, strategy, score, every score source, pieces and brag space per
-    instrument, rank, win flag and the per-seat counters (``playout.seat_results`` columns)."""
+    """One dict per seat: index (0-based, as in the events), name, strategy, score, every score source,
+    pieces and brag space per instrument, rank, win flag and the per-seat counters (the columns of
+    ``playout.seat_results``)."""
     cols = seat_results(st[None, :], nplayers)
     rows = []
     for p in range(nplayers):
-        row = {"seat": p + 1, "name": owner_name(p, nplayers)}
+        row = {"seat": p, "name": owner_name(p, nplayers)}
         if strategies:
             row["strategy"] = strategies[p]
         row.update({k: int(v[0, p]) for k, v in cols.items()})
-        # seat_results files a score source and a brag-track position under the same key
-        # ("brag_black"), so both are read from the state here, under distinct keys.
-        row["score"] = int(st[L.S_SCORE + p])
-        for k, name in enumerate(L.SRC_NAMES):
-            row[name] = int(st[L.S_SRC + p * L.N_SRC + k])
-        for d, dn in enumerate(L.DEPT_NAMES):
-            row[f"pieces_{dn}"] = int(st[L.S_PIECES + d * L.N_OWNERS + p])
-            row[f"brag_space_{dn}"] = int(st[L.S_BRAG_POS + d * L.N_OWNERS + p])
         rows.append(row)
     return rows
 
@@ -235,13 +228,9 @@ class _Narrator:
     def die(self, die):
         return f"{self.who(die // L.DICE_PER_OWNER)}'s die {die % L.DICE_PER_OWNER + 1}"
 
-    def space(self, d, sp):
-        inst = self.insts[d]
-        return f"{inst.name} {inst.space_name(sp)}"
-
     def space_detail(self, d, sp):
         inst = self.insts[d]
-        return f"{inst.name} {inst.space_name(sp)} ({inst.numbers[sp]}, {L.COLOUR_NAMES[inst.colours[sp]]})"
+        return f"{inst.name} {inst.space_name(sp)} ({inst.numbers[sp]} {L.COLOUR_NAMES[inst.colours[sp]]})"
 
     def slice(self, d, s):
         return f"slice {s + 1} ({L.ACTION_NAMES[self.slices[d][s]]})"
@@ -333,6 +322,9 @@ class _Narrator:
             self.say(f"{self.who(owner)} brags{why} on the {inst} track but is already on its top space.")
             return
         self.brag[d, owner] = pos
+        if origin == L.BRAG_PRI:
+            self.say(f"Pri climbs the {inst} track: space {pos}.")
+            return
         gain = f", gains {_a(L.TOKEN_NAMES[token])} token" if token >= 0 else ""
         self.say(f"{self.who(owner)} brags{why} on the {inst} track: space {pos}{gain}.")
 
@@ -415,7 +407,7 @@ class _Narrator:
         elif src < L.SRC_BRAG:
             reason = f"{inst.name} section {inst.section_name(where)}"
         elif src < L.SRC_PENALTY:
-            reason = f"{inst.name} track space {where}"
+            reason = f"{inst.name} track space {where}, the lower of disc and pieces"
         else:
             reason = f"{inst.name} unbuilt, last on its track"
         verb = f"scores {_plural(pts, 'point')}" if pts >= 0 else f"loses {_plural(-pts, 'point')}"
@@ -482,6 +474,18 @@ class _Narrator:
         else:
             self.lines.append(f"Game over after {rounds} rounds.")
         self.lines.append("End-game scoring:")
+        for d, inst in enumerate(self.insts):
+            if self.built[d]:
+                continue
+            empty = sum(1 for o in self.inner[d] if o < 0)
+            discs = {o: pos for (dd, o), pos in self.brag.items() if dd == d}
+            low = min(discs.values())
+            last = [self.who(o) for o in sorted(discs) if discs[o] == low]
+            self.say(
+                f"{inst.name} is unbuilt with {_plural(empty, 'empty space')}: the penalty of "
+                f"{inst.penalty_per_space * empty} falls on last place on its track ({', '.join(last)})"
+                + (", shared evenly, rounded down." if len(last) > 1 else ".")
+            )
 
     def ev_final(self, cur, winner, best, tied, _d, _e):
         pass  # the final table names the winner
@@ -539,7 +543,8 @@ def final_table(record, strategies=()):
     else:
         w = game["winner"]
         if game["tiebreak"]:
-            how = f"tied on points with {_plural(game['tied'] - 1, 'other seat')}; the tie-break (later in turn order) decided"
+            others = _plural(game["tied"] - 1, "other seat")
+            how = f"tied on points with {others}; the tie-break (later in turn order) decided"
         else:
             how = "outright, no tie-break"
         out.append(f"Winner: {game['winner_name']} with {seats[w]['score']} points ({how})")

@@ -135,7 +135,7 @@ def seat_results(states, nplayers):
         cols[name] = states[:, S_SRC + np.arange(nplayers) * N_SRC + k]
     for d, dn in enumerate(DEPT_NAMES):
         cols[f"pieces_{dn}"] = states[:, S_PIECES + d * N_OWNERS + np.arange(nplayers)]
-        cols[f"brag_{dn}"] = states[:, S_BRAG_POS + d * N_OWNERS + np.arange(nplayers)]
+        cols[f"brag_space_{dn}"] = states[:, S_BRAG_POS + d * N_OWNERS + np.arange(nplayers)]
     for k, name in enumerate(STAT_NAMES):
         cols[name] = states[:, S_STAT + np.arange(nplayers) * N_STAT + k]
     winner = states[:, S_WINNER]

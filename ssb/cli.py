@@ -14,9 +14,9 @@ from pathlib import Path
 
 import click
 
+from simulator import layout as L
 from simulator.errors import DataError
 from simulator.instruments import STARTER, InstrumentLibrary, load_board, load_instrument
-from simulator import layout as L
 
 PLAYER_CHOICES = (2, 3, 4)
 
@@ -150,12 +150,27 @@ def strategy_dir_option(f):
     )(f)
 
 
+class Seed(click.ParamType):
+    """A seed: an integer from 0 to 2**64 - 1 (the kernel's generator is 64-bit)."""
+
+    name = "seed"
+
+    def convert(self, value, param, ctx):
+        try:
+            seed = int(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not an integer", param, ctx)
+        if not 0 <= seed < 2**64:
+            self.fail(f"{seed} is outside 0 .. 2**64 - 1", param, ctx)
+        return seed
+
+
 def seed_option(default, help_text):
-    """``--seed``: a non-negative integer seed."""
+    """``--seed``: a non-negative 64-bit integer seed."""
 
     def decorate(f):
         return click.option(
-            "--seed", type=click.IntRange(0, 2**64 - 1), default=default, show_default=True, help=help_text
+            "--seed", type=Seed(), default=default, show_default=True, metavar="N", help=help_text
         )(f)
 
     return decorate
@@ -190,10 +205,10 @@ def _replay_command(nplayers, setup, seed, strategies, instrument_dirs):
 
 def _table(headers, rows):
     """Plain left-aligned columns; the last column is left unpadded."""
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
     lines = []
     for row in [headers, *rows]:
-        cells = [str(c).ljust(w) for c, w in zip(row[:-1], widths)] + [str(row[-1])]
+        cells = [str(c).ljust(w) for c, w in zip(row[:-1], widths[:-1], strict=True)] + [str(row[-1])]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
 
@@ -265,7 +280,9 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
 
 
 @cli.command()
-@click.option("--games", type=click.IntRange(1), default=1000, show_default=True, help="Games per player count.")
+@click.option(
+    "--games", type=click.IntRange(1), default=1000, show_default=True, metavar="N", help="Games per player count."
+)
 @seed_option(1, "Run seed; each game's own seed is derived from it and the game's index.")
 @click.option(
     "--players",
@@ -295,6 +312,9 @@ def check(games, seed, player_counts, instruments, instrument_dirs):
     from strategies.library import StrategyLibrary
 
     lib = StrategyLibrary()
+    # One untimed game first, so loading the compiled kernel does not count against games/s.
+    warm = GameSetup(nplayers=player_counts[0], instruments=instruments, instrument_dirs=tuple(instrument_dirs))
+    soak(warm, lib.matrix(["random"] * player_counts[0]), 1, seed)
     total_games = total_turns = 0
     total_time = 0.0
     found = 0

@@ -6,6 +6,16 @@ rulebook states. Seats: Angelo 0, Kris 1, Lucia 2, Dane 3 (a four-player table).
 """
 
 import numpy as np
+from support import (
+    big_log,
+    events,
+    make_geo,
+    make_state,
+    place,
+    scores,
+    set_brag,
+    source_points,
+)
 
 from simulator.kernel import engine, policy, rules
 from simulator.kernel.core import brag_step, track_beats
@@ -29,7 +39,6 @@ from simulator.layout import (
     I_COST,
     INSPECT,
     LADDER,
-    MAX_SECTIONS,
     MAX_SPACES,
     MILK,
     N_OWNERS,
@@ -42,6 +51,7 @@ from simulator.layout import (
     S_BRAG_POS,
     S_BRAG_STAMP,
     S_BUILD_LEFT,
+    S_CUR,
     S_DIE_FACE,
     S_DIE_POS,
     S_DIE_WHERE,
@@ -53,7 +63,6 @@ from simulator.layout import (
     S_QUILT,
     S_READY,
     S_ROOM_DIE,
-    S_SCORE,
     S_SLICE_ACTION,
     S_SLICE_DIE,
     S_TIEBREAK,
@@ -70,7 +79,6 @@ from simulator.layout import (
     WEIGHT_NAMES,
 )
 from strategies.library import StrategyLibrary
-from support import big_log, events, make_geo, make_state, place, scores, set_brag, source_points
 
 ANGELO, KRIS, LUCIA, DANE = 0, 1, 2, 3
 
@@ -150,15 +158,9 @@ def candidates(st, p):
 # --------------------------------------------------------------------------- Kris's turn
 
 
-def test_kris_turn_uses_angelos_die_and_the_die_skips_a_busy_slice():
-    """Kris's turn from the dice-and-break-rooms section (R1, R3, R5).
-
-    The orange wheel reads Construct, Construct, Refresh, Inspect clockwise. Angelo's die shows 2 on
-    the Inspect slice, Kris's own 4* die stands on the Construct slice right after it; the other
-    Construct and the Refresh slices are open. Kris goes to the first (leftmost) orange spot, uses
-    Angelo's die to inspect, Angelo recruits an orange cat, and the die ticks 2 -> 3 while moving past
-    Kris's die to the next open slice.
-    """
+def kris_table():
+    """Orange wheel Construct, Construct, Refresh, Inspect (clockwise): Angelo's die on "2" on the
+    Inspect slice, Kris's "4*" die on the Construct slice right after it; Kris's pawn in black."""
     geo = make_geo(
         spaces=[(1, "black", []), (2, "gray", []), (1, "gray", [])],
         lines=[(0, 1), (1, 2)],
@@ -171,11 +173,24 @@ def test_kris_turn_uses_angelos_die_and_the_die_skips_a_busy_slice():
         REFRESH,
         INSPECT,
     ]
-    angelo_die, kris_die = die_of(ANGELO), die_of(KRIS)
-    put_on_wheel(st, angelo_die, ORANGE, 3, NOVICE_START + 1)  # "2" on Inspect
-    put_on_wheel(st, kris_die, ORANGE, 0, EXPERT_TOP)  # Kris's "4*" on a Construct slice
+    put_on_wheel(st, die_of(ANGELO), ORANGE, 3, NOVICE_START + 1)  # "2" on Inspect
+    put_on_wheel(st, die_of(KRIS), ORANGE, 0, EXPERT_TOP)  # Kris's "4*" on a Construct slice
     place(st, ORANGE, 1, KRIS)
     st[S_PAWN + KRIS] = 0  # in the black department before the turn
+    return geo, st
+
+
+def test_kris_turn_uses_angelos_die_and_the_die_skips_a_busy_slice():
+    """Kris's turn from the dice-and-break-rooms section (R1, R3, R5).
+
+    The orange wheel reads Construct, Construct, Refresh, Inspect clockwise. Angelo's die shows 2 on
+    the Inspect slice, Kris's own 4* die stands on the Construct slice right after it; the other
+    Construct and the Refresh slices are open. Kris goes to the first (leftmost) orange spot, uses
+    Angelo's die to inspect, Angelo recruits an orange cat, and the die ticks 2 -> 3 while moving past
+    Kris's die to the next open slice.
+    """
+    geo, st = kris_table()
+    angelo_die, kris_die = die_of(ANGELO), die_of(KRIS)
 
     # The choices at the leftmost orange spot: Angelo's die, his own 4* die, or a novice die from
     # his supply on one of the two open slices (the wheel holds only two dice).
@@ -212,6 +227,25 @@ def test_kris_turn_uses_angelos_die_and_the_die_skips_a_busy_slice():
     assert st[S_SLICE_DIE + ORANGE * N_SLICES + 0] == kris_die
     codes = [e[2] for e in events(log) if e[2] in (EV_SELECT, EV_RECRUIT, EV_INSPECT_STEP, EV_TICK)]
     assert codes == [EV_SELECT, EV_RECRUIT, EV_INSPECT_STEP, EV_INSPECT_STEP, EV_TICK]
+
+
+def test_kris_turn_through_the_engine():
+    """The same turn played by the engine's turn driver with Kris's choice of spot and die fixed
+    (R1, R3, R5, R8): the inspect takes two steps, Angelo recruits, the die lands on slice 1 on "3"."""
+    geo, st = kris_table()
+    angelo_die = die_of(ANGELO)
+    strat = np.zeros((N_OWNERS, len(strat_row())))
+    for o in range(4):
+        strat[o] = strat_row()
+    st[S_CUR] = KRIS
+    log = big_log()
+    engine.execute_turn(st, geo, strat, np.array([11], np.uint64), log, KRIS, 3, angelo_die, 3, 0)
+    assert st[S_PAWN + KRIS] == 3
+    assert [e[3:5] for e in events(log, EV_RECRUIT)] == [[ANGELO, ORANGE]]
+    assert sum(1 for e in events(log, EV_INSPECT_STEP) if e[6] == 0) == 2
+    assert st[S_DIE_POS + angelo_die] == ORANGE * N_SLICES + 1
+    assert st[S_DIE_FACE + angelo_die] == NOVICE_START + 2
+    assert st[S_CUR] == KRIS + 1
 
 
 # --------------------------------------------------------------------------- Dane's construct
@@ -285,7 +319,9 @@ def test_dane_construct_at_the_vibes_with_two_ladders():
         tlog = big_log()
         engine.do_construct(trial, geo, strat, np.array([7], np.uint64), tlog, DANE, d, 1)
         assert [e[3:5] for e in events(tlog, EV_FORFEIT)] == [[DANE, 1]]
-        assert np.array_equal(trial[S_INNER : S_OUTER + 3 * MAX_SPACES], st[S_INNER : S_OUTER + 3 * MAX_SPACES])
+        assert np.array_equal(
+            trial[S_INNER : S_OUTER + 3 * MAX_SPACES], st[S_INNER : S_OUTER + 3 * MAX_SPACES]
+        )
 
     # Outcome.
     assert scores(st) == [0, 0, 0, 2]
@@ -394,14 +430,16 @@ def test_angelo_inspect_search_finds_a_route_at_least_as_good():
     rulebook's route (R8)."""
     geo, st = bass_for_angelo()
     sp = strat_row()
-    w_pts = sp[P_WEIGHTS + WEIGHT_NAMES.index("points")] + sp[P_WEIGHTS + WEIGHT_NAMES.index("inspector_action")]
+    w_pts = (
+        sp[P_WEIGHTS + WEIGHT_NAMES.index("points")] + sp[P_WEIGHTS + WEIGHT_NAMES.index("inspector_action")]
+    )
     w_opp = sp[P_WEIGHTS + WEIGHT_NAMES.index("opponent_points")]
     w_tok = sp[P_WEIGHTS + WEIGHT_NAMES.index("token_spent")]
     example_value = w_pts * 5 - w_opp * 1 - w_tok * 1
 
     path = np.empty(16, np.int64)
     jumps = np.empty(16, np.int64)
-    value, n = policy.search_inspect(st, geo, sp, ANGELO, BLACK, 2, 1, path, jumps)
+    value, n = policy.search_inspect(st, geo, sp, ANGELO, BLACK, 2, 1, path, jumps, np.ones(1, np.uint64))
     assert value >= example_value - 1e-9
     route = [(int(path[t]), int(jumps[t])) for t in range(n)]
     assert sum(j for _, j in route) <= 1
@@ -448,7 +486,7 @@ def test_angelo_brags_at_horns_and_vibes_after_a_pickup():
 
     assert brag_step(st, geo, log, ANGELO, ORANGE, BRAG_PICKUP) == -1  # space 3 has no token
     assert st[S_BRAG_POS + ORANGE * N_OWNERS + ANGELO] == 3
-    stamp = lambda o: int(st[S_BRAG_STAMP + ORANGE * N_OWNERS + o])  # noqa: E731
+    stamp = lambda o: int(st[S_BRAG_STAMP + ORANGE * N_OWNERS + o])
     assert stamp(ANGELO) > stamp(KRIS) and stamp(ANGELO) > stamp(LUCIA)
     assert track_beats(st, ORANGE, KRIS, ANGELO) and track_beats(st, ORANGE, LUCIA, ANGELO)
     assert not track_beats(st, ORANGE, ANGELO, KRIS)
@@ -471,8 +509,8 @@ def test_end_game_scoring_example():
         spaces=bass,
         dept=BLACK,
         others={
-            ORANGE: dict(spaces=[(1, "black", []), (1, "gray", [])]),
-            GRAY: dict(spaces=[(1, "black", []) for _ in range(4)]),
+            ORANGE: {"spaces": [(1, "black", []), (1, "gray", [])]},
+            GRAY: {"spaces": [(1, "black", []) for _ in range(4)]},
         },
     )
     st = make_state(4, geo)

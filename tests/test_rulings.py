@@ -4,8 +4,20 @@ Turns are driven through the engine's own pieces (``enumerate_turns``, ``execute
 ``end_turn``) or through the rule primitives of ``rules.py`` when the ruling concerns one step.
 """
 
+import itertools
+
 import numpy as np
 import pytest
+from support import (
+    big_log,
+    events,
+    make_geo,
+    make_state,
+    place,
+    scores,
+    set_brag,
+    source_points,
+)
 
 from simulator.kernel import engine, rules
 from simulator.kernel.core import add_points, brag_step, track_beats
@@ -23,6 +35,7 @@ from simulator.layout import (
     EV_BRAG,
     EV_BUILD,
     EV_BUMP,
+    EV_EXHAUST,
     EV_FORFEIT,
     EV_INSPECT_STEP,
     EV_MOVE,
@@ -31,19 +44,16 @@ from simulator.layout import (
     EV_PRI_PIECE,
     EV_RECRUIT,
     EV_REFRESH,
-    EV_SELECT,
     EV_SCORE,
-    EV_TICK,
+    EV_SELECT,
     EXPERT_START,
     EXPERT_TOP,
     G_INST,
     GRAY,
-    I_COST,
     I_NEUTRAL,
     I_NSPACES,
     INST_SIZE,
     LADDER,
-    MAX_SECTIONS,
     MAX_SPACES,
     MILK,
     N_DEPT,
@@ -58,7 +68,6 @@ from simulator.layout import (
     ORANGE,
     QUILT_COL,
     QUILT_ROW,
-    REFRESH,
     S_BRAG_POS,
     S_BRAG_STAMP,
     S_BUILD_LEFT,
@@ -85,7 +94,6 @@ from simulator.layout import (
     S_SLICE_ACTION,
     S_SLICE_DIE,
     S_STALLED,
-    S_STAMP,
     S_STAT,
     S_TIEBREAK,
     S_TIED,
@@ -98,7 +106,6 @@ from simulator.layout import (
     SRC_OBJECTIVE,
     SRC_PENALTY,
     ST_ACTION_BRAGS,
-    ST_BRAGS,
     ST_BUMPED,
     ST_BUMPS_MADE,
     ST_CATS_LOST,
@@ -112,7 +119,6 @@ from simulator.layout import (
 )
 from simulator.playout import GameSetup, play_one
 from strategies.library import StrategyLibrary
-from support import big_log, events, make_geo, make_state, place, scores, set_brag, source_points
 
 PRI = NEUTRAL = AUTOMA
 ROOM_BETWEEN = {(BLACK, ORANGE): 0, (ORANGE, GRAY): 1, (GRAY, BLACK): 2}
@@ -193,7 +199,11 @@ def unbuilt_geo(**kw):
     kw.setdefault("spaces", [(1, "orange", []), (2, "gray", []), (1, "gray", [])])
     kw.setdefault("lines", [(0, 1), (1, 2)])
     dept = kw.pop("dept", BLACK)
-    others = {d: dict(spaces=[(1, "black", []), (2, "black", [])], lines=[(0, 1)]) for d in range(N_DEPT) if d != dept}
+    others = {
+        d: {"spaces": [(1, "black", []), (2, "black", [])], "lines": [(0, 1)]}
+        for d in range(N_DEPT)
+        if d != dept
+    }
     others.update(kw.pop("others", {}))
     return make_geo(dept=dept, others=others, **kw)
 
@@ -306,7 +316,7 @@ def test_r2_picked_up_die_can_be_selected_at_the_destination():
 
 def test_r2_room_die_not_offered_when_the_destination_wheel_is_full():
     """R2/R3: with three dice on the orange wheel the picked-up die cannot be added there."""
-    geo, st = pickup_state()
+    _geo, st = pickup_state()
     put_on_wheel(st, die_of(2), ORANGE, 1, NOVICE_START)
     put_on_wheel(st, die_of(3), ORANGE, 2, NOVICE_START)
     orange = {(dd, s) for sp, dd, s in candidates(st, 0) if sp == 3}
@@ -490,14 +500,16 @@ def test_r6_placement_legality():
     """R6: build on an empty space only; upgrade only over an inner piece without an outer one;
     over another owner's (or the neutral's) inner piece only with a ladder; no pieces left, no
     placement."""
-    geo = make_geo(spaces=[(1, "orange", []), (2, "gray", []), (1, "gray", []), (3, "orange", []), (2, "gray", [])])
+    geo = make_geo(
+        spaces=[(1, "orange", []), (2, "gray", []), (1, "gray", []), (3, "orange", []), (2, "gray", [])]
+    )
     st = make_state(3, geo)
     place(st, BLACK, 1, 0)
     place(st, BLACK, 2, 1)
     place(st, BLACK, 3, 0)
     place(st, BLACK, 3, 0, outer=True)
     place(st, BLACK, 4, NEUTRAL)
-    legal = lambda s, outer, p=0: rules.placement_legal(st, geo, p, BLACK, s, outer)  # noqa: E731
+    legal = lambda s, outer, p=0: rules.placement_legal(st, geo, p, BLACK, s, outer)
     assert [legal(s, 0) for s in range(5)] == [1, 0, 0, 0, 0]
     assert [legal(s, 1) for s in range(5)] == [0, 1, 2, 0, 2]
     assert legal(5, 0) == 0 and legal(-1, 0) == 0  # no such space
@@ -565,16 +577,22 @@ def test_r6_ladder_turns_a_cat_into_the_needed_colour():
 
 
 def test_r6_cats_are_lost_when_the_quilt_is_full():
-    """R6: a paid cat with no empty quilt space goes back to the supply for good."""
+    """R6: a paid cat with no empty quilt space goes back to the supply for good (the engine's
+    payment step); while spaces remain, each paid cat takes one."""
     geo = make_geo(spaces=[(2, "gray", [])])
     st = make_state(4, geo)
-    st[S_QUILT : S_QUILT + N_QUILT] = ORANGE
-    set_ready(st, 0, gray=2)
-    construct(st, geo, 0, BLACK, 1)
-    assert st[S_INNER + 0] == 0
+    st[S_QUILT : S_QUILT + N_QUILT - 1] = ORANGE  # one space left
+    set_ready(st, 0, gray=3)
+    log = big_log()
+    engine.pay(st, geo, strats("greedy", "greedy", "greedy", "greedy"), rng(), log, 0, GRAY, 3)
     assert ready(st, 0) == [0, 0, 0]
-    assert list(st[S_QUILT : S_QUILT + N_QUILT]) == [ORANGE] * N_QUILT
+    assert list(st[S_QUILT : S_QUILT + N_QUILT]) == [ORANGE] * (N_QUILT - 1) + [GRAY]
     assert stat(st, 0, ST_CATS_LOST) == 2
+    assert [e[5] for e in events(log, EV_EXHAUST)] == [N_QUILT - 1, -1, -1]
+    # The primitive alone: quilt space -1 means lost.
+    set_ready(st, 0, black=1)
+    rules.exhaust_cat(st, log, 0, BLACK, -1)
+    assert ready(st, 0) == [0, 0, 0] and stat(st, 0, ST_CATS_LOST) == 3
 
 
 def test_r6_placing_on_the_inspectors_space_scores_its_number():
@@ -620,16 +638,18 @@ def test_r7_refresh_row_column_or_both(pips):
 def test_r7_milk_spent_only_for_both_lines():
     """R7/R4: the engine's refresh spends exactly one milk when it takes row and column."""
     st = make_state(4)
-    st[S_QUILT : S_QUILT + N_QUILT] = GRAY
-    st[S_TOKENS + MILK] = 2
     log = big_log()
+    modes = set()
     for seed in range(12):
         st[S_QUILT : S_QUILT + N_QUILT] = GRAY
         st[S_TOKENS + MILK] = 2
         set_ready(st, 0)
         engine.do_refresh(st, strats("random", "random", "random", "random"), rng(seed), log, 0, 2)
         mode = events(log, EV_REFRESH)[-1][5]
+        modes.add(mode)
         assert st[S_TOKENS + MILK] == (1 if mode == 3 else 2)
+        assert sum(ready(st, 0)) == {1: 2, 2: 3, 3: 4}[mode]
+    assert modes == {1, 2, 3}
 
 
 # =========================================================================== R8 inspect
@@ -648,53 +668,108 @@ def line_id(lines, a, b):
     raise AssertionError(f"no line between {a} and {b}")
 
 
-def inspector_walk(log, start):
-    """(space, jumped) per logged inspector entry, and the lines used from ``start``."""
-    steps = [(e[5], e[6]) for e in events(log, EV_INSPECT_STEP)]
-    return steps
+def inspector_walk(log):
+    """(space, jumped) per logged inspector entry."""
+    return [(e[5], e[6]) for e in events(log, EV_INSPECT_STEP)]
+
+
+def stuck_at(lines, node, used):
+    """True if every line at ``node`` is in ``used``."""
+    return all(e in used for e, (u, v) in enumerate(lines) if node in (u, v))
 
 
 @pytest.mark.parametrize("strategy", ["random", "greedy"])
 @pytest.mark.parametrize("cheese", [0, 2])
-def test_r8_exactly_pips_steps_and_no_line_twice(strategy, cheese):
-    """R8: on a graph with room to walk, the inspector makes exactly ``pips`` scored steps, never
-    uses a line twice, and each jump (one cheese each) neither scores nor counts as a step."""
+def test_r8_pips_steps_no_line_twice_and_jumps_free(strategy, cheese):
+    """R8: the inspector makes ``pips`` scored steps (fewer only when it ends where every line is
+    used), never uses a line twice, and each jump (one cheese each) neither scores nor counts."""
     geo, lines = ring_geo(6, chords=[(0, 3)])
+    full = 0
     for seed in range(15):
         st = make_state(4, geo)
         for s in range(6):
             place(st, BLACK, s, (s + seed) % 4)
-        st[S_INSPECTOR + BLACK] = seed % 6
+        start = seed % 6
+        st[S_INSPECTOR + BLACK] = start
         st[S_TOKENS + CHEESE] = cheese
         pips = 2 + seed % 3
         log = big_log()
         engine.do_inspect(st, geo, strats(*[strategy] * 4), rng(seed), log, 0, BLACK, pips)
-        steps = inspector_walk(log, seed % 6)
-        assert sum(1 for _, j in steps if not j) == pips
+        steps = inspector_walk(log)
+        scored = sum(1 for _, j in steps if not j)
+        path = [start] + [s for s, _ in steps]
+        used = [line_id(lines, a, b) for a, b in itertools.pairwise(path)]
+        assert len(used) == len(set(used))
+        assert scored <= pips
+        if scored < pips:
+            assert stuck_at(lines, path[-1], set(used))
+        else:
+            full += 1
+        assert not steps or steps[-1][1] == 0  # a move never ends on a jump
         jumps = sum(j for _, j in steps)
         assert jumps <= cheese and st[S_TOKENS + CHEESE] == cheese - jumps
-        path = [seed % 6] + [s for s, _ in steps]
-        used = [line_id(lines, a, b) for a, b in zip(path, path[1:])]
-        assert len(used) == len(set(used))
-        # Points: only the scored entries pay, each piece its space's number.
         expected = [0, 0, 0, 0]
         for s, j in steps:
             if not j:
                 expected[(s + seed) % 4] += 1 + (s % 3)
         assert scores(st) == expected
+    assert full >= 10
+
+
+def test_r8_long_ring_always_gives_full_moves():
+    """R8: on a ring with lines to spare nobody is ever stuck, so every move has exactly ``pips``
+    scored steps, jumps included."""
+    geo, _lines = ring_geo(9)
+    for strategy in ("random", "greedy"):
+        for seed in range(12):
+            st = make_state(4, geo)
+            for s in range(9):
+                place(st, BLACK, s, (s * 7 + seed) % 4)
+            st[S_INSPECTOR + BLACK] = seed % 9
+            st[S_TOKENS + CHEESE] = 2
+            pips = 1 + seed % 4
+            log = big_log()
+            engine.do_inspect(st, geo, strats(*[strategy] * 4), rng(seed), log, 0, BLACK, pips)
+            assert sum(1 for _, j in inspector_walk(log) if not j) == pips
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "random"])
+def test_r8_may_not_stop_short_in_a_dead_end_by_choice(strategy):
+    """R8: the inspector must make all its steps whenever some route allows it. From B, the
+    only two-step route is B-D-E; B-C and B-A are dead ends after one step. Seat 0's pieces on C
+    tempt the greedy, and a random walk wanders into the dead ends."""
+    #           A(0) - B(1) - C(2)
+    #                   |
+    #                  D(3) - E(4)
+    geo = make_geo(
+        spaces=[(1, "gray", []), (1, "gray", []), (3, "orange", []), (1, "gray", []), (1, "gray", [])],
+        lines=[(0, 1), (1, 2), (1, 3), (3, 4)],
+    )
+    for seed in range(8):
+        st = make_state(4, geo)
+        place(st, BLACK, 2, 0)
+        place(st, BLACK, 2, 0, outer=True)
+        place(st, BLACK, 3, 1)
+        place(st, BLACK, 4, 1)
+        st[S_INSPECTOR + BLACK] = 1
+        log = big_log()
+        engine.do_inspect(st, geo, strats(*[strategy] * 4), rng(seed), log, 0, BLACK, 2)
+        assert inspector_walk(log) == [(3, 0), (4, 0)]
 
 
 @pytest.mark.parametrize("strategy", ["random", "greedy"])
 def test_r8_first_move_places_anywhere_and_counts_as_a_step(strategy):
     """R8: an inspector still off the board is first put on any space (one step)."""
     # Space 3 is cut off from the others: only the first move can reach it.
-    geo = make_geo(spaces=[(1, "gray", []), (1, "gray", []), (1, "gray", []), (3, "orange", [])], lines=[(0, 1), (1, 2)])
+    geo = make_geo(
+        spaces=[(1, "gray", []), (1, "gray", []), (1, "gray", []), (3, "orange", [])], lines=[(0, 1), (1, 2)]
+    )
     st = make_state(4, geo)
     place(st, BLACK, 3, 0)
     place(st, BLACK, 3, 0, outer=True)
     log = big_log()
     engine.do_inspect(st, geo, strats(*[strategy] * 4), rng(5), log, 0, BLACK, 1)
-    steps = inspector_walk(log, -1)
+    steps = inspector_walk(log)
     assert len(steps) == 1 and steps[0][1] == 0
     if strategy == "greedy":
         assert steps[0][0] == 3 and scores(st)[0] == 6
@@ -702,7 +777,7 @@ def test_r8_first_move_places_anywhere_and_counts_as_a_step(strategy):
     st = make_state(4, geo)
     log = big_log()
     engine.do_inspect(st, geo, strats(*[strategy] * 4), rng(6), log, 0, BLACK, 2)
-    steps = inspector_walk(log, -1)
+    steps = inspector_walk(log)
     assert 1 <= len(steps) <= 2
     if steps[0][0] != 3:
         assert len(steps) == 2
@@ -717,7 +792,7 @@ def test_r8_fewer_steps_only_when_stuck(strategy):
         st[S_INSPECTOR + BLACK] = 0
         log = big_log()
         engine.do_inspect(st, geo, strats(*[strategy] * 4), rng(seed), log, 0, BLACK, 4)
-        assert inspector_walk(log, 0) == [(1, 0), (2, 0)]
+        assert inspector_walk(log) == [(1, 0), (2, 0)]
 
 
 def test_r8_jump_does_not_score():
@@ -777,7 +852,7 @@ def test_r10_objectives_resolve_at_the_end_of_the_turn():
     """R10: completing a section only marks it; the engine's end of turn pays it, once."""
     geo = unbuilt_geo(
         spaces=[(1, "orange", [0]), (1, "orange", [0]), (2, "gray", [])],
-        sections=[dict(terms=[("rank", None, [4, 2, 1])])],
+        sections=[{"terms": [("rank", None, [4, 2, 1])]}],
     )
     st = make_state(4, geo)
     log = big_log()
@@ -799,7 +874,10 @@ def test_r10_objectives_resolve_at_the_end_of_the_turn():
 def three_small_instruments():
     return make_geo(
         spaces=[(1, "orange", [])],
-        others={ORANGE: dict(spaces=[(1, "black", [])]), GRAY: dict(spaces=[(1, "black", []), (1, "black", [])])},
+        others={
+            ORANGE: {"spaces": [(1, "black", [])]},
+            GRAY: {"spaces": [(1, "black", []), (1, "black", [])]},
+        },
     )
 
 
@@ -824,6 +902,8 @@ def test_r11_two_instruments_built_finish_the_round():
 
 
 def test_r11_trigger_on_the_last_seat_ends_at_once_and_one_built_is_not_enough():
+    """R11: one built instrument does not end the game; a trigger on the last seat's turn ends it
+    right after that turn."""
     geo = three_small_instruments()
     st = make_state(3, geo)
     place(st, BLACK, 0, 0)
@@ -876,6 +956,7 @@ def test_r12_penalty_split_rounded_down():
 
 
 def test_r12_penalty_too_small_to_split_costs_nothing():
+    """R12: a penalty of 2 shared by three seats rounds down to nothing each."""
     geo = penalty_geo(2)
     st = make_state(4, geo)
     place(st, BLACK, 0, 3)
@@ -886,6 +967,7 @@ def test_r12_penalty_too_small_to_split_costs_nothing():
 
 
 def test_r12_last_place_alone_pays_all():
+    """R12: one seat alone on the lowest space pays 2 per unbuilt space."""
     geo = penalty_geo(3)
     st = make_state(4, geo)
     for o in (0, 1, 3):
@@ -965,6 +1047,7 @@ def test_r13_tie_goes_to_the_latest_seat(pts, winner, tied):
 
 
 def test_r13_two_player_tie_goes_to_seat_two():
+    """R13: in two players a tie goes to the second seat (Pri never wins, R14)."""
     geo = make_geo()
     st = make_state(2, geo)
     rules.final_scoring(st, geo, big_log())
@@ -1083,7 +1166,11 @@ def test_r14_pri_moves_after_the_second_player_to_the_next_open_spot(pri, seat0,
 def test_r14_pri_never_scores():
     """R14: Pri's pieces entered by the inspector, her objective wins and her end-game position pay
     her nothing."""
-    geo = make_geo(spaces=[(3, "gray", [0]), (2, "gray", [0])], lines=[(0, 1)], sections=[dict(terms=[("rank", None, [4, 2])])])
+    geo = make_geo(
+        spaces=[(3, "gray", [0]), (2, "gray", [0])],
+        lines=[(0, 1)],
+        sections=[{"terms": [("rank", None, [4, 2])]}],
+    )
     st = make_state(2, geo)
     log = big_log()
     rules.place_pri_piece(st, geo, log, BLACK, 0, 0)
@@ -1140,6 +1227,7 @@ def test_r15_neutral_wins_every_tie_and_counts_as_another_owner():
 
 
 def test_r15_three_players_use_two_spots_per_department():
+    """R15/R1: with three players only the outer two spots of each department are offered."""
     geo = unbuilt_geo()
     st = make_state(3, geo)
     assert {c[0] for c in candidates(st, 0)} == {0, 2, 3, 5, 6, 8}

@@ -25,7 +25,6 @@ from simulator.kernel.policy import (
     choose_room,
     convert_colour,
     is_random,
-    random_inspect_step,
     refresh_value,
     search_inspect,
     CTX_SIZE,
@@ -234,7 +233,8 @@ def die_face_after_move(st, p, die):
 def inspect_plan(st, geo, sp, p, d, pips):
     path = np.empty(16, dtype=np.int64)
     jumps = np.empty(16, dtype=np.int64)
-    v, n = search_inspect(st, geo, sp, p, d, pips, st[S_TOKENS + p * 3 + CHEESE], path, jumps)
+    nrng = np.ones(1, dtype=np.uint64)
+    v, n = search_inspect(st, geo, sp, p, d, pips, st[S_TOKENS + p * 3 + CHEESE], path, jumps, nrng)
     return v
 
 
@@ -445,36 +445,11 @@ def do_refresh(st, strat, rng, log, p, pips):
 
 @njit(cache=True)
 def do_inspect(st, geo, strat, rng, log, p, d, pips):
-    """Move the inspector (R8): the greedy searches the best route, the random walks legal steps."""
-    sp = strat[p]
-    cheese = st[S_TOKENS + p * 3 + CHEESE]
-    if is_random(sp):
-        u = st[S_INSPECTOR + d]
-        steps = pips
-        if u < 0:
-            ns = geo[inst_base(d) + I_NSPACES]
-            if ns == 0:
-                return
-            u = rng_below(rng, ns)
-            inspector_enter(st, geo, log, p, d, u, 0)
-            steps -= 1
-        mask = np.int64(0)
-        while steps > 0:
-            v, jumped, e = random_inspect_step(st, geo, rng, p, d, u, mask, cheese, steps)
-            if v < 0:
-                break
-            mask |= np.int64(1) << e
-            if jumped:
-                cheese -= 1
-                spend_token(st, p, CHEESE, 1)
-            else:
-                steps -= 1
-            inspector_enter(st, geo, log, p, d, v, jumped)
-            u = v
-        return
+    """Move the inspector (R8) along the route the policy picks; every cheese jump costs a cheese."""
     path = np.empty(16, dtype=np.int64)
     jumps = np.empty(16, dtype=np.int64)
-    val, n = search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps)
+    cheese = st[S_TOKENS + p * 3 + CHEESE]
+    val, n = search_inspect(st, geo, strat[p], p, d, pips, cheese, path, jumps, rng)
     for t in range(n):
         if jumps[t]:
             spend_token(st, p, CHEESE, 1)

@@ -577,13 +577,19 @@ def has_unused_exit(geo, d, v, mask):
 
 
 @njit(cache=True)
-def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps):
-    """Best inspector route for ``p`` (greedy): exhaustive over routes of ``pips`` scored steps with
-    up to ``cheese`` jumps (at most two are tried). Fills ``path``/``jumps``; returns (value, length).
+def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
+    """The inspector route ``p`` takes (R8), chosen among every legal route by depth-first search.
 
-    The first move of an inspector still off the board places it on any space (one step, R8)."""
+    A route makes ``pips`` scored steps along unused lines; it may be shorter only when no route of
+    full length exists (the inspector must move exactly its pips whenever it can). Up to two cheese
+    jumps are tried. The greedy policy takes the longest route of best worth, jumping only past
+    spaces that would pay others more than itself; the random policy draws uniformly among the
+    longest routes (jumps included). An inspector still off the board is first placed on any space,
+    which counts as one step and cannot be jumped. Fills ``path``/``jumps``; returns (worth, entries).
+    """
     base = inst_base(d)
     ns = geo[base + I_NSPACES]
+    rnd = is_random(sp)
     maxj = cheese if cheese < 2 else 2
     depth_max = pips + maxj
     node = np.empty(depth_max + 1, dtype=np.int64)
@@ -594,18 +600,20 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps):
     jl = np.zeros(depth_max + 1, dtype=np.int64)
     cur_j = np.zeros(depth_max + 1, dtype=np.int64)
     best = -1e18
+    best_steps = -1
+    nbest = 0
     blen = 0
     start = st[S_INSPECTOR + d]
     nstarts = 1 if start >= 0 else ns
     maxv = 0.0
-    if start < 0:
+    if start < 0 and not rnd:
         for t in range(ns):
             ev = enter_value(st, geo, sp, p, d, t)
             if ev > maxv:
                 maxv = ev
     for si in range(nstarts):
-        if start < 0 and best > -1e17:
-            # No route from this start can beat the best one found.
+        if start < 0 and not rnd and best_steps == pips:
+            # No full route from this start can beat the best full route found.
             if enter_value(st, geo, sp, p, d, si) + (pips - 1) * maxv <= best:
                 continue
         if start >= 0:
@@ -615,7 +623,7 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps):
             first_len = 0
         else:
             node[0] = si
-            val[0] = enter_value(st, geo, sp, p, d, si)
+            val[0] = 0.0 if rnd else enter_value(st, geo, sp, p, d, si)
             steps[0] = pips - 1
             first_len = 1
         mask[0] = 0
@@ -625,21 +633,33 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps):
         lvl = 0
         while lvl >= 0:
             u = node[lvl]
-            if steps[lvl] == 0 or (kidx[lvl] == 0 and not has_unused_exit(geo, d, u, mask[lvl])):
-                # A complete route (or one that cannot go on): keep it if best.
-                if kidx[lvl] == 0:
-                    if val[lvl] > best:
+            if kidx[lvl] == 0 and (steps[lvl] == 0 or not has_unused_exit(geo, d, u, mask[lvl])):
+                # A route that is complete, or that cannot go on.
+                used = pips - steps[lvl]
+                take = False
+                if used > best_steps:
+                    best_steps = used
+                    nbest = 1
+                    best = val[lvl]
+                    take = True
+                elif used == best_steps:
+                    if rnd:
+                        nbest += 1
+                        take = rng_below(rng, nbest) == 0
+                    elif val[lvl] > best:
                         best = val[lvl]
-                        blen = lvl + first_len
-                        if first_len == 1:
-                            path[0] = node[0]
-                            jumps[0] = 0
-                        for t in range(1, lvl + 1):
-                            path[t - 1 + first_len] = node[t]
-                            jumps[t - 1 + first_len] = cur_j[t]
+                        take = True
+                if take:
+                    blen = lvl + first_len
+                    if first_len == 1:
+                        path[0] = node[0]
+                        jumps[0] = 0
+                    for t in range(1, lvl + 1):
+                        path[t - 1 + first_len] = node[t]
+                        jumps[t - 1 + first_len] = cur_j[t]
                 lvl -= 1
                 continue
-            # Next child: index k over links * 2 variants (0 scored, 1 jump).
+            # Next child: index k over links x 2 variants (0 scored, 1 jumped).
             advanced = False
             while kidx[lvl] < geo[base + I_NLINKS + u] * 2:
                 k = kidx[lvl] // 2
@@ -651,10 +671,10 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps):
                 v = geo[base + I_LINK + u * MAX_LINKS + k]
                 m2 = mask[lvl] | (np.int64(1) << e)
                 if var == 1:
+                    # A jump must pass through: the inspector leaves the space again.
                     if jl[lvl] == 0 or not has_unused_exit(geo, d, v, m2):
                         continue
-                    # Jump only past a space that would score more for others than for p.
-                    if enter_value(st, geo, sp, p, d, v) >= 0:
+                    if not rnd and enter_value(st, geo, sp, p, d, v) >= 0:
                         continue
                 lvl2 = lvl + 1
                 node[lvl2] = v
@@ -666,44 +686,15 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps):
                     steps[lvl2] = steps[lvl]
                     jl[lvl2] = jl[lvl] - 1
                 else:
-                    val[lvl2] = val[lvl] + enter_value(st, geo, sp, p, d, v)
+                    val[lvl2] = val[lvl] + (0.0 if rnd else enter_value(st, geo, sp, p, d, v))
                     steps[lvl2] = steps[lvl] - 1
                     jl[lvl2] = jl[lvl]
                 lvl = lvl2
                 advanced = True
                 break
             if not advanced:
-                # Every child tried: mark as finished by moving up without recording.
-                kidx[lvl] = 1  # non-zero so the leaf test above does not record it again
                 lvl -= 1
     return best, blen
-
-
-@njit(cache=True)
-def random_inspect_step(st, geo, rng, p, d, u, mask, cheese, steps_left):
-    """One uniformly random legal inspector move from ``u``: returns (space, jumped, edge) or (-1, 0, -1)."""
-    base = inst_base(d)
-    nl = geo[base + I_NLINKS + u]
-    n = 0
-    for it in range(2):
-        k2 = 0
-        for k in range(nl):
-            e = geo[base + I_LINKEDGE + u * MAX_LINKS + k]
-            if (mask >> e) & 1:
-                continue
-            v = geo[base + I_LINK + u * MAX_LINKS + k]
-            for var in range(2):
-                if var == 1:
-                    if cheese == 0 or not has_unused_exit(geo, d, v, mask | (np.int64(1) << e)):
-                        continue
-                if it == 1 and k2 == n:
-                    return v, var, e
-                k2 += 1
-        if it == 0:
-            if k2 == 0:
-                return -1, 0, -1
-            n = rng_below(rng, k2)
-    return -1, 0, -1
 
 
 # --------------------------------------------------------------------------- the turn
