@@ -25,6 +25,7 @@ from simulator.kernel.policy import (
     choose_room,
     convert_colour,
     is_random,
+    max_enter_value,
     refresh_value,
     search_inspect,
     CTX_SIZE,
@@ -244,7 +245,7 @@ def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     sp = strat[p]
     if sp[P_KIND] == KIND_LOOKAHEAD:
         vals = np.empty(2 * n)
-        score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals)
+        score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, False)
         return lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals)
     return choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
 
@@ -277,7 +278,7 @@ def choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
                 m -= 1
         return 0, 0
     vals = np.empty(2 * n)
-    score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals)
+    score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, True)
     best = -1e18
     bi = 0
     for i in range(2 * n):
@@ -289,8 +290,11 @@ def choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
 
 
 @njit(cache=True)
-def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals):
-    """Greedy worth of each candidate: ``vals[2i]`` acting with it, ``vals[2i + 1]`` bragging instead."""
+def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
+    """Greedy worth of each candidate: ``vals[2i]`` acting with it, ``vals[2i + 1]`` bragging instead.
+
+    With ``prune`` (when only the best candidate matters) an inspect whose best conceivable route
+    cannot beat the best other candidate is not searched and gets -inf."""
     plan = np.full((N_DEPT, 5), np.nan)
     insp = np.full((N_DEPT, 5), np.nan)
     brag_here = np.empty(N_DEPT)
@@ -298,6 +302,9 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals):
         brag_here[d] = brag_value(st, geo, sp, p, d)
     best_brag = max(brag_here[0], max(brag_here[1], brag_here[2]))
     cur = st[S_PAWN + p]
+    inspects = np.empty(n, dtype=np.int64)
+    n_insp = 0
+    top_enter = np.full(N_DEPT, np.nan)
     for i in range(n):
         spot = c_spot[i]
         d = spot // 3
@@ -323,11 +330,31 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals):
         elif action == REFRESH:
             av = refresh_value(st, sp, p, pips)
         else:
-            if np.isnan(insp[d, pips]):
-                insp[d, pips] = inspect_plan(st, geo, sp, p, d, pips)
-            av = insp[d, pips]
+            av = 0.0
+            inspects[n_insp] = i
+            n_insp += 1
         vals[2 * i] = v + av
         vals[2 * i + 1] = v + brag_here[d]
+    best = -1e18
+    if prune:
+        for i in range(2 * n):
+            if vals[i] > best:
+                best = vals[i]
+    for k in range(n_insp):
+        i = inspects[k]
+        d = c_spot[i] // 3
+        pips = FACE_PIPS[die_face_after_move(st, p, c_die[i])]
+        if np.isnan(insp[d, pips]):
+            if prune:
+                if np.isnan(top_enter[d]):
+                    top_enter[d] = max_enter_value(st, geo, sp, p, d)
+                if vals[2 * i] + pips * top_enter[d] <= best:
+                    vals[2 * i] = -1e18
+                    continue
+            insp[d, pips] = inspect_plan(st, geo, sp, p, d, pips)
+        vals[2 * i] += insp[d, pips]
+        if vals[2 * i] > best:
+            best = vals[2 * i]
 
 
 @njit(cache=True)

@@ -284,9 +284,9 @@ def section_hints(st, geo, d, hint):
         h = 0.0
         size = 0
         sm = geo[base + I_SEC_SPACES + s]
-        for t in range(geo[base + I_NSPACES]):
-            if (sm >> t) & 1:
-                size += 1
+        while sm:
+            sm &= sm - 1
+            size += 1
         for j in range(MAX_TERMS):
             t = s * MAX_TERMS + j
             code = geo[base + I_TERM_CODE + t]
@@ -564,6 +564,17 @@ def enter_value(st, geo, sp, p, d, space):
         elif 0 <= o < AUTOMA:
             v -= sp[W_OPP_POINTS] * num
     return v
+
+
+@njit(cache=True)
+def max_enter_value(st, geo, sp, p, d):
+    """The most one inspector entry could be worth to ``p`` on instrument ``d`` (at least 0)."""
+    best = 0.0
+    for t in range(geo[inst_base(d) + I_NSPACES]):
+        v = enter_value(st, geo, sp, p, d, t)
+        if v > best:
+            best = v
+    return best
 
 
 @njit(cache=True)
