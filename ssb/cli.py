@@ -294,50 +294,69 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
     help="Player counts to soak.",
 )
 @instruments_option
+@click.option(
+    "--all-sets",
+    is_flag=True,
+    help="Soak every instrument set (one instrument per department from the library) instead of one.",
+)
 @instrument_dir_option
-def check(games, seed, player_counts, instruments, instrument_dirs):
+def check(games, seed, player_counts, instruments, all_sets, instrument_dirs):
     """Soak the rules: play random games and check every invariant after every turn.
 
-    Every seat plays the uniformly random strategy. For each player count the command prints the
-    games, turns and games per second, then either "no violation" or each violation with the game
-    seed and turn that reproduce it and the `ssb play` line that replays that game. The exit status
-    is 1 when a violation is found.
+    Every seat plays the uniformly random strategy. For each player count (and, with --all-sets,
+    each of the 64 instrument sets) the command prints the games, turns and games per second, then
+    either "no violation" or each violation with the game seed and turn that reproduce it and the
+    `ssb play` line that replays that game. The exit status is 1 when a violation is found.
 
     Example:
 
     \b
         ssb check --games 2000 --seed 1 --players 3,4
+        ssb check --games 20 --all-sets
     """
+    import itertools
+
+    from simulator.instruments import InstrumentLibrary
     from simulator.playout import GameSetup, soak
     from strategies.library import StrategyLibrary
 
     lib = StrategyLibrary()
+    library = InstrumentLibrary(extra_dirs=tuple(instrument_dirs))
+    if all_sets:
+        per_dept = [[i.name for i in library.by_department(d)] for d in range(L.N_DEPT)]
+        sets = list(itertools.product(*per_dept))
+    else:
+        sets = [tuple(instruments)]
     # One untimed game first, so loading the compiled kernel does not count against games/s.
-    warm = GameSetup(nplayers=player_counts[0], instruments=instruments, instrument_dirs=tuple(instrument_dirs))
+    warm = GameSetup(nplayers=player_counts[0], instruments=sets[0], library=library)
     soak(warm, lib.matrix(["random"] * player_counts[0]), 1, seed)
     total_games = total_turns = 0
     total_time = 0.0
     found = 0
-    label = None
-    for n in player_counts:
-        setup = GameSetup(nplayers=n, instruments=instruments, instrument_dirs=tuple(instrument_dirs))
-        if label is None:
-            label = setup.label
-            click.echo(f"Soak: random seats, {label}, run seed {seed}, {games} games per player count")
-        names = ["random"] * n
-        t0 = time.perf_counter()
-        report = soak(setup, lib.matrix(names), games, seed)
-        dt = time.perf_counter() - t0
-        total_games += report.games
-        total_turns += report.turns
-        total_time += dt
-        rate = report.games / dt if dt > 0 else float("inf")
-        verdict = "no violation" if not report.violations else f"{len(report.violations)} violation(s)"
-        click.echo(f"{n} players: {report.games} games, {report.turns} turns, {rate:.1f} games/s, {verdict}")
-        for game_seed, turn, code, message in report.violations:
-            found += 1
-            click.echo(f"  violation {code} ({message}) at turn {turn} of game seed {game_seed}")
-            click.echo(f"    replay: {_replay_command(n, setup, game_seed, names, instrument_dirs)}")
+    if all_sets:
+        click.echo(f"Soak: random seats, {len(sets)} instrument sets, run seed {seed}, {games} games per cell")
+    for inst_set in sets:
+        for n in player_counts:
+            setup = GameSetup(nplayers=n, instruments=inst_set, library=library)
+            if not all_sets and total_games == 0:
+                click.echo(
+                    f"Soak: random seats, {setup.label}, run seed {seed}, {games} games per player count"
+                )
+            names = ["random"] * n
+            t0 = time.perf_counter()
+            report = soak(setup, lib.matrix(names), games, seed)
+            dt = time.perf_counter() - t0
+            total_games += report.games
+            total_turns += report.turns
+            total_time += dt
+            rate = report.games / dt if dt > 0 else float("inf")
+            verdict = "no violation" if not report.violations else f"{len(report.violations)} violation(s)"
+            where = f"{setup.label}, " if all_sets else ""
+            click.echo(f"{where}{n} players: {report.games} games, {report.turns} turns, {rate:.1f} games/s, {verdict}")
+            for game_seed, turn, code, message in report.violations:
+                found += 1
+                click.echo(f"  violation {code} ({message}) at turn {turn} of game seed {game_seed}")
+                click.echo(f"    replay: {_replay_command(n, setup, game_seed, names, instrument_dirs)}")
     rate = total_games / total_time if total_time > 0 else float("inf")
     verdict = "no violation" if not found else f"{found} violation(s)"
     click.echo(f"Total: {total_games} games, {total_turns} turns, {rate:.1f} games/s, {verdict}")
