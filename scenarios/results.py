@@ -22,9 +22,8 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.dataset as ds
 
-from simulator.errors import DataError
-
 from scenarios.schema import FORMAT_VERSION, GAME_COLUMNS, SEAT_COLUMNS
+from simulator.errors import DataError
 
 MANIFEST = "manifest.json"
 SEATS_DIR = "seats"

@@ -24,14 +24,11 @@ import fcntl
 import hashlib
 import json
 import os
-import shutil
 import sys
 import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-
-from simulator.errors import DataError
 
 from scenarios.results import (
     GAMES_DIR,
@@ -51,6 +48,7 @@ from scenarios.results import (
 from scenarios.scenario import Scenario, load_scenario, scenario_from_doc
 from scenarios.schema import FORMAT_VERSION
 from scenarios.worker import CellSpec, ChunkTask, play_chunk
+from simulator.errors import DataError
 
 DEFAULT_CHUNK_SIZE = 1000
 RESULTS_ROOT = Path("results")
@@ -59,6 +57,7 @@ PACKAGE = "shuffle-swing-balance"
 KERNEL_DIR = Path(__file__).resolve().parent.parent / "simulator" / "kernel"
 LAYOUT_FILE = KERNEL_DIR.parent / "layout.py"
 LOCK_FILE = ".lock"
+MANIFEST_EVERY = 15.0  # seconds between manifest updates during a run
 
 
 @dataclass
@@ -145,7 +144,7 @@ def _hashes(data):
 
 
 def _now():
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 def _new_manifest(scenario, plan, chunk_size, data, code):
@@ -166,8 +165,14 @@ def _new_manifest(scenario, plan, chunk_size, data, code):
         "chunks": {"size": chunk_size, "plan": plan},
         "data_files": data,
         "code": code,
-        "timings": {"created": _now(), "finished": None, "wall_seconds": 0.0, "games_played": 0,
-                    "games_per_second": None, "runs": []},
+        "timings": {
+            "created": _now(),
+            "finished": None,
+            "wall_seconds": 0.0,
+            "games_played": 0,
+            "games_per_second": None,
+            "runs": [],
+        },
     }
 
 
@@ -192,8 +197,9 @@ def _compare(old, new, out_dir):
             f"the chunk plan differs from the run on disk (chunks of {o_plan.get('size')} games there, "
             f"{new['chunks']['size']} asked): resume without --chunk-size, or start over with --force",
         )
-    o_hash, n_hash = _hashes(old.get("data_files", {"board": {}, "instruments": {}, "strategies": {}})), _hashes(
-        new["data_files"]
+    o_hash, n_hash = (
+        _hashes(old.get("data_files", {"board": {}, "instruments": {}, "strategies": {}})),
+        _hashes(new["data_files"]),
     )
     changed = sorted(k for k in set(o_hash) | set(n_hash) if o_hash.get(k) != n_hash.get(k))
     if changed:
@@ -217,7 +223,7 @@ def _compare(old, new, out_dir):
 def _has_tables(out_dir):
     for d in TABLE_DIRS:
         folder = out_dir / d
-        if folder.is_dir() and any(n.endswith(".parquet") or n.endswith(".tmp") for n in os.listdir(folder)):
+        if folder.is_dir() and any(n.endswith((".parquet", ".tmp")) for n in os.listdir(folder)):
             return True
     return False
 
@@ -230,7 +236,7 @@ def _clear(out_dir):
         if not folder.is_dir():
             continue
         for name in os.listdir(folder):
-            if name.endswith(".parquet") or name.endswith(".tmp"):
+            if name.endswith((".parquet", ".tmp")):
                 (folder / name).unlink()
         with contextlib.suppress(OSError):
             folder.rmdir()
@@ -248,39 +254,39 @@ def _remove_temporaries(out_dir):
 @contextlib.contextmanager
 def _locked(out_dir):
     """Hold an exclusive lock on the directory (released by the OS if the process dies)."""
-    fh = open(out_dir / LOCK_FILE, "a")
-    try:
+    with open(out_dir / LOCK_FILE, "a") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             raise RunDirError(out_dir, "", "another run is writing to this directory") from None
         yield
-    finally:
-        fh.close()
 
 
 def _previous(out_dir, new, resume, force):
-    """The manifest of the run to continue, or None for a fresh start; refuses to overwrite a run."""
+    """``(manifest of the run to continue or None, whether to clear the directory first)``.
+
+    Refuses to overwrite a run; writes nothing."""
     path = out_dir / MANIFEST
     if not path.exists():
         if _has_tables(out_dir) and not force:
             raise RunDirError(
                 out_dir, "", "holds result tables but no manifest; choose another --out or use --force to replace them"
             )
-        if force:
-            _clear(out_dir)
-        return None
+        return None, force
     if force:
-        _clear(out_dir)
-        return None
+        return None, True
     old = read_manifest(out_dir)
     if resume:
         _compare(old, new, out_dir)
-        return old
+        return old, False
     o_sc = old.get("scenario", {})
     same = o_sc.get("sha256") == new["scenario"]["sha256"]
     if old.get("status") == STATUS_COMPLETE:
-        what = "this scenario" if same else f"scenario '{o_sc.get('name')}'"
+        what = (
+            "this scenario"
+            if same
+            else (f"scenario '{o_sc.get('name')}' with other settings (sha256 {str(o_sc.get('sha256'))[:12]})")
+        )
         reason = f"holds a finished run of {what}; choose another --out, or use --force to replace it"
     elif same:
         reason = "holds an unfinished run of this scenario; continue it with --resume or start over with --force"
@@ -315,10 +321,10 @@ def _dispatcher(backend, jobs, scheduler):
 
     cluster = None
     if scheduler:
-        client = Client(scheduler, timeout="30s")
+        client = Client(scheduler, timeout="15s")
     else:
         cluster = LocalCluster(
-            n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+            n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
         )
         client = Client(cluster)
     try:
@@ -330,7 +336,8 @@ def _dispatcher(backend, jobs, scheduler):
             cluster.close()
 
 
-def _cell_specs(scenario, run_id):
+def cell_specs(scenario, run_id="adhoc"):
+    """Cell index -> :class:`CellSpec`: what a worker needs to play the cell."""
     specs = {}
     for cell in scenario.cells:
         specs[cell.index] = CellSpec(
@@ -352,7 +359,7 @@ def _progress_bar(total, initial, desc, enabled):
         total=total,
         initial=initial,
         desc=desc,
-        unit="game",
+        unit=" games",
         unit_scale=True,
         smoothing=0.05,
         dynamic_ncols=True,
@@ -432,21 +439,37 @@ def run_scenario(
 
     out_dir.mkdir(parents=True, exist_ok=True)
     with _locked(out_dir):
-        old = _previous(out_dir, manifest, resume, force)
-        if old is not None:
-            manifest["timings"] = old.get("timings", manifest["timings"])
-            manifest["timings"].setdefault("runs", [])
-        _remove_temporaries(out_dir)
-        for d in (SEATS_DIR, GAMES_DIR):
-            (out_dir / d).mkdir(exist_ok=True)
-        done = done_chunks(out_dir, len(plan)) if old is not None else set()
-        return _execute(scenario, out_dir, manifest, plan, done, jobs, backend, scheduler, progress, bool(old))
+        old, clear = _previous(out_dir, manifest, resume, force)
+        # Connect to the workers before changing anything on disk: a scheduler that cannot be
+        # reached leaves the directory as it was.
+        with _dispatcher(backend, jobs, scheduler) as dispatch:
+            if clear:
+                _clear(out_dir)
+            if old is not None:
+                manifest["timings"] = old.get("timings", manifest["timings"])
+                manifest["timings"].setdefault("runs", [])
+            _remove_temporaries(out_dir)
+            for d in (SEATS_DIR, GAMES_DIR):
+                (out_dir / d).mkdir(exist_ok=True)
+            done = done_chunks(out_dir, len(plan)) if old is not None else set()
+            return _execute(
+                scenario, out_dir, manifest, plan, done, dispatch, jobs, backend, scheduler, progress, old is not None
+            )
 
 
-def _execute(scenario, out_dir, manifest, plan, done, jobs, backend, scheduler, progress, resumed):
+def _execute(scenario, out_dir, manifest, plan, done, dispatch, jobs, backend, scheduler, progress, resumed):
     timings = manifest["timings"]
-    run_entry = {"started": _now(), "resumed": resumed, "backend": backend, "jobs": jobs, "scheduler": scheduler,
-                 "chunks_skipped": len(done), "games": 0, "wall_seconds": 0.0, "finished": None}
+    run_entry = {
+        "started": _now(),
+        "resumed": resumed,
+        "backend": backend,
+        "jobs": jobs,
+        "scheduler": scheduler,
+        "chunks_skipped": len(done),
+        "games": 0,
+        "wall_seconds": 0.0,
+        "finished": None,
+    }
     timings["runs"].append(run_entry)
     manifest["status"] = STATUS_RUNNING
     write_manifest(out_dir, manifest)
@@ -455,7 +478,7 @@ def _execute(scenario, out_dir, manifest, plan, done, jobs, backend, scheduler, 
     run_id = hashlib.sha256(
         json.dumps([scenario.sha256, _hashes(manifest["data_files"]), manifest["code"]["kernel_sha256"]]).encode()
     ).hexdigest()
-    specs = _cell_specs(scenario, run_id)
+    specs = cell_specs(scenario, run_id)
     todo = [row for row in plan if row[0] not in done]
     total = sum(c.games for c in cells.values())
     skipped_games = sum(row[3] - row[2] for row in plan if row[0] in done)
@@ -483,13 +506,18 @@ def _execute(scenario, out_dir, manifest, plan, done, jobs, backend, scheduler, 
 
     try:
         if todo:
-            with _dispatcher(backend, jobs, scheduler) as dispatch:
-                for res in dispatch(tasks):
-                    seats_path, games_path = chunk_paths(out_dir, res.chunk)
-                    write_atomic(seats_path, res.seats)
-                    write_atomic(games_path, res.table_games)
-                    played += res.games
-                    bar.update(res.games)
+            flushed = t0
+            for res in dispatch(tasks):
+                seats_path, games_path = chunk_paths(out_dir, res.chunk)
+                write_atomic(seats_path, res.seats)
+                write_atomic(games_path, res.table_games)
+                played += res.games
+                bar.update(res.games)
+                if time.perf_counter() - flushed > MANIFEST_EVERY:
+                    # Keep the timings roughly current, should the run be killed.
+                    account(final=False)
+                    write_manifest(out_dir, manifest)
+                    flushed = time.perf_counter()
     except BaseException:
         bar.close()
         account(final=False)

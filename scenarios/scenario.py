@@ -59,13 +59,12 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scenarios.canonical import to_toml, toml_key
 from simulator.errors import DataError
 from simulator.instruments import STARTER, InstrumentLibrary, _Checker, _read_toml, instrument_from_doc
 from simulator.layout import DEPT_NAMES
 from simulator.playout import PLAYER_COUNTS
 from strategies.library import StrategyLibrary
-
-from scenarios.canonical import to_toml, toml_key
 
 SCENARIO_DIR = Path(__file__).resolve().parent
 
@@ -233,8 +232,8 @@ def find_scenario(name_or_path):
         return p
     if p.is_dir():
         raise DataError(p, "", "is a directory, expected a scenario TOML file")
-    shipped = SCENARIO_DIR / f"{p.name}.toml"
-    if p.parent == Path(".") and p.suffix == "" and shipped.is_file():
+    shipped = SCENARIO_DIR / (p.name if p.suffix == ".toml" else f"{p.name}.toml")
+    if p.parent == Path(".") and shipped.is_file():
         return shipped
     raise DataError(p, "", f"scenario file not found (shipped scenarios: {', '.join(shipped_scenarios())})")
 
@@ -352,6 +351,8 @@ def _validate(doc, path, set_args):
     raw_players = doc["players"]
     if isinstance(raw_players, int) and not isinstance(raw_players, bool):
         raw_players = [raw_players]
+    if raw_players == []:
+        ck.fail("players", "no player counts, so the scenario has no cells (give some of 2, 3, 4)")
     players = ck.int_list(raw_players, "players", min_len=1)
     for i, n in enumerate(players):
         if n not in PLAYER_COUNTS:
@@ -382,7 +383,8 @@ def _validate(doc, path, set_args):
     strategies = StrategyLibrary(extra_dirs=dirs["strategy_dirs"])
 
     raw_over = doc.get("overrides", {})
-    ck.table(raw_over, "overrides")
+    if not isinstance(raw_over, dict):
+        ck.fail("overrides", 'expected a table of "Instrument.key.path" = value')
     overrides = flatten_overrides(raw_over)
     view = InstrumentView(library, _apply_overrides(overrides, library, path))
 
@@ -399,8 +401,14 @@ def _validate(doc, path, set_args):
         ck.fail("", "the scenario has no cells")
 
     # The effective document, defaults filled in; its text identifies the run.
-    eff = {"name": name, "description": description, "seed": seed, "games": games, "players": list(players),
-           "wheel": wheel}
+    eff = {
+        "name": name,
+        "description": description,
+        "seed": seed,
+        "games": games,
+        "players": list(players),
+        "wheel": wheel,
+    }
     if max_rounds is not None:
         eff["max_rounds"] = max_rounds
     for key in ("instrument_dirs", "strategy_dirs"):
@@ -475,6 +483,8 @@ def _instrument_sets(ck, raw, view, path):
         ck.fail("instruments.base", "base is the starting set of swaps; it is not used with " + mode)
 
     if mode == "sets":
+        if t["sets"] == []:
+            ck.fail("instruments.sets", "no instrument sets, so the scenario has no cells")
         ck.array(t["sets"], "instruments.sets", min_len=1, what="instrument sets")
         out = []
         for i, s in enumerate(t["sets"]):
@@ -487,8 +497,10 @@ def _instrument_sets(ck, raw, view, path):
     if mode == "all":
         if t["all"] is not True:
             ck.fail("instruments.all", "write all = true to play every combination (or use sets / swaps)")
-        return [tuple(i.name for i in combo)
-                for combo in itertools.product(*(view.by_department(d) for d in range(len(DEPT_NAMES))))]
+        return [
+            tuple(i.name for i in combo)
+            for combo in itertools.product(*(view.by_department(d) for d in range(len(DEPT_NAMES))))
+        ]
 
     # swaps
     base = _normalise_set(ck, t["base"], view, path, "instruments.base") if "base" in t else STARTER
@@ -496,7 +508,7 @@ def _instrument_sets(ck, raw, view, path):
     if raw_depts == "all":
         depts = list(DEPT_NAMES)
     elif isinstance(raw_depts, str):
-        ck.fail("instruments.swaps", f"expected \"all\" or a list of departments ({', '.join(DEPT_NAMES)})")
+        ck.fail("instruments.swaps", f'expected "all" or a list of departments ({", ".join(DEPT_NAMES)})')
     else:
         depts = list(ck.str_list(raw_depts, "instruments.swaps", min_len=1, what="departments"))
         for i, d in enumerate(depts):
@@ -561,7 +573,7 @@ def round_robin(pool, n, mix="all", mirrors=False):
         # Group by pair: A,A,A,B / A,A,B,B / A,B,B,B, then the next pair.
         order = {s: i for i, s in enumerate(pool)}
         head = out[: len(pool) if mirrors else 0]
-        rest = out[len(head):]
+        rest = out[len(head) :]
         rest.sort(key=lambda c: (sorted({order[s] for s in c}), -c.count(c[0])))
         out = head + rest
     return out
@@ -570,7 +582,7 @@ def round_robin(pool, n, mix="all", mirrors=False):
 def _lineups(ck, raw, players, lib, path):
     t = ck.table(raw, "lineup", optional=LINEUP_KEYS)
     if not t:
-        ck.fail("lineup", "give at least one of mirror, seats or round_robin")
+        ck.fail("lineup", "no lineup, so the scenario has no cells (give mirror, seats or round_robin)")
     out = {n: [] for n in players}
 
     if "mirror" in t:
@@ -604,8 +616,10 @@ def _lineups(ck, raw, players, lib, path):
                 for n in players:
                     hint = ""
                     if len(players) > 1:
-                        hint = ('; for several player counts give one lineup per count: '
-                                'seats = { 2 = [...], 3 = [...], 4 = [...] }')
+                        hint = (
+                            "; for several player counts give one lineup per count: "
+                            "seats = { 2 = [...], 3 = [...], 4 = [...] }"
+                        )
                     _check_length(ck, lkey, canon, n, hint)
                     out[n].append(canon)
 
@@ -702,8 +716,9 @@ def _apply_overrides(overrides, library, path):
         okey = _override_key(key)
         name, _, rest = key.partition(".")
         if not rest:
-            raise DataError(path, okey, "name an instrument and a key path inside it, e.g. "
-                            "\"Horns.section.trumpet.score.0.awards\"")
+            raise DataError(
+                path, okey, 'name an instrument and a key path inside it, e.g. "Horns.section.trumpet.score.0.awards"'
+            )
         try:
             inst = library.get(name)
         except DataError as exc:

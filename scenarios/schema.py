@@ -52,8 +52,9 @@ GAME_COLUMNS = CELL_COLUMNS + (
 )
 
 # Columns holding text; every other column is an integer.
-STRING_COLUMNS = frozenset({"cell_key", "inst_black", "inst_orange", "inst_gray", "lineup", "strategy",
-                            "winner_strategy"})
+STRING_COLUMNS = frozenset(
+    {"cell_key", "inst_black", "inst_orange", "inst_gray", "lineup", "strategy", "winner_strategy"}
+)
 
 assert len(set(SEAT_COLUMNS)) == len(SEAT_COLUMNS), "duplicate seat column names"
 assert len(set(GAME_COLUMNS)) == len(GAME_COLUMNS), "duplicate game column names"

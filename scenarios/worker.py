@@ -18,11 +18,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from simulator.layout import STATE_SIZE
-from simulator.playout import GameSetup, game_results, play_many, seat_results
-
 from scenarios.schema import CELL_COLUMNS, GAME_COLUMNS, SEAT_COLUMNS
 from scenarios.seeding import deal_seeds
+from simulator.layout import STATE_SIZE
+from simulator.playout import GameSetup, game_results, play_many, seat_results
 
 PARQUET_COMPRESSION = "zstd"
 

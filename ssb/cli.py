@@ -624,6 +624,11 @@ def bench(games, quick, as_json):
     click.echo(json.dumps(fig, indent=2) if as_json else format_report(fig))
 
 
+from ssb.run_cmd import run  # noqa: E402  (the experiment runner's command)
+
+cli.add_command(run)
+
+
 def main():
     """Console entry point (``ssb``)."""
     cli.main(prog_name="ssb")

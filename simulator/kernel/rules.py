@@ -7,12 +7,10 @@ says which spot, which die, which space, which quilt space. Rulings of ``DECISIO
 import numpy as np
 from numba import njit
 
-from simulator.kernel.core import add_points, brag_step, emit, owner_present, stat_add, track_beats
+from simulator.kernel.core import add_points, brag_step, emit, owner_present, stat_add
 from simulator.kernel.objectives import mark_completions
 from simulator.layout import (
     AUTOMA,
-    BRAG_BUMP,
-    BRAG_PICKUP,
     BRAG_PRI,
     CONSTRUCT,
     DICE_PER_OWNER,
@@ -33,7 +31,6 @@ from simulator.layout import (
     EV_TO_ROOM,
     EXPERT_START,
     EXPERT_TOP,
-    FACE_PIPS,
     G_BUILD_PIECES,
     G_INST,
     G_MAX_ROUNDS,
@@ -41,7 +38,6 @@ from simulator.layout import (
     G_SLICE_ACTIONS,
     G_START_CATS,
     G_UPG_PIECES,
-    I_COLOUR,
     I_COST,
     I_LINK,
     I_LINKEDGE,
@@ -73,7 +69,6 @@ from simulator.layout import (
     S_BUILD_LEFT,
     S_BUILT,
     S_BUILT_TURN,
-    S_CUR,
     S_DIE_FACE,
     S_DIE_POS,
     S_DIE_WHERE,
@@ -94,7 +89,6 @@ from simulator.layout import (
     S_SLICE_DIE,
     S_SRC,
     S_STAMP,
-    S_STAT,
     S_TIEBREAK,
     S_TIED,
     S_TOKENS,

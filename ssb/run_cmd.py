@@ -1,0 +1,143 @@
+"""``ssb run``: play a scenario file and write its result tables (a thin layer over scenarios.runner)."""
+
+import click
+
+from simulator.errors import DataError
+
+
+class RunError(click.ClickException):
+    """A mistake of the user's: ``error: <message>`` on stderr, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None):
+        click.echo(f"error: {self.format_message()}", file=file, err=file is None)
+
+
+def _fmt_rate(games, seconds):
+    return f"{games / seconds:,.0f} games/s" if seconds > 0 else "-"
+
+
+@click.command(name="run")
+@click.argument("scenario", metavar="SCENARIO")
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Games per cell (overrides the scenario's 'games'; rounded up to a multiple of the player count).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=int,
+    default=0,
+    metavar="J",
+    help="Worker processes (local backend) or local dask workers. Default: all cores.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0, max=2**63 - 1),
+    default=None,
+    metavar="S",
+    help="Run seed (overrides the scenario's 'seed').",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Result directory. Default: results/<scenario name>.",
+)
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Change a scenario key before validation; VALUE is read as TOML "
+    "(players=[2,4], wheel=fixed, overrides.Horns.instrument.penalty_per_space=3). Repeatable.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["local", "dask"]),
+    default=None,
+    help="local: joblib/loky processes on this machine (default); dask: dask.distributed.",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="Address of a running dask scheduler (tcp://host:8786); implies --backend dask.",
+)
+@click.option("--resume", is_flag=True, help="Continue an interrupted run in DIR, playing only missing chunks.")
+@click.option("--force", is_flag=True, help="Replace whatever run DIR holds.")
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Games per chunk (a task and a pair of files). Default 1000, or the run's own on --resume.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, force, chunk_size, quiet):
+    """Play every cell of a scenario and write the result tables.
+
+    SCENARIO is a scenario TOML file or the name of a shipped one (starter, expansion, grid, ci).
+    Each cell (player count x instrument set x lineup) plays its deals in every seat rotation;
+    results go to DIR/seats/*.parquet (one row per game and seat), DIR/games/*.parquet (one row per
+    game) and DIR/manifest.json. Results are the same whatever --jobs, --chunk-size or --backend.
+    An interrupted run (Ctrl-C, a killed machine) continues with --resume; a directory holding a
+    finished or different run is never overwritten without --force.
+
+    Example:
+
+    \b
+        ssb run starter --games 2000 --jobs 2 --out results/starter
+        ssb run starter --games 2000 --jobs 2 --out results/starter --resume
+        ssb run grid --set players=[4] --scheduler tcp://scheduler-host:8786
+    """
+    from scenarios.results import RunDirError
+    from scenarios.runner import run_scenario
+
+    if resume and force:
+        raise RunError("--resume and --force exclude each other")
+    if scheduler and backend == "local":
+        raise RunError("--scheduler needs --backend dask")
+    backend = backend or ("dask" if scheduler else "local")
+    try:
+        summary = run_scenario(
+            scenario,
+            out_dir,
+            jobs=jobs,
+            games=games,
+            seed=seed,
+            sets=sets,
+            backend=backend,
+            scheduler=scheduler,
+            resume=resume,
+            force=force,
+            chunk_size=chunk_size,
+            progress=False if quiet else None,
+        )
+    except (DataError, RunDirError) as exc:
+        raise RunError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo(
+            "interrupted: the chunks already written are kept; continue with the same command and --resume",
+            err=True,
+        )
+        raise click.exceptions.Exit(130) from None
+    except OSError as exc:
+        # A dask scheduler that cannot be reached, a full disk, ...
+        raise RunError(str(exc)) from None
+    if not quiet:
+        skipped = (
+            f", {summary.chunks_skipped} of {summary.chunks} chunks already on disk" if summary.chunks_skipped else ""
+        )
+        click.echo(
+            f"{summary.scenario}: {summary.games_total:,} games in {summary.cells} cells "
+            f"({summary.chunks} chunks{skipped}) -> {summary.out_dir}\n"
+            f"played {summary.games_played:,} games in {summary.wall_seconds:.1f} s "
+            f"({_fmt_rate(summary.games_played, summary.wall_seconds)})"
+        )
