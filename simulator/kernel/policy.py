@@ -407,6 +407,21 @@ def ladders_needed(st, p, colour, cost):
 
 
 @njit(cache=True)
+def affordable(st, geo, p, d, s, outer, ladders):
+    """Ladders a build (``outer`` 0) or upgrade (1) on ``s`` needs, or -1 if it is illegal or ``p``
+    cannot pay for it with its ready cats and ``ladders`` ladders (R6)."""
+    lg = placement_legal(st, geo, p, d, s, outer)
+    if lg == 0:
+        return -1
+    extra = 1 if lg == 2 else 0
+    colour = geo[inst_base(d) + I_COLOUR + s]
+    cost = geo[inst_base(d) + I_COST + s] - outer
+    if extra > ladders or not can_pay(st, p, colour, cost, ladders - extra):
+        return -1
+    return extra + ladders_needed(st, p, colour, cost)
+
+
+@njit(cache=True)
 def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
     """One pip of a construct: returns (space, outer, ladders) or space -1 to forfeit the pip."""
     base = inst_base(d)
@@ -427,16 +442,11 @@ def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
             k = 0
             for s in range(ns):
                 for outer in range(2):
-                    lg = placement_legal(st, geo, p, d, s, outer)
-                    if lg == 0:
-                        continue
-                    extra = 1 if lg == 2 else 0
-                    colour = geo[base + I_COLOUR + s]
-                    cost = geo[base + I_COST + s] - outer
-                    if extra > ladders or not can_pay(st, p, colour, cost, ladders - extra):
+                    nl = affordable(st, geo, p, d, s, outer, ladders)
+                    if nl < 0:
                         continue
                     if it == 1 and k == pick:
-                        return s, outer, extra + ladders_needed(st, p, colour, cost)
+                        return s, outer, nl
                     k += 1
             if it == 0:
                 nopt = k
@@ -446,15 +456,9 @@ def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
         return -1, 0, 0
     for s in range(ns):
         for outer in range(2):
-            lg = placement_legal(st, geo, p, d, s, outer)
-            if lg == 0:
+            nl = affordable(st, geo, p, d, s, outer, ladders)
+            if nl < 0:
                 continue
-            extra = 1 if lg == 2 else 0
-            colour = geo[base + I_COLOUR + s]
-            cost = geo[base + I_COST + s] - outer
-            if extra > ladders or not can_pay(st, p, colour, cost, ladders - extra):
-                continue
-            nl = extra + ladders_needed(st, p, colour, cost)
             v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx, hint)
             if v > best:
                 best = v
@@ -482,15 +486,9 @@ def construct_estimate(st, geo, sp, p, d, values):
     topo = np.zeros(8, dtype=np.int64)
     for s in range(ns):
         for outer in range(2):
-            lg = placement_legal(st, geo, p, d, s, outer)
-            if lg == 0:
+            nl = affordable(st, geo, p, d, s, outer, ladders)
+            if nl < 0:
                 continue
-            extra = 1 if lg == 2 else 0
-            colour = geo[base + I_COLOUR + s]
-            cost = geo[base + I_COST + s] - outer
-            if extra > ladders or not can_pay(st, p, colour, cost, ladders - extra):
-                continue
-            nl = extra + ladders_needed(st, p, colour, cost)
             v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx, hint)
             if v <= topv[7]:
                 continue

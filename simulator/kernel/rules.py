@@ -173,17 +173,12 @@ def spot_occupied(st, spot):
 @njit(cache=True)
 def cube_level(st, geo, d, owner):
     """Highest track space whose piece requirement ``owner`` meets on instrument ``d`` (R12)."""
-    n = st[S_PIECES + d * N_OWNERS + owner]
-    base = inst_base(d)
-    lvl = 0
-    for k in range(N_TRACK):
-        if geo[base + I_TRACK_NEED + k] <= n:
-            lvl = k
-    return lvl
+    return level_for(geo, d, st[S_PIECES + d * N_OWNERS + owner])
 
 
 @njit(cache=True)
 def level_for(geo, d, n):
+    """Highest track space of instrument ``d`` whose piece requirement ``n`` pieces meet."""
     base = inst_base(d)
     lvl = 0
     for k in range(N_TRACK):
