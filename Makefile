@@ -15,8 +15,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -e '.[test]'
 	touch $(STAMP)
 
+# The main job: the starter set at 2, 3 and 4 players (60,000 greedy games, a few minutes on two
+# cores), then the balance report; prints the headline verdicts and the report's path. Re-running
+# reuses the finished games.
+RUN_GAMES ?= 20000
 run: setup
-	$(VENV)/bin/ssb play --players 4 --seed 7
+	$(VENV)/bin/ssb run starter --games $(RUN_GAMES) --out results/starter --resume
+	$(VENV)/bin/ssb report results/starter --out results/starter/report
 
 test: setup
 	$(PY) -m pytest -q

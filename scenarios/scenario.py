@@ -6,8 +6,9 @@ cell is played for ``games`` games (paired design, see :mod:`scenarios.seeding`)
     name = "starter"                  # required: names the run (default output folder results/<name>)
     description = "..."               # optional
     seed = 1                          # required: run seed, 0 .. 2**63-1
-    games = 2000                      # required: games per cell, rounded up to a multiple of the
-                                      #   player count (every deal is played in every seat rotation)
+    games = 2000                      # required: games per cell, rounded up to whole deals (every
+                                      #   deal is played in each distinct seat rotation of the lineup;
+                                      #   a mirror lineup has one)
     players = [2, 3, 4]               # required: player counts (a single integer is fine)
     wheel = "shuffled"                # optional: "shuffled" (default) or "fixed" wheel order
     max_rounds = 60                   # optional: safety cap on rounds (default from board.toml)
@@ -101,6 +102,15 @@ def cell_key(players, instruments, lineup):
     return f"players={players}|black={b}|orange={o}|gray={g}|lineup={','.join(lineup)}"
 
 
+def lineup_period(lineup):
+    """Smallest shift k > 0 that maps the lineup onto itself; shifts 0..k-1 are the distinct rotations."""
+    n = len(lineup)
+    for k in range(1, n + 1):
+        if all(lineup[(s - k) % n] == lineup[s] for s in range(n)):
+            return k
+    return n
+
+
 @dataclass(frozen=True)
 class Cell:
     """One player count x one instrument set (black, orange, gray) x one lineup (before rotation)."""
@@ -113,11 +123,13 @@ class Cell:
 
     @property
     def rotations(self):
-        return self.players
+        """Distinct cyclic rotations of the lineup over the seats: a mirror lineup has one (its
+        rotations would replay the same game), (A, B, A, B) two, (A, B, B, B) four."""
+        return lineup_period(self.lineup)
 
     @property
     def games(self):
-        return self.deals * self.players
+        return self.deals * self.rotations
 
     @property
     def key(self):
@@ -393,9 +405,9 @@ def _validate(doc, path, set_args):
 
     cells = []
     for n in players:
-        deals = math.ceil(games / n)
         for s in sets:
             for lineup in lineups[n]:
+                deals = math.ceil(games / lineup_period(lineup))
                 cells.append(Cell(len(cells), n, s, lineup, deals))
     if not cells:
         ck.fail("", "the scenario has no cells")

@@ -10,6 +10,9 @@ seats, so each strategy meets the same deal from every seat::
 
     seed(deal) = mix(mix(run seed, hash(cell key)), deal)
 
+Only distinct rotations are played: a mirror lineup (A, A, A) has one, so its deals are simply
+games; (A, B, A, B) has two.
+
 The cell hash is the first 8 bytes of the SHA-256 of the cell key, so it does not change between
 Python processes (``hash()`` would) and a cell keeps its deals when other cells are added or
 reordered. Two scenarios with the same run seed play the same deals in cells with the same key,
@@ -39,10 +42,10 @@ def deal_seeds(run_seed, key, deals):
     return np.array([game_seed(base, int(d)) for d in deals], dtype=np.uint64)
 
 
-def game_layout(games, players):
-    """(deal, rotation) of each game index: game = deal * players + rotation."""
+def game_layout(games, rotations):
+    """(deal, rotation) of each game index: game = deal * rotations + rotation."""
     games = np.asarray(games, dtype=np.int64)
-    return games // players, games % players
+    return games // rotations, games % rotations
 
 
 def rotate(lineup, rotation):

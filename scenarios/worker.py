@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from scenarios.schema import CELL_COLUMNS, GAME_COLUMNS, SEAT_COLUMNS
-from scenarios.seeding import deal_seeds
+from scenarios.seeding import deal_seeds, game_layout
 from simulator.layout import STATE_SIZE
 from simulator.playout import GameSetup, game_results, play_many, seat_results
 
@@ -105,13 +105,12 @@ def play_states(task):
     n = spec.cell.players
     setup = cell_setup(spec)
     games = np.arange(task.start, task.stop, dtype=np.int64)
-    deal = games // n
-    rotation = games % n
+    deal, rotation = game_layout(games, spec.cell.rotations)
     first = int(deal[0]) if len(games) else 0
     seeds_by_deal = deal_seeds(task.run_seed, spec.cell.key, range(first, int(deal[-1]) + 1 if len(games) else 0))
     seeds = seeds_by_deal[deal - first]
     states = np.empty((len(games), STATE_SIZE), dtype=np.int32)
-    for r in range(n):
+    for r in range(spec.cell.rotations):
         idx = np.nonzero(rotation == r)[0]
         if len(idx) == 0:
             continue

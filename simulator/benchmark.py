@@ -166,3 +166,188 @@ def format_report(fig):
     if "ssb_play_cached_s" in fig:
         lines.append(f"`ssb play` with a warm cache: {fig['ssb_play_cached_s']:.2f} s")
     return "\n".join(lines)
+
+
+# =========================================================================== speed relative to this machine
+#
+# An absolute games/s figure says as much about the machine as about the code, so a saved figure
+# cannot gate a change measured on another computer. ``relative_speed`` times the kernel together
+# with a fixed pure-Python reference loop in the same process, interleaved, and reports each
+# workload's games/s *per million reference iterations/s*: a faster or slower machine moves both
+# and the ratio stays put, while a slower kernel moves only the numerator.
+
+SPEED_FORMAT = "ssb-engine-speed"
+SPEED_VERSION = 1
+DEFAULT_RATIO = 0.8
+# (name, player count, lineup): the same lineups as the per-core figures above.
+SPEED_WORKLOADS = (
+    ("greedy_4p", 4, ("greedy",) * 4),
+    ("greedy_vs_3_random", 4, ("greedy", "random", "random", "random")),
+    ("random_4p", 4, ("random",) * 4),
+)
+REFERENCE_ITERATIONS = 300_000
+
+
+def reference_loop(iterations=REFERENCE_ITERATIONS):
+    """A fixed pure-Python workload (xorshift, table look-ups, branches); returns a checksum.
+
+    Scalar integer work with data-dependent branches, the same kind of work as the rules kernel, so
+    its speed follows the machine's single-core speed. Never change it: saved figures depend on it.
+    """
+    table = list(range(97))
+    x = 88172645463325252
+    acc = 0
+    mask = (1 << 64) - 1
+    for _ in range(iterations):
+        x ^= (x << 13) & mask
+        x ^= x >> 7
+        x ^= (x << 17) & mask
+        k = x % 97
+        if k & 1:
+            acc += table[k]
+        else:
+            table[k] = (table[k] + 1) % 1000
+            acc -= 1
+    return acc
+
+
+def _machine():
+    import platform
+
+    import numba
+
+    return {
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "machine": platform.machine(),
+        "processor": platform.processor() or None,
+        "cpus": os.cpu_count(),
+    }
+
+
+def relative_speed(games=300, repeat=5, seed=11):
+    """Each workload's games/s divided by the reference loop's millions of iterations/s (best of ``repeat``).
+
+    The reference and the workloads are timed in turn within each repetition, so a passing
+    disturbance (another process, frequency scaling) hits both sides alike; the best time of each
+    is kept.
+    """
+    jobs = []
+    for name, n, lineup in SPEED_WORKLOADS:
+        setup = GameSetup(nplayers=n)
+        strat = _lineup_matrix(list(lineup))
+        seeds = np.array([game_seed(seed, i) for i in range(games)], dtype=np.uint64)
+        play_many(setup, strat, seeds[:2])  # compile or load from cache
+        jobs.append((name, setup, strat, seeds))
+    reference_loop(REFERENCE_ITERATIONS // 10)
+    best_ref = float("inf")
+    best = {name: (float("inf"), None) for name, *_ in jobs}
+    for _ in range(repeat):
+        t = time.perf_counter()
+        reference_loop()
+        best_ref = min(best_ref, time.perf_counter() - t)
+        for name, setup, strat, seeds in jobs:
+            t = time.perf_counter()
+            states, _ = play_many(setup, strat, seeds)
+            dt = time.perf_counter() - t
+            if dt < best[name][0]:
+                best[name] = (dt, states)
+    ref_rate = REFERENCE_ITERATIONS / best_ref / 1e6  # million iterations per second
+    out = {
+        "format": SPEED_FORMAT,
+        "version": SPEED_VERSION,
+        "games": games,
+        "seed": seed,
+        "repeat": repeat,
+        "reference": {"iterations": REFERENCE_ITERATIONS, "seconds": best_ref, "mega_iterations_per_s": ref_rate},
+        "machine": _machine(),
+        "workloads": {},
+    }
+    for name, _, _, _ in jobs:
+        dt, states = best[name]
+        gps = games / dt
+        decisions = float(states[:, S_DECISIONS].sum())
+        out["workloads"][name] = {
+            "games_per_s": gps,
+            "decisions_per_s": decisions / dt,
+            "turns_per_game": float(states[:, S_TURN].mean()),
+            "relative": gps / ref_rate,
+            "relative_decisions": decisions / dt / ref_rate,
+        }
+    return out
+
+
+def save_speed(fig, path):
+    """Write the figures of :func:`relative_speed` as JSON."""
+    from pathlib import Path
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(fig, indent=2) + "\n", encoding="utf-8")
+
+
+def load_speed(path):
+    """Saved figures of :func:`relative_speed` (ValueError with the reason if unusable)."""
+    from pathlib import Path
+
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: unreadable speed baseline: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != SPEED_FORMAT or doc.get("version") != SPEED_VERSION:
+        raise ValueError(f"{path}: not a speed baseline written by `ssb bench --save` (format {SPEED_FORMAT})")
+    return doc
+
+
+def compare_speed(now, saved, ratio=DEFAULT_RATIO):
+    """Each workload's relative speed now over the saved one; ``slow`` when below ``ratio``.
+
+    Returns ``{"ratio": ratio, "rows": [...], "slow": bool, "notes": [...]}``.
+    """
+    rows = []
+    for name, w in now["workloads"].items():
+        old = saved.get("workloads", {}).get(name)
+        if not old:
+            continue
+        r = w["relative"] / old["relative"]
+        rows.append(
+            {
+                "workload": name,
+                "relative_saved": old["relative"],
+                "relative_now": w["relative"],
+                "ratio": r,
+                "turns_per_game_saved": old.get("turns_per_game"),
+                "turns_per_game_now": w["turns_per_game"],
+                "slow": r < ratio,
+            }
+        )
+    notes = []
+    m0, m1 = saved.get("machine", {}), now.get("machine", {})
+    for key in ("python", "numba", "numpy"):
+        if m0.get(key) != m1.get(key):
+            notes.append(f"{key} {m0.get(key)} when saved, {m1.get(key)} now: the reference may not cancel exactly")
+    if now.get("games") != saved.get("games") or now.get("seed") != saved.get("seed"):
+        notes.append("other games than the saved figures (games or seed differ)")
+    return {"ratio": ratio, "rows": rows, "slow": any(r["slow"] for r in rows), "notes": notes}
+
+
+def format_speed(now, cmp=None):
+    """Lines for :func:`relative_speed` figures, and the comparison with saved ones if given."""
+    ref = now["reference"]
+    lines = [f"reference loop: {ref['mega_iterations_per_s']:.2f} M iterations/s (pure Python, same process)"]
+    rows = {r["workload"]: r for r in (cmp or {}).get("rows", [])}
+    for name, w in now["workloads"].items():
+        line = (
+            f"{name:20s} {w['games_per_s']:8.0f} games/s  relative {w['relative']:8.1f}  "
+            f"({w['turns_per_game']:.1f} turns/game)"
+        )
+        if name in rows:
+            r = rows[name]
+            line += f"  vs saved {r['relative_saved']:8.1f}: x{r['ratio']:.2f}" + ("  SLOWER" if r["slow"] else "")
+        lines.append(line)
+    if cmp is not None:
+        lines += [f"note: {n}" for n in cmp["notes"]]
+        verdict = "slowdown beyond" if cmp["slow"] else "no slowdown beyond"
+        lines.append(f"{verdict} the ratio {cmp['ratio']:g} (relative speed now / saved, per workload)")
+    return "\n".join(lines)

@@ -262,9 +262,17 @@ def test_toml_syntax_error_names_the_file(tmp_path):
 
 
 def test_games_round_up_to_whole_deals():
-    sc = make(games=10, players=[2, 3, 4])
-    assert [(c.players, c.deals, c.games) for c in sc.cells] == [(2, 5, 10), (3, 4, 12), (4, 3, 12)]
-    assert sc.total_games == 34
+    """A mixed lineup plays every deal in each of its distinct seat rotations; a mirror lineup's
+    rotations would replay the same game, so each of its deals is played once."""
+    sc = make(games=10, players=[2, 3, 4], lineup={"seats": {"2": ["greedy", "random"], "3": ["greedy", "random", "random"], "4": ["greedy", "random", "greedy", "random"]}})
+    assert [(c.players, c.rotations, c.deals, c.games) for c in sc.cells] == [
+        (2, 2, 5, 10),
+        (3, 3, 4, 12),
+        (4, 2, 5, 10),
+    ]
+    assert sc.total_games == 32
+    mirror = make(games=10, players=[3], lineup={"mirror": "greedy"})
+    assert [(c.rotations, c.deals, c.games) for c in mirror.cells] == [(1, 10, 10)]
 
 
 def test_cells_order_and_keys():

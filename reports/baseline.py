@@ -1,0 +1,353 @@
+"""Balance baselines: the figures of a run that a later run is tested against.
+
+A baseline is a JSON file written from a finished run directory. Per cell (player count x
+instrument set x lineup) it keeps, for every *figure*:
+
+==================  ==========================================================  ==============
+kind                figure                                                      unit
+==================  ==========================================================  ==============
+``win_rate``        each seat's win rate; each strategy's win rate per seat it   rate (0..1)
+                    occupies (lineups of two or more strategies)
+``objective_points`` each department's objective points per game, summed over   points/game
+                    the seats (``objective_<dept>``)
+``build_rate``      the share of games in which the department's instrument     rate (0..1)
+                    was completed (``built_<dept>``)
+``rounds``          rounds per game                                             rounds
+``score_spread``    standard deviation of the seats' final scores within a      points
+                    game (how close the game was), averaged over games
+==================  ==========================================================  ==============
+
+The statistical unit is the *deal*: the games of one deal share their setup (every seat rotation
+of the paired design), so they are not independent; independent deals are. Each figure is stored
+as the moments of its per-deal value ``y`` (the mean of the per-game value over the deal's games)::
+
+    n = deals, sum = sum(y), sumsq = sum(y**2)      mean = sum / n
+                                                    var(mean) = (sumsq - sum**2 / n) / (n - 1) / n
+
+which is all a two-sample test needs, and which adds up when more deals are played (the adaptive
+mode of the regression merges rounds this way). Rates also keep their plain ``count`` / ``trials``.
+
+The file also records where the figures came from: the scenario (name, hash, the hash of its
+*design*, i.e. without run seed and game count), the settings and overrides, the SHA-256 of every
+data file the run read, and the code version, so a regression can say what changed since.
+
+This module reads result tables only; it never imports the kernel.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import math
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from scenarios.schema import FORMAT_VERSION
+from simulator.errors import DataError
+
+BASELINE_FORMAT = "ssb-balance-baseline"
+BASELINE_VERSION = 1
+
+DEPTS = ("black", "orange", "gray")
+KINDS = ("win_rate", "objective_points", "build_rate", "rounds", "score_spread")
+RATE_KINDS = frozenset({"win_rate", "build_rate"})
+UNITS = {
+    "win_rate": "rate",
+    "objective_points": "points per game",
+    "build_rate": "rate",
+    "rounds": "rounds per game",
+    "score_spread": "points",
+}
+# Scenario keys that do not change what a cell plays, only how much and with which deals.
+SAMPLING_KEYS = ("name", "description", "seed", "games")
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+FIGURE_COLUMNS = ("cell_key", "figure", "kind", "label", "n", "sum", "sumsq", "count", "trials")
+
+
+class BaselineError(DataError):
+    """A baseline file that is missing, unreadable or of another format."""
+
+
+# =========================================================================== figures of a run
+
+
+def _cell_frame(seats, games):
+    """Per-game values of every figure of one cell's tables, indexed by game (one row per game)."""
+    players = int(games["players"].iloc[0])
+    lineup = [s.strip() for s in str(games["lineup"].iloc[0]).split(",")]
+    by_game = seats.groupby("game", sort=True)
+    g = games.set_index("game").sort_index()
+    out = pd.DataFrame(index=g.index)
+    out["deal"] = g["deal"].to_numpy()
+    figures = []  # (figure id, kind, label)
+
+    won = seats.pivot(index="game", columns="seat", values="won").reindex(g.index).fillna(0)
+    for seat in range(players):
+        col = f"win_rate.seat{seat}"
+        out[col] = won[seat].to_numpy(dtype=float) if seat in won.columns else 0.0
+        figures.append((col, "win_rate", f"win rate, seat {seat}"))
+
+    names = sorted(set(lineup))
+    if len(names) > 1:
+        # Seats a strategy holds in each game are fixed by the lineup (rotations move them around),
+        # so its per-seat win rate is its wins in the game over the seats it holds.
+        wins = seats.groupby(["game", "strategy"])["won"].sum().unstack(fill_value=0).reindex(g.index).fillna(0)
+        for name in names:
+            col = f"win_rate.{name}"
+            held = lineup.count(name)
+            out[col] = (wins[name].to_numpy(dtype=float) if name in wins.columns else 0.0) / held
+            figures.append((col, "win_rate", f"win rate, {name} (per seat it holds)"))
+
+    for d in DEPTS:
+        inst = str(g[f"inst_{d}"].iloc[0])
+        col = f"objective_points.{d}"
+        out[col] = by_game[f"objective_{d}"].sum().reindex(g.index).to_numpy(dtype=float)
+        figures.append((col, "objective_points", f"objective points per game, {d} ({inst})"))
+    for d in DEPTS:
+        inst = str(g[f"inst_{d}"].iloc[0])
+        col = f"build_rate.{d}"
+        out[col] = (g[f"built_{d}"].to_numpy() > 0).astype(float)
+        figures.append((col, "build_rate", f"build rate, {d} ({inst})"))
+
+    out["rounds"] = g["rounds"].to_numpy(dtype=float)
+    figures.append(("rounds", "rounds", "rounds per game"))
+    out["score_spread"] = by_game["score"].std(ddof=0).reindex(g.index).to_numpy(dtype=float)
+    figures.append(("score_spread", "score_spread", "score spread (std of final scores in a game)"))
+    return out, figures
+
+
+def figure_table(seats, games):
+    """One row per (cell, figure): ``cell_key, figure, kind, label, n, sum, sumsq, count, trials``.
+
+    ``n``, ``sum``, ``sumsq`` are the moments of the per-deal values (see the module docstring);
+    ``count`` / ``trials`` the plain successes and trials of a rate (win rates: wins over games
+    times seats held), NaN for other kinds.
+    """
+    rows = []
+    for key, g in games.groupby("cell_key", sort=False):
+        s = seats[seats["cell_key"] == key]
+        per_game, figures = _cell_frame(s, g)
+        per_deal = per_game.groupby("deal").mean()
+        for col, kind, label in figures:
+            y = per_deal[col].to_numpy(dtype=float)
+            count = trials = math.nan
+            if kind == "win_rate":
+                held = 1 if ".seat" in col else None
+                if held is None:
+                    name = col.split(".", 1)[1]
+                    held = [x.strip() for x in str(g["lineup"].iloc[0]).split(",")].count(name)
+                count = float(np.rint(per_game[col].to_numpy() * held).sum())
+                trials = float(len(per_game) * held)
+            elif kind == "build_rate":
+                count = float(per_game[col].sum())
+                trials = float(len(per_game))
+            rows.append((key, col, kind, label, len(y), float(y.sum()), float(np.square(y).sum()), count, trials))
+    return pd.DataFrame(rows, columns=list(FIGURE_COLUMNS))
+
+
+def merge_figures(*tables):
+    """Add up the moments of several figure tables of the same cells (rounds of independent deals)."""
+    tables = [t for t in tables if t is not None and len(t)]
+    if not tables:
+        return pd.DataFrame(columns=list(FIGURE_COLUMNS))
+    both = pd.concat(tables, ignore_index=True)
+    order = both.drop_duplicates(["cell_key", "figure"])[["cell_key", "figure", "kind", "label"]]
+    sums = both.groupby(["cell_key", "figure"], sort=False)[["n", "sum", "sumsq", "count", "trials"]].sum(min_count=1)
+    return order.merge(sums.reset_index(), on=["cell_key", "figure"], how="left")[list(FIGURE_COLUMNS)]
+
+
+# =========================================================================== identity of a run
+
+
+def design_of(manifest):
+    """The scenario's design: its effective document without run seed and game count.
+
+    Two runs with the same design play the same cells with the same settings and overrides, on
+    other deals and possibly more of them.
+    """
+    text = manifest.get("scenario", {}).get("text", "")
+    try:
+        doc = tomllib.loads(text) if text else {}
+    except tomllib.TOMLDecodeError:
+        doc = {}
+    return {k: v for k, v in doc.items() if k not in SAMPLING_KEYS}
+
+
+def design_sha256(manifest):
+    """SHA-256 of :func:`design_of` (canonical JSON)."""
+    blob = json.dumps(design_of(manifest), sort_keys=True, default=str).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()
+
+
+def data_hashes(manifest):
+    """``{"board": sha, "instrument Horns": sha, "strategy greedy": sha, ...}`` of a run's data files."""
+    data = manifest.get("data_files", {}) or {}
+    out = {}
+    if "board" in data:
+        out["board"] = data["board"].get("sha256")
+    for group, label in (("instruments", "instrument"), ("strategies", "strategy")):
+        for name, entry in (data.get(group) or {}).items():
+            out[f"{label} {name}"] = entry.get("sha256")
+    return out
+
+
+def project_path(path):
+    """A path relative to the project folder when it lies inside it (so a committed file names no machine)."""
+    if path is None:
+        return None
+    p = Path(path)
+    try:
+        return p.resolve().relative_to(PROJECT_ROOT).as_posix()
+    except (ValueError, OSError):
+        return str(path)
+
+
+def data_paths(manifest):
+    """Same keys as :func:`data_hashes`, the files' paths (for messages)."""
+    data = manifest.get("data_files", {}) or {}
+    out = {}
+    if "board" in data:
+        out["board"] = project_path(data["board"].get("path"))
+    for group, label in (("instruments", "instrument"), ("strategies", "strategy")):
+        for name, entry in (data.get(group) or {}).items():
+            out[f"{label} {name}"] = project_path(entry.get("path"))
+    return out
+
+
+def run_identity(manifest):
+    """What a baseline (or a regression report) records about the run it read."""
+    sc = manifest.get("scenario", {})
+    settings = manifest.get("settings", {})
+    return {
+        "scenario": {
+            "name": sc.get("name"),
+            "file": project_path(sc.get("file")),
+            "sha256": sc.get("sha256"),
+            "design_sha256": design_sha256(manifest),
+        },
+        "run_seed": manifest.get("run_seed"),
+        "settings": {
+            k: settings.get(k) for k in ("wheel", "max_rounds", "overrides", "instrument_dirs", "strategy_dirs")
+        },
+        "data_files": data_hashes(manifest),
+        "data_paths": data_paths(manifest),
+        "code": {k: manifest.get("code", {}).get(k) for k in ("package", "version", "kernel_sha256")},
+        "result_format": manifest.get("format_version"),
+    }
+
+
+# =========================================================================== the baseline file
+
+
+def _cells_of(manifest, games):
+    played = games.groupby("cell_key", sort=False).agg(games=("game", "size"), deals=("deal", "nunique"))
+    cells = []
+    for c in manifest.get("cells", []):
+        key = c["cell_key"]
+        if key not in played.index:
+            continue
+        cells.append(
+            {
+                "cell": c.get("cell"),
+                "cell_key": key,
+                "players": c.get("players"),
+                "instruments": c.get("instruments"),
+                "lineup": c.get("lineup"),
+                "games": int(played.loc[key, "games"]),
+                "deals": int(played.loc[key, "deals"]),
+            }
+        )
+    return cells
+
+
+def build_baseline(seats, games, manifest, source=None):
+    """The baseline document (a dict ready for JSON) of a run's tables and manifest."""
+    table = figure_table(seats, games)
+    cells = _cells_of(manifest, games)
+    by_cell = {key: part for key, part in table.groupby("cell_key", sort=False)}
+    for c in cells:
+        part = by_cell.get(c["cell_key"])
+        figs = {}
+        for r in part.itertuples(index=False):
+            entry = {"kind": r.kind, "label": r.label, "n": int(r.n), "sum": r.sum, "sumsq": r.sumsq}
+            entry["mean"] = r.sum / r.n if r.n else None
+            if not math.isnan(r.count):
+                entry["count"] = int(r.count)
+                entry["trials"] = int(r.trials)
+            figs[r.figure] = entry
+        c["figures"] = figs
+    return {
+        "format": BASELINE_FORMAT,
+        "version": BASELINE_VERSION,
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "source": project_path(source) if source is not None else None,
+        "unit": "deal",
+        **run_identity(manifest),
+        "cells": cells,
+    }
+
+
+def write_baseline(doc, path):
+    """Write a baseline document as JSON (parent folders are created)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+
+
+def read_baseline(path):
+    """A baseline document read back and checked (:class:`BaselineError` naming the file otherwise)."""
+    path = Path(path)
+    if not path.is_file():
+        raise BaselineError(path, "", "baseline file not found (write one with `ssb baseline RESULTS_DIR -o FILE`)")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BaselineError(path, "", f"unreadable baseline: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != BASELINE_FORMAT:
+        raise BaselineError(path, "format", f"not a balance baseline (expected format '{BASELINE_FORMAT}')")
+    if doc.get("version") != BASELINE_VERSION:
+        raise BaselineError(
+            path, "version", f"baseline version {doc.get('version')}, this code reads version {BASELINE_VERSION}"
+        )
+    if doc.get("result_format") not in (None, FORMAT_VERSION):
+        raise BaselineError(
+            path,
+            "result_format",
+            f"made from result format {doc.get('result_format')}, this code writes format {FORMAT_VERSION}: "
+            "make the baseline again",
+        )
+    cells = doc.get("cells")
+    if not isinstance(cells, list) or not cells:
+        raise BaselineError(path, "cells", "the baseline holds no cells")
+    for i, c in enumerate(cells):
+        if not isinstance(c, dict) or "cell_key" not in c or not isinstance(c.get("figures"), dict):
+            raise BaselineError(path, f"cells.{i}", "expected a cell with 'cell_key' and 'figures'")
+        for fid, f in c["figures"].items():
+            if not all(k in f for k in ("kind", "n", "sum", "sumsq")):
+                raise BaselineError(path, f"cells.{i}.figures.{fid}", "expected 'kind', 'n', 'sum' and 'sumsq'")
+    return doc
+
+
+def baseline_figures(doc):
+    """The figure table (as :func:`figure_table`) held by a baseline document."""
+    rows = []
+    for c in doc["cells"]:
+        for fid, f in c["figures"].items():
+            rows.append(
+                (
+                    c["cell_key"],
+                    fid,
+                    f["kind"],
+                    f.get("label", fid),
+                    int(f["n"]),
+                    float(f["sum"]),
+                    float(f["sumsq"]),
+                    float(f.get("count", math.nan)),
+                    float(f.get("trials", math.nan)),
+                )
+            )
+    return pd.DataFrame(rows, columns=list(FIGURE_COLUMNS))

@@ -1,0 +1,540 @@
+"""Assembling the balance report: the five sections, the headline, and the files written.
+
+::
+
+    results/ci/  --load_run-->  RunData  --build_report-->  Report  --write_report-->  out/
+                                (tables)                    (sections:             report.html
+                                                             tables, charts,       summary.md
+                                                             notes, findings)      *.csv, *.png
+
+Only the result tables are read; nothing here plays a game.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from reports import charts, stats
+from reports import present as P
+from reports.frames import (
+    DEPTS,
+    SETTING,
+    SOURCES,
+    mirror_lineups,
+    pct,
+    varies_instruments,
+)
+from reports.headline import headline_table
+from reports.instruments import OUTSIDE, UNCLEAR, WITHIN, compare_instruments
+from reports.io import ReportInputError, RunData, load_run
+from reports.scoring import scoring_sources
+from reports.seats import seat_advantage
+from reports.shape import game_shape
+from reports.strategies import compare_strategies
+
+DEFAULT_MARGIN = 0.03
+DEFAULT_CONFIDENCE = 0.95
+
+
+@dataclass
+class Table:
+    """A section table: ``frame`` goes to ``<name>.csv`` as is, ``display`` is shown to the reader."""
+
+    name: str
+    caption: str
+    frame: pd.DataFrame
+    display: pd.DataFrame
+
+
+@dataclass
+class Section:
+    """One section of the report; ``findings`` are the short lines of the Markdown summary."""
+
+    key: str
+    title: str
+    question: str
+    charts: list = field(default_factory=list)
+    tables: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """A built report, ready to be written (:func:`write_report`)."""
+
+    scenario: str
+    description: str
+    source: str
+    partial: bool
+    partial_reason: str
+    margin: float
+    confidence: float
+    games: int
+    settings: int
+    headline: pd.DataFrame
+    headline_text: str
+    sections: list
+    generated: str = ""
+
+    @property
+    def title(self):
+        return f"Shuffle and Swing balance report: {self.scenario}"
+
+
+def _setting_cols():
+    return [("players", P.integer("players")), ("instruments", P.text("instruments"))]
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def _seat_section(games, margin, confidence, seed):
+    adv = seat_advantage(games, margin, confidence, seed)
+    cells, rates = adv.cells, adv.rates
+    c = int(100 * confidence)
+    cell_spec = [
+        *_setting_cols(),
+        ("games", P.integer("games")),
+        ("effective games", P.integer("effective_games")),
+        ("verdict", P.text("verdict")),
+        (f"largest gap, pp [{c}% CI]", P.pp("gap", "gap_lo", "gap_hi")),
+        ("best seat", P.integer("best_seat")),
+        ("worst seat", P.integer("worst_seat")),
+        ("chi-square p vs 1/N", P.pvalue("chi2_p")),
+        ("equivalence p (TOST)", P.pvalue("tost_p")),
+        ("outside-margin p (Holm)", P.pvalue("outside_p_holm")),
+        (f"ties % [{c}% CI]", P.rate("tie_rate", "tie_lo", "tie_hi")),
+        (f"decided by tie-break % [{c}% CI]", P.rate("tiebreak_rate", "tiebreak_lo", "tiebreak_hi")),
+        ("more games to decide", P.games("more_games")),
+        ("note", P.text("note")),
+    ]
+    rate_spec = [
+        *_setting_cols(),
+        ("seat", P.integer("seat")),
+        ("games", P.integer("games")),
+        ("wins", P.integer("wins")),
+        (f"win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
+        ("fair share %", P.rate("fair_share")),
+        ("deviation, pp", P.pp("deviation")),
+        ("equivalence p (TOST)", P.pvalue("tost_p")),
+        ("outside-margin p (Holm)", P.pvalue("outside_p_holm")),
+    ]
+    sec = Section(
+        "seats",
+        "1. Seat advantage",
+        "Does the turn order decide who wins?",
+        charts=[charts.seat_win_rates(rates, margin, confidence)],
+        tables=[
+            Table("seat_verdicts", "Verdict per player count and instrument set", cells, P.present(cells, cell_spec)),
+            Table("seat_win_rates", "Win rate per seat", rates, P.present(rates, rate_spec)),
+        ],
+    )
+    sec.notes.append(
+        f"Balanced: every seat's win rate is shown within ±{100 * margin:.1f} pp of the fair share 1/N "
+        f"(exact binomial two one-sided tests at level {stats.alpha_of(confidence):.2g}). Imbalanced: some "
+        f"seat is outside that margin, significant after Holm correction over all {len(rates)} seat tests of "
+        "the run. Inconclusive: neither yet; the estimate of further games assumes the observed win rates "
+        "are the true ones and aims at 80% power. Ties go to the tied player latest in turn order (R13)."
+    )
+    sec.notes.append(
+        "Largest gap: between the seats observed best and worst, with a bootstrap interval; a lower end "
+        "below 0 means that even the order of those two seats is not established yet."
+    )
+    sec.notes.append(
+        "The seat rotations of one deal share its setup, so they are not independent games: every interval "
+        "and test in this report counts effective games, the games divided by the design effect measured "
+        "between deals (1 = as good as independent games)."
+    )
+    counts = cells["verdict"].value_counts()
+    sec.findings.append(
+        "Verdicts: "
+        + ", ".join(
+            f"{int(counts[v])} {v}" for v in (stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE) if v in counts
+        )
+        + f" (of {len(cells)} settings)."
+    )
+    shown = cells if len(cells) <= 12 else cells[cells["verdict"] == stats.IMBALANCED].head(12)
+    for row in shown.itertuples(index=False):
+        sec.findings.append(f"{row.players} players, {row.instruments}: **{row.verdict}**, {row.note}.")
+    return sec, adv
+
+
+def _strategy_section(seats, confidence, seed):
+    comp = compare_strategies(seats, confidence, seed=seed)
+    c = int(100 * confidence)
+    sec = Section("strategies", "2. Strategies", "Which strategy wins, and does one dominate?", notes=list(comp.notes))
+    if comp.empty:
+        sec.findings.append(comp.notes[0] if comp.notes else "No strategy comparison in this run.")
+        return sec, comp
+    rate_spec = [
+        *_setting_cols(),
+        ("strategy", P.text("strategy")),
+        ("seats played", P.integer("seats_played")),
+        ("wins", P.integer("wins")),
+        (f"win % per seat [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
+        ("fair share %", P.rate("fair_share")),
+        (f"mean score [{c}% CI]", P.points("score_mean", "score_lo", "score_hi")),
+    ]
+    h2h_spec = [
+        *_setting_cols(),
+        ("strategy", P.text("strategy")),
+        ("opponent", P.text("opponent")),
+        ("shared games", P.integer("games")),
+        (f"ahead % [{c}% CI]", P.rate("share", "share_lo", "share_hi")),
+    ]
+    rating_spec = [
+        *_setting_cols(),
+        ("strategy", P.text("strategy")),
+        ("seat pairs", P.integer("comparisons")),
+        (f"strength [{c}% bootstrap CI]", P.points("strength", "strength_lo", "strength_hi", 2)),
+        ("beats an average strategy %", P.rate("p_beat_average")),
+    ]
+    dom_spec = [
+        *_setting_cols(),
+        ("strategies", P.text("strategies")),
+        ("leader", P.text("leader")),
+        ("leader win %", P.rate("leader_win_rate")),
+        ("dominates", lambda r: "yes" if r["dominates"] else "no"),
+        ("note", P.text("note")),
+    ]
+    sec.charts = [charts.strategy_win_rates(comp.rates, confidence), charts.head_to_head(comp.head_to_head)]
+    if comp.ratings["strength"].notna().any():
+        sec.charts.append(charts.ratings(comp.ratings, confidence))
+    sec.tables = [
+        Table(
+            "strategy_dominance",
+            "Leader per player count and instrument set",
+            comp.dominance,
+            P.present(comp.dominance, dom_spec),
+        ),
+        Table(
+            "strategy_win_rates", "Win rate and mean score per strategy", comp.rates, P.present(comp.rates, rate_spec)
+        ),
+        Table(
+            "strategy_head_to_head",
+            "Head-to-head: share of shared games where the strategy finished ahead "
+            "of the opponent (best-placed seat of each)",
+            comp.head_to_head,
+            P.present(comp.head_to_head, h2h_spec),
+        ),
+        Table(
+            "strategy_ratings",
+            "Bradley-Terry rating on finishing orders (seat pairs of different strategies), bootstrap over games",
+            comp.ratings,
+            P.present(comp.ratings, rating_spec),
+        ),
+    ]
+    for row in comp.dominance.head(12).itertuples(index=False):
+        sec.findings.append(f"{row.players} players, {row.instruments}: {row.note}.")
+    return sec, comp
+
+
+def _scoring_section(seats, confidence):
+    sc = scoring_sources(seats, confidence)
+    c = int(100 * confidence)
+    seat_spec = [*_setting_cols(), ("seat", P.integer("seat")), ("seats", P.integer("n"))]
+    seat_spec += [(src, P.points(src)) for src in SOURCES]
+    seat_spec.append((f"score [{c}% CI]", P.points("score", "score_lo", "score_hi")))
+    win_spec = [*_setting_cols(), ("winners", P.integer("winners")), ("winner score", P.points("winner_score"))]
+    win_spec += [(f"{src} %", P.rate(f"share_{src}")) for src in SOURCES]
+    sec = Section(
+        "scoring",
+        "3. Scoring sources",
+        "Where do the points come from, and what wins games?",
+        charts=[charts.source_bars(sc.by_seat), charts.winner_share_bars(sc.winners)],
+        tables=[
+            Table(
+                "score_sources_by_seat", "Mean points per seat by source", sc.by_seat, P.present(sc.by_seat, seat_spec)
+            ),
+            Table(
+                "winner_point_shares",
+                "Share of the winners' points from each source (penalties negative)",
+                sc.winners,
+                P.present(sc.winners, win_spec),
+            ),
+        ],
+    )
+    sec.notes.append("Penalties (R12) are negative points; the charts sum the three departments' penalties.")
+    for players, part in sc.winners.groupby("players"):
+        tot = (part["winner_score"] * part["winners"]).sum()
+        shares = {}
+        for group, cols in (
+            ("inspector", ["inspector"]),
+            ("objectives", [f"objective_{d}" for d in DEPTS]),
+            ("brag tracks", [f"brag_{d}" for d in DEPTS]),
+            ("penalties", [f"penalty_{d}" for d in DEPTS]),
+        ):
+            shares[group] = sum((part[f"share_{c}"] * part["winner_score"] * part["winners"]).sum() for c in cols) / tot
+        sec.findings.append(
+            f"{players} players: winners' points come from "
+            + ", ".join(f"{k} {pct(v)}%" for k, v in shares.items())
+            + "."
+        )
+    return sec, sc
+
+
+def _instrument_section(seats, games, margin, confidence, seed):
+    ic = compare_instruments(seats, games, margin, confidence, seed)
+    c = int(100 * confidence)
+    stat_spec = [
+        ("department", P.text("department")),
+        ("instrument", P.text("instrument")),
+        ("players", P.integer("players")),
+        ("games", P.integer("games")),
+        (f"objective points per game [{c}% CI]", P.points("objective_points", "objective_lo", "objective_hi")),
+        (f"top scorer's share % [{c}% CI]", P.rate("top_share", "top_share_lo", "top_share_hi")),
+        (f"unbuilt % [{c}% CI]", P.rate("unbuilt_rate", "unbuilt_lo", "unbuilt_hi")),
+        ("penalty per unbuilt game", P.points("penalty_per_unbuilt_game")),
+        (f"rounds [{c}% CI]", P.points("rounds", "rounds_lo", "rounds_hi")),
+        (f"seat gap, pp [{c}% CI]", P.pp("seat_gap", "seat_gap_lo", "seat_gap_hi")),
+    ]
+    pen_spec = [
+        ("department", P.text("department")),
+        ("instrument", P.text("instrument")),
+        ("players", P.integer("players")),
+        ("by", P.text("by")),
+        ("who", P.text("who")),
+        ("seats in unbuilt games", P.integer("seats_in_unbuilt")),
+        ("paid", P.integer("paid")),
+        (f"pays % [{c}% CI]", P.rate("pay_rate", "pay_lo", "pay_hi")),
+        ("mean penalty when paying", P.points("mean_penalty", digits=2)),
+    ]
+    flag_spec = [
+        ("department", P.text("department")),
+        ("instrument", P.text("instrument")),
+        ("players", P.integer("players")),
+        ("flag", P.text("flag")),
+        ("games", P.integer("games")),
+        ("compared with", P.text("others")),
+        ("games compared", P.integer("others_games")),
+        ("seat", P.integer("seat")),
+        (f"seat win shift, pp [{c}% CI]", P.pp("shift", "shift_lo", "shift_hi")),
+        ("outside-margin p (Holm)", P.pvalue("outside_p_holm")),
+        ("within-margin p (TOST)", P.pvalue("within_p")),
+        (
+            "objective points vs others",
+            lambda r: "" if pd.isna(r["objective_vs_others"]) else f"{r['objective_vs_others']:+.1f}",
+        ),
+    ]
+    sec = Section(
+        "instruments",
+        "4. Instruments",
+        "Does any instrument play differently from the others of its department?",
+        notes=list(ic.notes),
+    )
+    sec.charts.append(charts.unbuilt_rates(ic.stats, confidence))
+    if ic.varied:
+        sec.charts.append(
+            charts.instrument_heatmap(
+                ic.stats,
+                "objective_points",
+                "objective points per game",
+                "How many objective points does each instrument hand out? Mean per game",
+                "instrument_objectives",
+            )
+        )
+        sec.charts.append(
+            charts.instrument_heatmap(
+                ic.stats,
+                "seat_gap",
+                "largest seat gap (pp)",
+                "Which instruments widen the seat gap? Largest win-rate gap between two seats (pp)",
+                "instrument_seat_gap",
+                fmt="{:.1f}",
+                scale=100.0,
+            )
+        )
+        sec.tables.append(
+            Table(
+                "instrument_flags",
+                f"Each instrument against the others of its department: the largest shift of a seat's win rate "
+                f"(outside = beyond ±{100 * margin:.1f} pp after Holm; within = every seat shown inside)",
+                ic.flags,
+                P.present(ic.flags, flag_spec),
+            )
+        )
+        sec.notes.append(
+            "An instrument is compared with the games that use another instrument of its department and the "
+            "same instruments in the two other departments, at the same player count."
+        )
+    sec.tables += [
+        Table("instrument_stats", "Per instrument and player count", ic.stats, P.present(ic.stats, stat_spec)),
+        Table(
+            "instrument_penalties",
+            "Who pays for an unbuilt instrument (R12), per seat and per strategy",
+            ic.penalties,
+            P.present(ic.penalties, pen_spec),
+        ),
+    ]
+    if not ic.flags.empty:
+        out = ic.flags[ic.flags["flag"] == OUTSIDE]
+        if len(out):
+            for row in out.itertuples(index=False):
+                sec.findings.append(
+                    f"**{row.instrument}** ({row.department}, {row.players} players) shifts seat {row.seat}'s win "
+                    f"rate by {100 * row.shift:+.1f} pp against {row.others}: outside the margin."
+                )
+        else:
+            counts = ic.flags["flag"].value_counts()
+            within, unclear = int(counts.get(WITHIN, 0)), int(counts.get(UNCLEAR, 0))
+            text = (
+                f"No instrument is shown to shift a seat's win rate beyond ±{100 * margin:.1f} pp against "
+                f"its department's others: {within} within the margin"
+            )
+            if unclear:
+                text += f", {unclear} unclear (more games needed)"
+            sec.findings.append(text + f", of {len(ic.flags)} instrument x player count rows.")
+    else:
+        sec.findings.append(ic.notes[0] if ic.notes else "No instrument comparison.")
+    worst = ic.stats.loc[ic.stats["unbuilt_rate"].idxmax()]
+    sec.findings.append(
+        f"Most often unbuilt: {worst['instrument']} ({worst['department']}, {worst['players']} players) in "
+        f"{pct(worst['unbuilt_rate'])}% of games."
+    )
+    return sec, ic
+
+
+def _shape_section(seats, games, confidence):
+    table, per = game_shape(seats, games, confidence)
+    c = int(100 * confidence)
+    spec = [
+        *_setting_cols(),
+        ("games", P.integer("games")),
+        (f"rounds [{c}% CI]", P.points("rounds_mean", "rounds_lo", "rounds_hi")),
+        (
+            "rounds p10 / median / p90",
+            lambda r: f"{r['rounds_p10']:.0f} / {r['rounds_median']:.0f} / {r['rounds_p90']:.0f}",
+        ),
+        (f"stalled % [{c}% CI]", P.rate("stalled_rate", "stalled_lo", "stalled_hi", 2)),
+        (f"passes per game [{c}% CI]", P.points("passes_mean", "passes_lo", "passes_hi", 2)),
+        ("score std within game", P.points("score_std_mean")),
+        (f"winner margin [{c}% CI]", P.points("winner_margin_mean", "winner_margin_lo", "winner_margin_hi")),
+        ("winner margin median", P.points("winner_margin_median")),
+    ]
+    sec = Section(
+        "shape",
+        "5. Game shape",
+        "How long do games last, do they stall, and how close do they finish?",
+        charts=[charts.rounds_histogram(per), charts.margin_histogram(per)],
+        tables=[Table("game_shape", "Game length, stalls, passes and score spread", table, P.present(table, spec))],
+    )
+    sec.notes.append(
+        "A stalled game reached the safety cap on rounds (R11); a pass is a turn where no die "
+        "could be taken (R3). The winner's margin is 0 when the tie-break decided."
+    )
+    for players, part in table.groupby("players"):
+        n = part["games"].sum()
+        stalled = part["stalled"].sum()
+        sec.findings.append(
+            f"{players} players: median {part['rounds_median'].median():.0f} rounds, "
+            f"{pct(stalled / n, 2)}% stalled, mean winner margin "
+            f"{(part['winner_margin_mean'] * part['games']).sum() / n:.1f} points."
+        )
+    return sec, table
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed=0):
+    """Every section, the headline and the run facts of a :class:`reports.io.RunData`.
+
+    ``margin`` is a fraction (0.03 = 3 percentage points) and ``confidence`` a level (0.95).
+    Bootstrap draws use ``seed`` so a report is reproducible.
+    """
+    if not 0 <= margin < 1:
+        raise ValueError(f"margin {margin} is outside [0, 1)")
+    stats.alpha_of(confidence)
+    seats, games = run.seats, run.games
+    seat_sec, adv = _seat_section(games, margin, confidence, seed)
+    if mirror_lineups(games):
+        seat_sec.notes.insert(
+            0,
+            (
+                "With a mirror lineup (one strategy in every seat) the seat rotations of a deal replay the very "
+                "same game, so a deal counts once: its design effect equals its number of rotations."
+            ),
+        )
+    strat_sec, comp = _strategy_section(seats, confidence, seed)
+    sections = [
+        seat_sec,
+        strat_sec,
+        _scoring_section(seats, confidence)[0],
+        _instrument_section(seats, games, margin, confidence, seed)[0],
+        _shape_section(seats, games, confidence)[0],
+    ]
+    frame, text = headline_table(adv, comp if not comp.empty else None, partial=run.partial)
+    scenario = run.scenario_name
+    desc = str(run.manifest.get("scenario", {}).get("description", ""))
+    nsettings = games[list(SETTING[:1]) + ["inst_black", "inst_orange", "inst_gray"]].drop_duplicates().shape[0]
+    if varies_instruments(games):
+        desc = desc or "instrument sets vary"
+    return Report(
+        scenario=scenario,
+        description=desc,
+        source=run.source,
+        partial=run.partial,
+        partial_reason=run.partial_reason,
+        margin=margin,
+        confidence=confidence,
+        games=len(games),
+        settings=nsettings,
+        headline=frame,
+        headline_text=text,
+        sections=sections,
+        generated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
+
+
+def write_report(report, out_dir):
+    """Write ``report.html``, ``summary.md``, every table as CSV and every chart as PNG to ``out_dir``.
+
+    Returns a dict: ``html``, ``markdown`` (paths), ``csv`` and ``png`` (lists of paths).
+    """
+    from reports.render import render_html, render_markdown
+
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        written = {"csv": [], "png": []}
+        report.headline.to_csv(out / "headline.csv", index=False)
+        written["csv"].append(out / "headline.csv")
+        for sec in report.sections:
+            for t in sec.tables:
+                path = out / f"{t.name}.csv"
+                t.frame.to_csv(path, index=False)
+                written["csv"].append(path)
+            for ch in sec.charts:
+                path = out / f"{ch.name}.png"
+                path.write_bytes(ch.png)
+                written["png"].append(path)
+        html_path = out / "report.html"
+        html_path.write_text(render_html(report), encoding="utf-8")
+        md_path = out / "summary.md"
+        md_path.write_text(render_markdown(report), encoding="utf-8")
+    except OSError as exc:
+        raise ReportInputError(out, "", f"cannot write the report: {exc.strerror or exc}") from None
+    written["html"] = html_path
+    written["markdown"] = md_path
+    return written
+
+
+def make_report(
+    results_dir, out_dir=None, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, allow_partial=False, seed=0
+):
+    """Read a run directory, build its report and write it (default ``<results_dir>/report``).
+
+    Returns ``(report, written)``; raises :class:`reports.io.ReportInputError` for bad input.
+    """
+    run = load_run(results_dir, allow_partial=allow_partial)
+    report = build_report(run, margin=margin, confidence=confidence, seed=seed)
+    out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
+    return report, write_report(report, out)
+
+
+__all__ = ["Report", "RunData", "Section", "Table", "build_report", "make_report", "write_report"]

@@ -1,0 +1,375 @@
+"""Charts of the report sections: matplotlib figures rendered to PNG bytes (Agg, no pyplot state).
+
+Every chart's title is the question it answers. Colours come from the Okabe-Ito palette, which
+stays distinguishable under the common colour-vision deficiencies; heatmaps use ``cividis``.
+When a run holds many instrument sets, per-seat and per-strategy charts pool them per player count
+(the tables keep every setting).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from reports import stats
+from reports.frames import DEPTS, SOURCES
+
+# Okabe & Ito (2008), "Color Universal Design".
+OKABE_ITO = {
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+    "black": "#000000",
+}
+PALETTE = [
+    OKABE_ITO[k] for k in ("blue", "orange", "bluish_green", "vermillion", "reddish_purple", "sky_blue", "yellow")
+]
+PALETTE.append(OKABE_ITO["black"])
+HEATMAP = "cividis"
+# Score sources as charted: the three penalties are summed into one (they are small and negative).
+CHART_SOURCES = [
+    ("inspector", ["inspector"], OKABE_ITO["blue"], None),
+    ("objective black", ["objective_black"], OKABE_ITO["bluish_green"], None),
+    ("objective orange", ["objective_orange"], OKABE_ITO["bluish_green"], "//"),
+    ("objective gray", ["objective_gray"], OKABE_ITO["bluish_green"], ".."),
+    ("brag black", ["brag_black"], OKABE_ITO["orange"], None),
+    ("brag orange", ["brag_orange"], OKABE_ITO["orange"], "//"),
+    ("brag gray", ["brag_gray"], OKABE_ITO["orange"], ".."),
+    ("penalties", [f"penalty_{d}" for d in DEPTS], OKABE_ITO["vermillion"], None),
+]
+
+
+@dataclass
+class Chart:
+    """One picture: file name stem, the question it answers (its title) and its PNG bytes."""
+
+    name: str
+    title: str
+    png: bytes
+
+
+def to_png(fig, dpi=100):
+    """Render a figure to PNG bytes (no software tag, so reruns give the same file)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    return buf.getvalue()
+
+
+def _figure(npanels, width=4.2, height=3.4, ncols=None):
+    ncols = ncols or min(npanels, 3)
+    nrows = int(np.ceil(npanels / ncols))
+    # At least 7 inches wide so the title (the question) fits above a single panel.
+    fig = Figure(figsize=(max(width * ncols, 7.0), height * nrows + 0.6), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax in axes[npanels:]:
+        ax.set_visible(False)
+    return fig, axes[:npanels]
+
+
+def _errbar(lo, hi, mid):
+    return np.vstack([np.clip(mid - lo, 0, None), np.clip(hi - mid, 0, None)])
+
+
+def seat_win_rates(rates, margin, confidence):
+    """Win rate per seat with intervals, one panel per player count, fair share and margin band."""
+    pooled = rates.groupby(["players", "seat"], as_index=False)[["wins", "games", "effective_games"]].sum()
+    pooled["rate"] = pooled["wins"] / pooled["games"]
+    eff = pooled["effective_games"]
+    pooled["lo"], pooled["hi"] = stats.wilson(pooled["rate"] * eff, eff, confidence)
+    counts = sorted(pooled["players"].unique())
+    fig, axes = _figure(len(counts))
+    nsets = rates.groupby("players")["instruments"].nunique()
+    for ax, n in zip(axes, counts, strict=True):
+        p = pooled[pooled["players"] == n]
+        share = 1.0 / n
+        ax.axhspan(
+            100 * (share - margin),
+            100 * (share + margin),
+            color=OKABE_ITO["sky_blue"],
+            alpha=0.25,
+            label=f"fair share ± {100 * margin:.1f} pp",
+        )
+        ax.axhline(100 * share, color=OKABE_ITO["black"], lw=1, ls="--")
+        ax.bar(p["seat"], 100 * p["rate"], color=OKABE_ITO["blue"], width=0.6)
+        ax.errorbar(
+            p["seat"],
+            100 * p["rate"],
+            yerr=100 * _errbar(p["lo"], p["hi"], p["rate"]),
+            fmt="none",
+            ecolor=OKABE_ITO["black"],
+            capsize=4,
+        )
+        ax.set_xticks(p["seat"])
+        ax.set_xlabel("seat (0 plays first)")
+        ax.set_ylabel("win rate (%)")
+        sets = int(nsets.get(n, 1))
+        pooled_note = f", {sets} instrument sets pooled" if sets > 1 else ""
+        ax.set_title(f"{n} players ({int(p['games'].iloc[0]):,} games{pooled_note})", fontsize=10)
+        ax.legend(loc="lower right", fontsize=8)
+    title = f"Does the turn order decide who wins? Win rate per seat ({100 * confidence:.0f}% Wilson intervals)"
+    fig.suptitle(title)
+    return Chart("seat_win_rates", title, to_png(fig))
+
+
+def strategy_win_rates(rates, confidence):
+    """Win rate per strategy (pooled over instrument sets) with intervals, one panel per player count."""
+    pooled = rates.groupby(["players", "strategy"], as_index=False)[["wins", "seats_played", "effective_n"]].sum()
+    pooled["rate"] = pooled["wins"] / pooled["seats_played"]
+    eff = pooled["effective_n"]
+    pooled["lo"], pooled["hi"] = stats.wilson(pooled["rate"] * eff, eff, confidence)
+    counts = sorted(pooled["players"].unique())
+    names = sorted(pooled["strategy"].unique())
+    colour = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
+    fig, axes = _figure(len(counts))
+    for ax, n in zip(axes, counts, strict=True):
+        p = pooled[pooled["players"] == n].reset_index(drop=True)
+        x = np.arange(len(p))
+        ax.axhline(100 / n, color=OKABE_ITO["black"], lw=1, ls="--", label="fair share 1/N")
+        ax.bar(x, 100 * p["rate"], color=[colour[s] for s in p["strategy"]], width=0.6)
+        ax.errorbar(
+            x,
+            100 * p["rate"],
+            yerr=100 * _errbar(p["lo"], p["hi"], p["rate"]),
+            fmt="none",
+            ecolor=OKABE_ITO["black"],
+            capsize=4,
+        )
+        ax.set_xticks(x, p["strategy"], rotation=20)
+        ax.set_ylabel("win rate per seat played (%)")
+        ax.set_title(f"{n} players", fontsize=10)
+        ax.legend(fontsize=8)
+    title = f"Which strategy wins most? Win rate per strategy ({100 * confidence:.0f}% Wilson intervals)"
+    fig.suptitle(title)
+    return Chart("strategy_win_rates", title, to_png(fig))
+
+
+def head_to_head(h2h):
+    """Head-to-head shares as a heatmap per player count (instrument sets pooled)."""
+    pooled = h2h.groupby(["players", "strategy", "opponent"], as_index=False)[["ahead", "games"]].sum()
+    pooled["share"] = pooled["ahead"] / pooled["games"]
+    counts = sorted(pooled["players"].unique())
+    fig, axes = _figure(len(counts), width=4.6, height=4.0)
+    for ax, n in zip(axes, counts, strict=True):
+        m = pooled[pooled["players"] == n].pivot(index="strategy", columns="opponent", values="share")
+        names = sorted(set(m.index) | set(m.columns))
+        m = m.reindex(index=names, columns=names)
+        im = ax.imshow(100 * m.to_numpy(dtype=float), cmap=HEATMAP, vmin=0, vmax=100)
+        ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+        ax.set_yticks(range(len(names)), names)
+        ax.set_xlabel("opponent")
+        ax.set_ylabel("strategy")
+        for i in range(len(names)):
+            for j in range(len(names)):
+                v = m.iat[i, j]
+                if not pd.isna(v):
+                    ax.text(
+                        j,
+                        i,
+                        f"{100 * v:.0f}",
+                        ha="center",
+                        va="center",
+                        color="white" if v < 0.6 else "black",
+                        fontsize=9,
+                    )
+        ax.set_title(f"{n} players", fontsize=10)
+        fig.colorbar(im, ax=ax, shrink=0.8, label="% of shared games ahead")
+    title = "Who beats whom? Share of shared games where the row strategy finished ahead"
+    fig.suptitle(title)
+    return Chart("head_to_head", title, to_png(fig))
+
+
+def ratings(table, confidence, limit=6):
+    """Bradley-Terry strengths with intervals, one panel per setting (at most ``limit`` panels)."""
+    settings = table[["players", "instruments"]].drop_duplicates().head(limit)
+    fig, axes = _figure(len(settings))
+    for ax, (_, key) in zip(axes, settings.iterrows(), strict=True):
+        p = table[(table["players"] == key["players"]) & (table["instruments"] == key["instruments"])]
+        p = p.sort_values("strength").reset_index(drop=True)
+        y = np.arange(len(p))
+        ax.axvline(0, color=OKABE_ITO["black"], lw=1, ls="--")
+        ax.errorbar(
+            p["strength"],
+            y,
+            xerr=_errbar(p["strength_lo"], p["strength_hi"], p["strength"]),
+            fmt="o",
+            color=OKABE_ITO["blue"],
+            ecolor=OKABE_ITO["black"],
+            capsize=4,
+        )
+        ax.set_yticks(y, p["strategy"])
+        ax.set_xlabel("Bradley-Terry strength (log odds vs average)")
+        ax.set_title(f"{key['players']} players, {key['instruments']}", fontsize=9)
+    title = f"How strong is each strategy? Rating with {100 * confidence:.0f}% bootstrap intervals"
+    fig.suptitle(title)
+    return Chart("strategy_ratings", title, to_png(fig))
+
+
+def source_bars(by_seat):
+    """Stacked mean points per seat by source, one panel per player count (sets pooled by seat rows)."""
+    weighted = by_seat.copy()
+    for src in SOURCES:
+        weighted[src] = weighted[src] * weighted["n"]
+    pooled = weighted.groupby(["players", "seat"], as_index=False)[[*SOURCES, "n"]].sum()
+    for src in SOURCES:
+        pooled[src] = pooled[src] / pooled["n"]
+    counts = sorted(pooled["players"].unique())
+    fig, axes = _figure(len(counts))
+    for ax, n in zip(axes, counts, strict=True):
+        p = pooled[pooled["players"] == n]
+        x = p["seat"].to_numpy()
+        pos = np.zeros(len(p))
+        for label, cols, colour, hatch in CHART_SOURCES:
+            v = p[cols].sum(axis=1).to_numpy()
+            if label == "penalties":
+                ax.bar(x, v, color=colour, label=label, width=0.6)
+                continue
+            ax.bar(x, v, bottom=pos, color=colour, hatch=hatch, edgecolor="white", label=label, width=0.6)
+            pos += v
+        ax.axhline(0, color=OKABE_ITO["black"], lw=0.8)
+        ax.set_xticks(x)
+        ax.set_xlabel("seat (0 plays first)")
+        ax.set_ylabel("mean points")
+        ax.set_title(f"{n} players", fontsize=10)
+    axes[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0) if len(counts) == 1 else None)
+    title = "Where do the points come from? Mean points per seat by score source"
+    fig.suptitle(title)
+    return Chart("score_sources", title, to_png(fig))
+
+
+def winner_share_bars(winners):
+    """The winners' points split by source: one horizontal 100 % bar per player count (sets pooled)."""
+    w = winners.copy()
+    shares = [f"share_{s}" for s in SOURCES]
+    for c in shares:
+        w[c] = w[c] * w["winner_score"] * w["winners"]
+    w["total"] = w["winner_score"] * w["winners"]
+    pooled = w.groupby("players")[[*shares, "total"]].sum()
+    for c in shares:
+        pooled[c] = pooled[c] / pooled["total"]
+    fig = Figure(figsize=(9, 1.6 + 0.6 * len(pooled)), layout="constrained")
+    ax = fig.subplots()
+    y = np.arange(len(pooled))
+    left = np.zeros(len(pooled))
+    for label, cols, colour, hatch in CHART_SOURCES:
+        v = 100 * pooled[[f"share_{c}" for c in cols]].sum(axis=1).to_numpy()
+        if label == "penalties":
+            ax.barh(y, v, color=colour, label=label, height=0.6)
+            continue
+        ax.barh(y, v, left=left, color=colour, hatch=hatch, edgecolor="white", label=label, height=0.6)
+        left += v
+    ax.set_yticks(y, [f"{n} players" for n in pooled.index])
+    ax.set_xlabel("% of the winners' points")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    title = "What wins games? Share of the winner's points from each source"
+    fig.suptitle(title)
+    return Chart("winner_sources", title, to_png(fig))
+
+
+def unbuilt_rates(inst_stats, confidence):
+    """How often each instrument stays unbuilt, per player count, with intervals."""
+    fig, axes = _figure(len(DEPTS))
+    counts = sorted(inst_stats["players"].unique())
+    colour = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(counts)}
+    width = 0.8 / max(len(counts), 1)
+    top = 100 * float(inst_stats["unbuilt_hi"].max()) if len(inst_stats) else 100.0
+    for ax, dept in zip(axes, DEPTS, strict=True):
+        ax.set_ylim(0, min(100.0, 1.08 * top) or 1.0)
+        p = inst_stats[inst_stats["department"] == dept]
+        names = sorted(p["instrument"].unique())
+        x = np.arange(len(names))
+        for k, n in enumerate(counts):
+            q = p[p["players"] == n].set_index("instrument").reindex(names)
+            ax.bar(x + k * width, 100 * q["unbuilt_rate"], width=width, color=colour[n], label=f"{n} players")
+            ax.errorbar(
+                x + k * width,
+                100 * q["unbuilt_rate"],
+                yerr=100 * _errbar(q["unbuilt_lo"], q["unbuilt_hi"], q["unbuilt_rate"]),
+                fmt="none",
+                ecolor=OKABE_ITO["black"],
+                capsize=3,
+            )
+        ax.set_xticks(x + width * (len(counts) - 1) / 2, names, rotation=20)
+        ax.set_ylabel("% of games unbuilt")
+        ax.set_title(f"{dept} department", fontsize=10)
+    axes[0].legend(fontsize=8)
+    title = f"Which instruments are left unbuilt? Share of games ({100 * confidence:.0f}% Wilson intervals)"
+    fig.suptitle(title)
+    return Chart("instrument_unbuilt", title, to_png(fig))
+
+
+def instrument_heatmap(inst_stats, value, label, question, name, fmt="{:.1f}", scale=1.0):
+    """Heatmap of instrument x player count of one column, a panel per department."""
+    fig, axes = _figure(len(DEPTS), width=3.6, height=3.2)
+    counts = sorted(inst_stats["players"].unique())
+    lo = scale * inst_stats[value].min()
+    hi = scale * inst_stats[value].max()
+    im = None
+    for ax, dept in zip(axes, DEPTS, strict=True):
+        p = inst_stats[inst_stats["department"] == dept]
+        m = p.pivot(index="instrument", columns="players", values=value).reindex(columns=counts) * scale
+        im = ax.imshow(m.to_numpy(dtype=float), cmap=HEATMAP, vmin=lo, vmax=hi, aspect="auto")
+        ax.set_xticks(range(len(counts)), [str(c) for c in counts])
+        ax.set_yticks(range(len(m.index)), m.index)
+        ax.set_xlabel("players")
+        mid = (lo + hi) / 2
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                v = m.iat[i, j]
+                if not pd.isna(v):
+                    ax.text(
+                        j, i, fmt.format(v), ha="center", va="center", fontsize=8, color="white" if v < mid else "black"
+                    )
+        ax.set_title(f"{dept} department", fontsize=10)
+    if im is not None:
+        fig.colorbar(im, ax=list(axes), shrink=0.8, label=label)
+    fig.suptitle(question)
+    return Chart(name, question, to_png(fig))
+
+
+def rounds_histogram(per_game):
+    """Distribution of rounds per game, one outline per player count."""
+    fig = Figure(figsize=(7, 3.6), layout="constrained")
+    ax = fig.subplots()
+    counts = sorted(per_game["players"].unique())
+    lo, hi = per_game["rounds"].min(), per_game["rounds"].max()
+    bins = np.arange(lo, hi + 2) - 0.5
+    for k, n in enumerate(counts):
+        r = per_game.loc[per_game["players"] == n, "rounds"]
+        ax.hist(
+            r, bins=bins, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)], label=f"{n} players", density=True
+        )
+    ax.set_xlabel("rounds")
+    ax.set_ylabel("share of games")
+    ax.legend(fontsize=8)
+    title = "How long do games last? Rounds per game"
+    fig.suptitle(title)
+    return Chart("rounds", title, to_png(fig))
+
+
+def margin_histogram(per_game):
+    """Distribution of the winner's margin over the runner-up, per player count."""
+    fig = Figure(figsize=(7, 3.6), layout="constrained")
+    ax = fig.subplots()
+    counts = sorted(per_game["players"].unique())
+    m = per_game["winner_margin"].dropna()
+    top = float(np.quantile(m, 0.99)) if len(m) else 1.0
+    bins = np.linspace(0, max(top, 1.0), 31)
+    for k, n in enumerate(counts):
+        v = per_game.loc[per_game["players"] == n, "winner_margin"].dropna().clip(upper=bins[-1])
+        ax.hist(
+            v, bins=bins, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)], label=f"{n} players", density=True
+        )
+    ax.set_xlabel("winner's points minus runner-up's (top 1% folded into the last bin)")
+    ax.set_ylabel("density")
+    ax.legend(fontsize=8)
+    title = "How close are the finishes? Winner's margin over the runner-up"
+    fig.suptitle(title)
+    return Chart("winner_margin", title, to_png(fig))

@@ -1,0 +1,685 @@
+"""Balance regression: did a change move any figure of a run away from its baseline?
+
+For every figure of every cell (see :mod:`reports.baseline`) the difference ``d = now - baseline``
+of two independent samples of deals gets one of three verdicts, against a margin ``m`` of its kind
+(:data:`DEFAULT_MARGINS`)::
+
+      fail          inconclusive        pass         inconclusive        fail
+    ----------|-------------------[=========]-------------------|-------------
+             -m - ...            -m        0        m           ... + m
+    pass:  equivalent within the margin: both one-sided tests of TOST reject at level a
+           (|d| < m shown; the (1 - 2a) interval lies inside [-m, m]);
+    fail:  moved beyond the margin: the test of H0 |d| <= m against |d| > m rejects after Holm's
+           correction over every figure of the run at level a;
+    inconclusive: neither, more games would tell.
+
+Both tests are Welch t tests on the per-deal moments (``n``, ``sum``, ``sumsq``): deals are the
+independent units, so the games of a deal (its seat rotations) are not counted as independent. The
+p-value of "beyond the margin" is the chance of a difference at least as far from 0 as the one
+observed when the true difference sits on the margin (``|d| = m``, the least favourable point of
+H0 ``|d| <= m``): ``P(D >= |obs|) + P(D <= -|obs|)`` with ``D ~ m + se * t(df)``. It is a valid
+level-a test at every point of H0, at ``m = 0`` it is the two-sided t test, and for ``m >> se`` the
+one-sided test against the nearer edge.
+Only a fail fails the gate: in an A/A comparison (same code and data, other deals) a fail is a
+false alarm, and its probability over the whole run is at most ``a`` (Holm controls the
+family-wise error rate).
+
+Adaptive mode (:func:`adaptive_regress`) plays more deals for the cells that still hold an
+inconclusive figure, in rounds, and looks again after each round. Repeated looks would inflate the
+false-alarm rate, so the number of looks ``K`` (the first one included) is fixed in advance and
+``a`` is split evenly over them (Bonferroni over looks): every look tests at ``a / K``, with Holm
+over every figure within the look. By the union bound the chance of any false fail over all looks
+stays at most ``a``, whatever the data-dependent choice of which cells get more games; the same
+holds for a false pass (claiming equivalence of a figure that moved by the margin or more). A
+figure keeps the verdict of the look that decided it. Extra deals come from a fresh run seed per
+round (:func:`round_seed`), so they are new, independent deals, and their moments add to the
+earlier ones (:func:`reports.baseline.merge_figures`).
+
+Everything here works on plain arrays and is vectorised over leading axes, so the tests can replay
+thousands of synthetic gates in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from reports.baseline import (
+    KINDS,
+    RATE_KINDS,
+    UNITS,
+    baseline_figures,
+    figure_table,
+    merge_figures,
+    run_identity,
+)
+from simulator.errors import DataError
+
+PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
+VERDICTS = (INCONCLUSIVE, PASS, FAIL)  # index = code
+C_INCONCLUSIVE, C_PASS, C_FAIL = 0, 1, 2
+
+DEFAULT_ALPHA = 0.05
+DEFAULT_LOOKS = 4
+# Margins in the figure's own unit (rates as fractions).
+DEFAULT_MARGINS = {
+    "win_rate": 0.03,  # 3 percentage points
+    "objective_points": 1.0,  # points per game, summed over the seats
+    "build_rate": 0.03,  # 3 percentage points
+    "rounds": 0.5,  # rounds per game
+    "score_spread": 2.0,  # points (std of the final scores within a game)
+}
+assert set(DEFAULT_MARGINS) == set(KINDS)
+
+
+class RegressInputError(DataError):
+    """A regression that cannot be made: a baseline of other cells, a bad margin, ..."""
+
+
+# =========================================================================== statistics on moments
+
+
+def mean_and_var(n, s, ss):
+    """Mean of the per-deal values and the variance of that mean; NaN variance where ``n < 2``."""
+    n = np.asarray(n, dtype=float)
+    s = np.asarray(s, dtype=float)
+    ss = np.asarray(ss, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = s / n
+        var = np.clip(ss - s * s / n, 0.0, None) / (n - 1)
+        # Floating-point residue of a constant figure: treat as zero variance.
+        var = np.where(var <= 1e-12 * np.maximum(1.0, mean * mean), 0.0, var)
+        var_mean = np.where(n >= 2, var / n, np.nan)
+    return mean, var_mean
+
+
+def difference(base, cur):
+    """``(d, se, df)`` of ``now - baseline`` from two ``(n, sum, sumsq)`` triples (Welch)."""
+    m0, v0 = mean_and_var(*base)
+    m1, v1 = mean_and_var(*cur)
+    n0 = np.asarray(base[0], dtype=float)
+    n1 = np.asarray(cur[0], dtype=float)
+    d = m1 - m0
+    se = np.sqrt(v0 + v1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        den = np.where(n0 > 1, v0 * v0 / (n0 - 1), 0.0) + np.where(n1 > 1, v1 * v1 / (n1 - 1), 0.0)
+        df = np.where(den > 0, (v0 + v1) ** 2 / den, np.inf)
+    return d, se, df
+
+
+def margin_tests(d, se, df, margin):
+    """``(p_equivalent, p_beyond)`` for ``|d| < margin`` (TOST) and ``|d| > margin``.
+
+    With no spread at all (``se == 0``) the difference is known exactly; with an undefined one
+    (too few deals) both p-values are 1.
+    """
+    d, se, df, margin = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (d, se, df, margin)))
+    ok = np.isfinite(d) & np.isfinite(se)
+    pos = ok & (se > 0)
+    safe_se = np.where(pos, se, 1.0)
+    safe_d = np.where(ok, d, 0.0)
+    t_lo = (safe_d + margin) / safe_se  # against d <= -m
+    t_hi = (safe_d - margin) / safe_se  # against d >= +m
+    p_equiv = np.maximum(stats.t.sf(t_lo, df), stats.t.cdf(t_hi, df))
+    # H0 |d| <= m is least favourable at |d| = m: the p-value is P(|D| >= |observed|) there.
+    a = np.abs(safe_d)
+    p_beyond = np.minimum(1.0, stats.t.sf((a - margin) / safe_se, df) + stats.t.cdf((-a - margin) / safe_se, df))
+    exact = ok & (se == 0)
+    p_equiv = np.where(exact, np.where(np.abs(safe_d) < margin, 0.0, 1.0), p_equiv)
+    p_beyond = np.where(exact, np.where(np.abs(safe_d) > margin, 0.0, 1.0), p_beyond)
+    p_equiv = np.where(ok, p_equiv, 1.0)
+    p_beyond = np.where(ok, p_beyond, 1.0)
+    return p_equiv, p_beyond
+
+
+def confidence_interval(d, se, df, alpha):
+    """Two-sided ``1 - alpha`` interval of the difference."""
+    q = stats.t.ppf(1 - np.asarray(alpha, dtype=float) / 2, df)
+    with np.errstate(invalid="ignore"):
+        half = np.where(np.asarray(se) > 0, q * se, 0.0)
+    return d - half, d + half
+
+
+def holm(p, axis=-1):
+    """Holm-adjusted p-values along ``axis`` (vectorised over the other axes); NaN counts as 1.
+
+    Equal to ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]`` on a 1-D array.
+    """
+    p = np.where(np.isnan(p), 1.0, np.asarray(p, dtype=float))
+    p = np.moveaxis(p, axis, -1)
+    m = p.shape[-1]
+    if m == 0:
+        return np.moveaxis(p, -1, axis)
+    order = np.argsort(p, axis=-1, kind="stable")
+    sorted_p = np.take_along_axis(p, order, axis=-1)
+    factor = m - np.arange(m)
+    adj_sorted = np.minimum(1.0, np.maximum.accumulate(sorted_p * factor, axis=-1))
+    adj = np.empty_like(adj_sorted)
+    np.put_along_axis(adj, order, adj_sorted, axis=-1)
+    return np.moveaxis(adj, -1, axis)
+
+
+def decide(p_equiv, p_beyond, level, axis=-1):
+    """Verdict codes (:data:`C_PASS`, :data:`C_FAIL`, :data:`C_INCONCLUSIVE`) and Holm-adjusted p_beyond.
+
+    ``axis`` holds the figures of one family (one run at one look).
+    """
+    adj = holm(p_beyond, axis=axis)
+    fail = adj < level
+    ok = (np.asarray(p_equiv) < level) & ~fail
+    codes = np.where(fail, C_FAIL, np.where(ok, C_PASS, C_INCONCLUSIVE))
+    return codes, adj
+
+
+def look_level(alpha, looks):
+    """The level of each look when ``alpha`` is split evenly over ``looks`` looks."""
+    if looks < 1:
+        raise ValueError("looks must be at least 1")
+    return alpha / looks
+
+
+def freeze(previous, new):
+    """Verdict codes after a look: figures decided earlier keep their verdict, open ones take the new one."""
+    previous = np.asarray(previous)
+    return np.where(previous == C_INCONCLUSIVE, np.asarray(new), previous)
+
+
+def sequential_verdicts(base, looks_data, margin, alpha=DEFAULT_ALPHA, looks=None):
+    """Verdict codes of the sequential procedure on arrays, vectorised over leading axes.
+
+    ``base`` = ``(n, sum, sumsq)`` arrays of shape ``(..., figures)``; ``looks_data`` a sequence of
+    such triples, the *cumulative* moments of the run at each look. Each look tests at
+    ``alpha / looks`` (``looks`` defaults to ``len(looks_data)``, the number fixed in advance) with
+    Holm over the figures axis; decided figures keep their verdict. Returns ``(codes, decided_at)``
+    (``decided_at`` = 1-based look, 0 for a figure still open). The same rules as
+    :func:`adaptive_regress`, for replaying many synthetic gates at once.
+    """
+    looks = len(looks_data) if looks is None else looks
+    if len(looks_data) > looks:
+        raise ValueError("more looks than the number fixed in advance")
+    level = look_level(alpha, looks)
+    codes = None
+    decided_at = None
+    for k, cur in enumerate(looks_data, start=1):
+        d, se, df = difference(base, cur)
+        p_equiv, p_beyond = margin_tests(d, se, df, margin)
+        new, _ = decide(p_equiv, p_beyond, level)
+        if codes is None:
+            codes = new
+            decided_at = np.where(new != C_INCONCLUSIVE, k, 0)
+        else:
+            newly = (codes == C_INCONCLUSIVE) & (new != C_INCONCLUSIVE)
+            codes = freeze(codes, new)
+            decided_at = np.where(newly, k, decided_at)
+    return codes, decided_at
+
+
+def round_seed(run_seed, round_index):
+    """A fresh run seed for adaptive round ``round_index`` (1, 2, ...) of a run seeded ``run_seed``.
+
+    Derived by hashing, so the round's deals share nothing with the run's own or with other rounds'.
+    """
+    blob = f"ssb-regress-round|{int(run_seed)}|{int(round_index)}".encode()
+    return int.from_bytes(hashlib.sha256(blob).digest()[:8], "little") & (2**63 - 1)
+
+
+# =========================================================================== margins
+
+
+def parse_margins(items):
+    """``["win_rate=2", "rounds=1"]`` -> margins dict over the defaults.
+
+    Rates (``win_rate``, ``build_rate``) are given in percentage points, the others in their unit.
+    """
+    margins = dict(DEFAULT_MARGINS)
+    for item in items or ():
+        key, sep, value = str(item).partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or key not in DEFAULT_MARGINS:
+            raise RegressInputError(
+                "--margin", str(item), f"expected KIND=VALUE with KIND one of {', '.join(DEFAULT_MARGINS)}"
+            )
+        try:
+            v = float(value)
+        except ValueError:
+            raise RegressInputError("--margin", str(item), f"'{value}' is not a number") from None
+        if not math.isfinite(v) or v < 0:
+            raise RegressInputError("--margin", str(item), "a margin is a number of 0 or more")
+        margins[key] = v / 100.0 if key in RATE_KINDS else v
+    return margins
+
+
+# =========================================================================== comparing two runs
+
+
+def check_cells(baseline, current_keys, baseline_path="baseline"):
+    """Refuse a baseline whose cells are not the run's cells (a :class:`RegressInputError` that says why)."""
+    base_keys = [c["cell_key"] for c in baseline["cells"]]
+    missing = [k for k in base_keys if k not in set(current_keys)]
+    extra = [k for k in current_keys if k not in set(base_keys)]
+    if not missing and not extra:
+        return
+    name = baseline.get("scenario", {}).get("name")
+    parts = [f"the baseline (scenario '{name}') and the run do not hold the same cells"]
+    if missing:
+        parts.append(f"only in the baseline: {'; '.join(missing[:5])}" + (" ..." if len(missing) > 5 else ""))
+    if extra:
+        parts.append(f"only in the run: {'; '.join(extra[:5])}" + (" ..." if len(extra) > 5 else ""))
+    parts.append(
+        "compare runs of the same scenario (player counts, instrument sets and lineups), or write a new "
+        "baseline with `ssb baseline RESULTS_DIR -o FILE`"
+    )
+    raise RegressInputError(baseline_path, "cells", ": ".join(parts[:1]) + " (" + "; ".join(parts[1:]) + ")")
+
+
+def compare_tables(base, cur, margins=None, alpha=DEFAULT_ALPHA, level=None):
+    """One row per figure present in both tables, with its difference, interval, p-values and verdict.
+
+    ``level`` (default ``alpha``) is the level of this look; intervals are two-sided ``1 - level``.
+    """
+    margins = dict(DEFAULT_MARGINS if margins is None else margins)
+    level = alpha if level is None else level
+    keys = ["cell_key", "figure"]
+    both = base.merge(cur, on=keys, how="inner", suffixes=("_base", "_now"))
+    both = both.rename(columns={"kind_base": "kind", "label_base": "label"}).drop(columns=["kind_now", "label_now"])
+    b = (both["n_base"].to_numpy(), both["sum_base"].to_numpy(), both["sumsq_base"].to_numpy())
+    c = (both["n_now"].to_numpy(), both["sum_now"].to_numpy(), both["sumsq_now"].to_numpy())
+    d, se, df = difference(b, c)
+    margin = both["kind"].map(margins).to_numpy(dtype=float)
+    p_equiv, p_beyond = margin_tests(d, se, df, margin)
+    codes, adj = decide(p_equiv, p_beyond, level)
+    lo, hi = confidence_interval(d, se, df, level)
+    out = both[keys + ["kind", "label"]].copy()
+    out["unit"] = out["kind"].map(UNITS)
+    out["baseline"] = mean_and_var(*b)[0]
+    out["now"] = mean_and_var(*c)[0]
+    out["change"] = d
+    out["se"] = se
+    out["df"] = df
+    out["ci_low"] = lo
+    out["ci_high"] = hi
+    out["margin"] = margin
+    out["p_equivalent"] = p_equiv
+    out["p_beyond"] = p_beyond
+    out["p_beyond_holm"] = adj
+    out["verdict"] = [VERDICTS[k] for k in codes]
+    out["deals_baseline"] = both["n_base"].astype(int).to_numpy()
+    out["deals_now"] = both["n_now"].astype(int).to_numpy()
+    out["look"] = 1
+    return out.reset_index(drop=True)
+
+
+def adaptive_regress(base, cur, play_more, *, budget, cell_players, looks=DEFAULT_LOOKS, margins=None,
+                     alpha=DEFAULT_ALPHA):
+    """Sequential regression: look, play more deals for undecided cells, look again, up to ``looks`` looks.
+
+    ``play_more(games_per_cell: dict cell_key -> games, round_index) -> figure table`` plays that
+    many new games per cell (fresh deals) and returns their figure table. ``budget`` caps the total
+    extra games; ``cell_players`` gives each cell's player count (games come in whole deals).
+    Every look tests at ``alpha / looks``; a figure keeps the verdict of the look that decided it.
+
+    Returns ``(table, rounds)``: the final per-figure table (``look`` = the look that decided the
+    figure, or the last look) and one dict per extra round (cells, games, seed index).
+    """
+    level = look_level(alpha, looks)
+    table = compare_tables(base, cur, margins, alpha, level)
+    rounds = []
+    spent = 0
+    for look in range(2, looks + 1):
+        open_cells = sorted(set(table.loc[table["verdict"] == INCONCLUSIVE, "cell_key"]))
+        remaining = budget - spent
+        if not open_cells or remaining <= 0:
+            break
+        share = remaining // ((looks - look + 1) * len(open_cells))
+        plan = {}
+        for key in open_cells:
+            n = int(cell_players[key])
+            games = (share // n) * n
+            if games >= n:
+                plan[key] = games
+        if not plan:
+            break
+        new = play_more(plan, look - 1)
+        cur = merge_figures(cur, new)
+        spent += sum(plan.values())
+        rounds.append({"round": look - 1, "cells": len(plan), "games": sum(plan.values()), "games_per_cell": plan})
+        fresh = compare_tables(base, cur, margins, alpha, level)
+        fresh["look"] = look
+        # Decided figures keep the verdict (and the figures) of the look that decided them.
+        fresh = fresh.set_index(["cell_key", "figure"]).loc[pd.MultiIndex.from_frame(table[["cell_key", "figure"]])]
+        fresh = fresh.reset_index()
+        # As in freeze(): rows of figures decided earlier stay, open ones take this look's row.
+        keep = (table["verdict"] != INCONCLUSIVE).to_numpy()
+        table = pd.concat([table[keep], fresh[~keep]]).sort_index().reset_index(drop=True)
+    return table, {"rounds": rounds, "games": spent, "budget": budget, "looks": looks, "level": level}
+
+
+# =========================================================================== what changed since the baseline
+
+
+def changes_since(baseline, identity):
+    """What differs between the baseline's run and this one: data files, settings, code, seeds."""
+    old = baseline.get("data_files", {}) or {}
+    new = identity.get("data_files", {}) or {}
+    paths = {**(baseline.get("data_paths") or {}), **(identity.get("data_paths") or {})}
+    files = []
+    for k in sorted(set(old) | set(new)):
+        if old.get(k) != new.get(k):
+            status = "changed" if k in old and k in new else ("added" if k in new else "removed")
+            files.append({"file": k, "path": paths.get(k), "status": status, "baseline": old.get(k), "now": new.get(k)})
+    settings = []
+    so, sn = baseline.get("settings", {}) or {}, identity.get("settings", {}) or {}
+    for k in sorted(set(so) | set(sn)):
+        if so.get(k) != sn.get(k):
+            settings.append({"setting": k, "baseline": so.get(k), "now": sn.get(k)})
+    co, cn = baseline.get("code", {}) or {}, identity.get("code", {}) or {}
+    return {
+        "data_files": files,
+        "settings": settings,
+        "kernel_changed": co.get("kernel_sha256") != cn.get("kernel_sha256"),
+        "version": {"baseline": co.get("version"), "now": cn.get("version")},
+        "design_changed": baseline.get("scenario", {}).get("design_sha256")
+        != identity.get("scenario", {}).get("design_sha256"),
+        "same_seed": baseline.get("run_seed") is not None and baseline.get("run_seed") == identity.get("run_seed"),
+    }
+
+
+def regress(baseline, seats, games, manifest, *, margins=None, alpha=DEFAULT_ALPHA, baseline_path="baseline",
+            adaptive=None):
+    """The regression of a run (its tables and manifest) against a baseline document.
+
+    ``adaptive``: ``None``, or ``dict(play_more=..., budget=..., looks=...)`` for the sequential mode.
+    Returns the result document (a dict: ``figures`` DataFrame plus counts, changes and settings).
+    """
+    margins = dict(DEFAULT_MARGINS if margins is None else margins)
+    if not 0 < alpha < 0.5:
+        raise RegressInputError("--alpha", str(alpha), "alpha must lie between 0 and 0.5")
+    keys = list(dict.fromkeys(games["cell_key"].astype(str)))
+    check_cells(baseline, keys, baseline_path)
+    base = baseline_figures(baseline)
+    cur = figure_table(seats, games)
+    info = {"rounds": [], "games": 0, "budget": 0, "looks": 1, "level": alpha}
+    if adaptive:
+        players = games.groupby("cell_key")["players"].first().astype(int).to_dict()
+        table, info = adaptive_regress(
+            base,
+            cur,
+            adaptive["play_more"],
+            budget=int(adaptive["budget"]),
+            cell_players=players,
+            looks=int(adaptive.get("looks", DEFAULT_LOOKS)),
+            margins=margins,
+            alpha=alpha,
+        )
+    else:
+        table = compare_tables(base, cur, margins, alpha)
+    only_base = sorted(set(zip(base.cell_key, base.figure)) - set(zip(cur.cell_key, cur.figure)))
+    only_now = sorted(set(zip(cur.cell_key, cur.figure)) - set(zip(base.cell_key, base.figure)))
+    identity = run_identity(manifest)
+    counts = {v: int((table["verdict"] == v).sum()) for v in (FAIL, INCONCLUSIVE, PASS)}
+    cells_meta = {c["cell_key"]: c for c in baseline["cells"]}
+    games_now = games.groupby("cell_key").size().to_dict()
+    return {
+        "verdict": FAIL if counts[FAIL] else (INCONCLUSIVE if counts[INCONCLUSIVE] else PASS),
+        "counts": counts,
+        "alpha": alpha,
+        "margins": margins,
+        "figures": table,
+        "unmatched": {"only_baseline": only_base, "only_now": only_now},
+        "changes": changes_since(baseline, identity),
+        "run": identity,
+        "baseline": {
+            "path": str(baseline_path),
+            "scenario": baseline.get("scenario", {}),
+            "run_seed": baseline.get("run_seed"),
+            "created": baseline.get("created"),
+            "games": sum(int(c.get("games", 0)) for c in baseline["cells"]),
+        },
+        "games_now": int(sum(games_now.values())) + int(info.get("games", 0)),
+        "cells": {k: {"players": cells_meta[k].get("players"), "lineup": cells_meta[k].get("lineup"),
+                      "instruments": cells_meta[k].get("instruments")} for k in keys if k in cells_meta},
+        "adaptive": info if adaptive else None,
+    }
+
+
+# =========================================================================== output
+
+
+def _is_rate(kind):
+    return kind in RATE_KINDS
+
+
+def fmt_value(kind, x):
+    """A figure's value in its unit: rates as percentages, others with two decimals."""
+    if x is None or not np.isfinite(x):
+        return "-"
+    return f"{100 * x:.1f}%" if _is_rate(kind) else f"{x:.2f}"
+
+
+def fmt_change(kind, x):
+    """A difference: rates in percentage points, signed."""
+    if x is None or not np.isfinite(x):
+        return "-"
+    return f"{100 * x:+.1f} pp" if _is_rate(kind) else f"{x:+.2f}"
+
+
+def fmt_margin(kind, m):
+    return f"±{100 * m:g} pp" if _is_rate(kind) else f"±{m:g}"
+
+
+def fmt_interval(kind, lo, hi):
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return "-"
+    if _is_rate(kind):
+        return f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pp"
+    return f"[{lo:+.2f}, {hi:+.2f}]"
+
+
+def _fmt_p(p):
+    if not np.isfinite(p):
+        return "-"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def cell_label(key, meta=None):
+    """Short text for a cell: ``4p Violin/Piano/Horns greedy,greedy,random,random``."""
+    parts = dict(p.split("=", 1) for p in key.split("|") if "=" in p)
+    if not parts:
+        return key
+    return f"{parts.get('players', '?')}p {parts.get('black')}/{parts.get('orange')}/{parts.get('gray')} {parts.get('lineup')}"
+
+
+def _table_md(rows, single_cell, level):
+    conf = f"{100 * (1 - level):g}%"
+    head = (["cell"] if not single_cell else []) + ["figure", "baseline", "now", "change", f"{conf} interval", "margin",
+                                                    "p beyond (Holm)", "p within"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows.itertuples(index=False):
+        cells = ([cell_label(r.cell_key)] if not single_cell else []) + [
+            r.label,
+            fmt_value(r.kind, r.baseline),
+            fmt_value(r.kind, r.now),
+            f"**{fmt_change(r.kind, r.change)}**" if r.verdict == FAIL else fmt_change(r.kind, r.change),
+            fmt_interval(r.kind, r.ci_low, r.ci_high),
+            fmt_margin(r.kind, r.margin),
+            _fmt_p(r.p_beyond_holm),
+            _fmt_p(r.p_equivalent),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _short(h):
+    return str(h)[:10] if h else "none"
+
+
+def _fmt_setting(v):
+    if v in (None, {}, []):
+        return "none"
+    if isinstance(v, dict):
+        return ", ".join(f"`{k} = {v[k]}`" for k in v)
+    return f"`{v}`"
+
+
+def summary_markdown(result, mode="fail", results_dir=None):
+    """A Markdown summary of a regression, fit for a pull-request comment."""
+    t = result["figures"]
+    counts = result["counts"]
+    level = (result.get("adaptive") or {}).get("level", result["alpha"])
+    gate = result["verdict"]
+    if gate == FAIL:
+        title = "FAIL" if mode == "fail" else "WARN (figures moved; mode warn)"
+    else:
+        title = "PASS" if gate == PASS else "PASS (some figures inconclusive)"
+    run = result["run"]
+    base = result["baseline"]
+    single = t["cell_key"].nunique() <= 1
+    lines = [f"## Balance regression: {title}", ""]
+    where = f" (`{results_dir}`)" if results_dir else ""
+    lines.append(
+        f"Run of scenario `{run['scenario'].get('name')}`{where}, run seed {run.get('run_seed')}, "
+        f"{result['games_now']:,} games, against the baseline `{base['path']}` (seed {base.get('run_seed')}, "
+        f"{base.get('games', 0):,} games). alpha {result['alpha']:g}, mode {mode}."
+    )
+    lines.append("")
+    n = len(t)
+    ncells = t["cell_key"].nunique()
+    lines.append(
+        f"**{counts[FAIL]} moved beyond their margin**, {counts[PASS]} within it, {counts[INCONCLUSIVE]} inconclusive "
+        f"(of {n} figures in {ncells} cell{'s' if ncells != 1 else ''})."
+    )
+    if single and ncells:
+        lines.append(f"Cell: {cell_label(t['cell_key'].iloc[0])}.")
+    ad = result.get("adaptive")
+    if ad:
+        lines.append(
+            f"Adaptive: {len(ad['rounds'])} extra round(s), {ad['games']:,} of {ad['budget']:,} budget games; "
+            f"alpha split over {ad['looks']} looks ({ad['level']:.4g} each), so the false-fail rate stays at "
+            f"most {result['alpha']:g} over all looks."
+        )
+    lines.append("")
+
+    ch = result["changes"]
+    lines.append("### Changed since the baseline")
+    lines.append("")
+    any_change = False
+    for f in ch["data_files"]:
+        any_change = True
+        path = f" (`{f['path']}`)" if f.get("path") else ""
+        lines.append(f"- data file **{f['file']}**{path}: {f['status']}, sha256 {_short(f['baseline'])} -> {_short(f['now'])}")
+    for s in ch["settings"]:
+        any_change = True
+        lines.append(f"- scenario `{s['setting']}`: {_fmt_setting(s['baseline'])} -> {_fmt_setting(s['now'])}")
+    if ch["kernel_changed"]:
+        any_change = True
+        lines.append("- the rules kernel (simulator/kernel) changed")
+    if ch["version"]["baseline"] != ch["version"]["now"]:
+        any_change = True
+        lines.append(f"- package version {ch['version']['baseline']} -> {ch['version']['now']}")
+    if not any_change:
+        lines.append("- nothing: same data files, settings and rules kernel (an A/A check on other deals)")
+    if ch["same_seed"]:
+        lines.append(
+            "- note: same run seed as the baseline, so both runs played the same deals; the test treats them "
+            "as independent, which is conservative"
+        )
+    lines.append("")
+
+    order = {FAIL: 0, INCONCLUSIVE: 1, PASS: 2}
+    t = t.assign(_o=t["verdict"].map(order), _z=-np.abs(t["change"] / t["margin"].replace(0, np.nan)))
+    t = t.sort_values(["_o", "_z"], kind="stable")
+    fails = t[t["verdict"] == FAIL]
+    if len(fails):
+        lines.append("### Moved beyond the margin")
+        lines.append("")
+        lines += _table_md(fails, single, level)
+        lines.append("")
+    inc = t[t["verdict"] == INCONCLUSIVE]
+    if len(inc):
+        lines.append("### Inconclusive (neither shown within nor beyond the margin)")
+        lines.append("")
+        lines += _table_md(inc, single, level)
+        lines.append("")
+        lines.append("More games would decide these: `ssb regress ... --adaptive --budget GAMES`.")
+        lines.append("")
+    ok = t[t["verdict"] == PASS]
+    if len(ok):
+        lines.append(f"<details><summary>Within the margin: {len(ok)} figures</summary>")
+        lines.append("")
+        lines += _table_md(ok, single, level)
+        lines.append("")
+        lines.append("</details>")
+        lines.append("")
+    um = result["unmatched"]
+    if um["only_baseline"] or um["only_now"]:
+        lines.append(
+            f"Not compared: {len(um['only_baseline'])} figure(s) only in the baseline, "
+            f"{len(um['only_now'])} only in this run."
+        )
+        lines.append("")
+    lines.append(
+        "_How to read_: a figure **fails** when its change is shown larger than its margin (the test of "
+        "|change| > margin, Holm-corrected over all figures), **passes** when shown smaller (TOST), and is "
+        "inconclusive otherwise. Intervals are per figure; the unit of sampling is the deal (all seat "
+        "rotations of one setup)."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _clean(x):
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_clean(v) for v in x]
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating | float):
+        return float(x) if math.isfinite(x) else None
+    return x
+
+
+def result_json(result, mode="fail"):
+    """The regression as a JSON-ready dict (the figure table as a list of records)."""
+    out = {k: v for k, v in result.items() if k != "figures"}
+    out["mode"] = mode
+    out["exit_status"] = 1 if (mode == "fail" and result["verdict"] == FAIL) else 0
+    out["figures"] = result["figures"].to_dict(orient="records")
+    return _clean(out)
+
+
+def summary_text(result, mode="fail"):
+    """A few plain lines for the terminal: the gate's verdict, then every figure that failed or is open."""
+    t = result["figures"]
+    c = result["counts"]
+    gate = result["verdict"]
+    word = {FAIL: "FAIL" if mode == "fail" else "WARN", PASS: "PASS", INCONCLUSIVE: "PASS (inconclusive figures)"}[gate]
+    lines = [
+        f"balance regression: {word}: {c[FAIL]} moved beyond the margin, {c[PASS]} within, "
+        f"{c[INCONCLUSIVE]} inconclusive (of {len(t)} figures, {t['cell_key'].nunique()} cells)"
+    ]
+    ch = result["changes"]
+    changed = [f["file"] for f in ch["data_files"]] + [f"setting {s['setting']}" for s in ch["settings"]]
+    if ch["kernel_changed"]:
+        changed.append("rules kernel")
+    lines.append("changed since the baseline: " + (", ".join(changed) if changed else "nothing"))
+    ad = result.get("adaptive")
+    if ad:
+        lines.append(
+            f"adaptive: {len(ad['rounds'])} extra round(s), {ad['games']:,} of {ad['budget']:,} games, "
+            f"{ad['looks']} looks at alpha {ad['level']:.4g} each"
+        )
+    single = t["cell_key"].nunique() <= 1
+    for verdict in (FAIL, INCONCLUSIVE):
+        part = t[t["verdict"] == verdict]
+        for r in part.itertuples(index=False):
+            where = "" if single else f"{cell_label(r.cell_key)}: "
+            lines.append(
+                f"  {verdict:12s} {where}{r.label}: {fmt_value(r.kind, r.baseline)} -> {fmt_value(r.kind, r.now)} "
+                f"({fmt_change(r.kind, r.change)}, interval {fmt_interval(r.kind, r.ci_low, r.ci_high)}, "
+                f"margin {fmt_margin(r.kind, r.margin)})"
+            )
+    return "\n".join(lines)

@@ -1,0 +1,217 @@
+"""HTML and Markdown renderings of a built report.
+
+The HTML page is self-contained and opens offline: styles and a small sorting script are inline,
+charts are embedded as base64 PNG, and nothing is fetched from elsewhere. Click a column header to
+sort a table. The Markdown summary carries the headline and each section's findings.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+
+import pandas as pd
+
+from reports import stats
+
+LONG_TABLE = 30  # rows beyond which a table starts folded
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto;
+       max-width: 1200px; padding: 1rem 1.5rem 3rem; color: #1a1a1a; line-height: 1.45; }
+h1 { font-size: 1.6rem; margin-bottom: .2rem; }
+h2 { font-size: 1.3rem; border-bottom: 2px solid #0072B2; padding-bottom: .2rem; margin-top: 2.2rem; }
+h3 { font-size: 1.02rem; margin: 1.2rem 0 .4rem; }
+.meta { color: #444; font-size: .92rem; }
+.question { font-style: italic; color: #333; }
+.partial { background: #D55E00; color: #fff; padding: .6rem 1rem; font-weight: bold; border-radius: 4px; }
+.note { background: #f3f6fa; border-left: 4px solid #56B4E9; padding: .4rem .8rem; margin: .5rem 0; }
+nav ol { columns: 2; font-size: .95rem; }
+figure { margin: 1rem 0; }
+figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: .9rem; color: #333; margin-top: .2rem; }
+.tablewrap { overflow-x: auto; margin: .4rem 0 1rem; }
+table { border-collapse: collapse; font-size: .86rem; }
+th, td { border: 1px solid #ccc; padding: .25rem .5rem; vertical-align: top; }
+th { background: #e8eef5; cursor: pointer; user-select: none; position: sticky; top: 0; }
+th[aria-sort="ascending"]::after { content: " \\25B2"; }
+th[aria-sort="descending"]::after { content: " \\25BC"; }
+td.long { min-width: 22em; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tbody tr:nth-child(even) { background: #fafafa; }
+td.v-balanced { background: #d6ecf7; }
+td.v-imbalanced { background: #f6d3bf; font-weight: bold; }
+td.v-inconclusive { background: #f2f2f2; }
+td.v-outside { background: #f6d3bf; font-weight: bold; }
+details summary { cursor: pointer; color: #0072B2; margin: .3rem 0; }
+"""
+
+# Sorts a table by the clicked column: numbers by their leading value, everything else as text.
+SORT_JS = """
+(function () {
+  function key(text) {
+    var t = text.trim().replace(/,/g, "");
+    if (t.indexOf("<1e-6") === 0) { return 0; }
+    var m = t.match(/^[+-]?\\d*\\.?\\d+(e[+-]?\\d+)?/i);
+    return m ? parseFloat(m[0]) : null;
+  }
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    table.querySelectorAll("thead th").forEach(function (th, col) {
+      th.addEventListener("click", function () {
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        var asc = th.getAttribute("aria-sort") !== "ascending";
+        table.querySelectorAll("thead th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+        rows.sort(function (a, b) {
+          var x = a.cells[col].textContent, y = b.cells[col].textContent;
+          var kx = key(x), ky = key(y), r;
+          if (kx !== null && ky !== null) { r = kx - ky; } else { r = x.localeCompare(y); }
+          return asc ? r : -r;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+})();
+"""
+
+_NUMERIC = re.compile(r"^[+-]?[\d,]*\.?\d+(e[+-]?\d+)?( \[.*\])?( pp.*)?$|^<1e-6$", re.IGNORECASE)
+_VERDICTS = {stats.BALANCED, stats.IMBALANCED, stats.INCONCLUSIVE, "outside"}
+
+
+def _cell(value):
+    text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+    classes = []
+    if _NUMERIC.match(text):
+        classes.append("num")
+    if text in _VERDICTS:
+        classes.append(f"v-{text}")
+    if len(text) > 40:
+        classes.append("long")
+    attr = f' class="{" ".join(classes)}"' if classes else ""
+    return f"<td{attr}>{html.escape(text)}</td>"
+
+
+def html_table(frame, table_id=None, caption=None):
+    """A sortable HTML table of a readable (text) frame."""
+    ident = f' id="{html.escape(table_id)}"' if table_id else ""
+    out = [f'<div class="tablewrap"><table class="sortable"{ident}>']
+    if caption:
+        out.append(f"<caption>{html.escape(caption)}</caption>")
+    out.append("<thead><tr>" + "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns) + "</tr></thead>")
+    out.append("<tbody>")
+    for row in frame.itertuples(index=False):
+        out.append("<tr>" + "".join(_cell(v) for v in row) + "</tr>")
+    out.append("</tbody></table></div>")
+    return "\n".join(out)
+
+
+def _img(chart):
+    data = base64.b64encode(chart.png).decode("ascii")
+    title = html.escape(chart.title)
+    name = html.escape(chart.name)
+    return (
+        f'<figure><img src="data:image/png;base64,{data}" alt="{title}" title="{title}" data-chart="{name}">'
+        f'<figcaption class="meta">{name}.png</figcaption></figure>'
+    )
+
+
+def render_html(report):
+    """The report as one self-contained HTML page."""
+    e = html.escape
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{e(report.title)}{' (PARTIAL)' if report.partial else ''}</title>",
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>{e(report.title)}</h1>",
+    ]
+    meta = [
+        f"{report.games:,} games in {report.settings} setting(s) (player count x instrument set)",
+        f"margin ±{100 * report.margin:.1f} pp of 1/N",
+        f"{100 * report.confidence:.0f}% confidence",
+        f"results: {e(report.source)}",
+    ]
+    if report.description:
+        parts.append(f'<p class="meta">{e(report.description)}</p>')
+    parts.append(f'<p class="meta">{" · ".join(meta)} · generated {e(report.generated)}</p>')
+    if report.partial:
+        parts.append(
+            f'<p class="partial" id="partial">PARTIAL: this run is unfinished ({e(report.partial_reason)}); '
+            "the figures cover only the games on disk.</p>"
+        )
+    parts.append('<section id="headline-section"><h2>Headline: is the game balanced across seats?</h2>')
+    parts.append(html_table(report.headline, "headline"))
+    parts.append("</section>")
+    parts.append("<nav><h3>Sections</h3><ol>")
+    for sec in report.sections:
+        parts.append(f'<li><a href="#{sec.key}">{e(sec.title)}</a>: {e(sec.question)}</li>')
+    parts.append("</ol></nav>")
+    for sec in report.sections:
+        parts.append(f'<section id="{sec.key}"><h2>{e(sec.title)}</h2>')
+        parts.append(f'<p class="question">{e(sec.question)}</p>')
+        for note in sec.notes:
+            parts.append(f'<p class="note">{e(note)}</p>')
+        for chart in sec.charts:
+            parts.append(_img(chart))
+        for t in sec.tables:
+            parts.append(f'<h3>{e(t.caption)} <span class="meta">({e(t.name)}.csv)</span></h3>')
+            table = html_table(t.display, t.name)
+            if len(t.display) > LONG_TABLE:
+                table = f"<details><summary>show all {len(t.display)} rows</summary>{table}</details>"
+            if t.display.empty:
+                table = '<p class="meta">(no rows)</p>'
+            parts.append(table)
+        parts.append("</section>")
+    parts.append(f"<script>{SORT_JS}</script>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def markdown_table(frame):
+    """A GitHub-style pipe table of a text frame."""
+
+    def esc(v):
+        return str(v).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(esc(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(esc(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def render_markdown(report):
+    """The Markdown summary: run facts, headline, each section's findings, and the files."""
+    lines = [f"# {report.title}", ""]
+    if report.partial:
+        lines += [
+            f"**PARTIAL**: the run is unfinished ({report.partial_reason}); only the games on disk are counted.",
+            "",
+        ]
+    if report.description:
+        lines += [report.description, ""]
+    facts = (
+        f"{report.games:,} games in {report.settings} setting(s); margin ±{100 * report.margin:.1f} pp of 1/N; "
+        f"{100 * report.confidence:.0f}% confidence; results from `{report.source}`."
+    )
+    lines += [
+        facts,
+        "",
+        "## Headline",
+        "",
+        markdown_table(report.headline),
+        "",
+    ]
+    for sec in report.sections:
+        lines += [f"## {sec.title}", "", f"*{sec.question}*", ""]
+        lines += [f"- {f}" for f in sec.findings]
+        if sec.findings:
+            lines.append("")
+        names = [f"`{t.name}.csv`" for t in sec.tables] + [f"`{c.name}.png`" for c in sec.charts]
+        if names:
+            lines += [f"Files: {', '.join(names)}.", ""]
+    lines += ["The full report with every chart and table: `report.html`.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,251 @@
+"""``ssb baseline`` and ``ssb regress``: the balance regression gate (a thin layer over reports.regress).
+
+``baseline`` freezes the figures of a finished run into a JSON file; ``regress`` tests a later run
+against it and says, per figure, pass / fail / inconclusive. With ``--adaptive`` it plays more deals
+for the undecided cells itself (through scenarios.runner), which is why the game-playing part of
+the sequential mode lives here and not in ``reports``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from pathlib import Path
+
+import click
+
+from simulator.errors import DataError
+
+MODES = ("fail", "warn")
+
+
+class GateError(click.ClickException):
+    """A mistake of the user's: ``error: <message>`` on stderr, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None):
+        click.echo(f"error: {self.format_message()}", file=file, err=file is None)
+
+
+def _load(results_dir):
+    from scenarios.results import load_results
+
+    return load_results(results_dir)
+
+
+# =========================================================================== baseline
+
+
+@click.command(name="baseline")
+@click.argument("results_dir", metavar="RESULTS_DIR")
+@click.option(
+    "-o",
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Baseline file to write (JSON), e.g. baselines/ci-baseline.json.",
+)
+def baseline(results_dir, out):
+    """Freeze the balance figures of a finished run into a baseline file.
+
+    RESULTS_DIR is a directory written by `ssb run`. Per cell the file keeps each seat's and each
+    strategy's win rate, each department's objective points per game and build rate, the mean
+    rounds and the score spread, as per-deal counts, sums and sums of squares (what a later test
+    needs), plus the scenario hash, the SHA-256 of every data file and the code version. Test a
+    later run against it with `ssb regress`.
+
+    Example:
+
+    \b
+        ssb run ci --seed 1 --out results/ci-baseline
+        ssb baseline results/ci-baseline -o baselines/ci-baseline.json
+    """
+    from reports.baseline import build_baseline, write_baseline
+
+    try:
+        seats, games, manifest = _load(results_dir)
+    except DataError as exc:
+        raise GateError(str(exc)) from None
+    if len(games) == 0:
+        raise GateError(f"{results_dir}: the run holds no games")
+    doc = build_baseline(seats, games, manifest, source=results_dir)
+    write_baseline(doc, out)
+    nfig = sum(len(c["figures"]) for c in doc["cells"])
+    click.echo(
+        f"baseline of '{doc['scenario']['name']}' (run seed {doc['run_seed']}, {len(games):,} games): "
+        f"{len(doc['cells'])} cell(s), {nfig} figures -> {out}"
+    )
+
+
+# =========================================================================== regress
+
+
+def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
+    """The function that plays an adaptive round: fresh deals (a new run seed) for the given cells."""
+    from reports.regress import round_seed
+    from scenarios.runner import _hashes, code_version, data_files, run_scenario
+    from scenarios.results import RunDirError
+    from scenarios.scenario import scenario_from_doc
+
+    sc = manifest["scenario"]
+    doc = tomllib.loads(sc["text"])
+    path = sc.get("file") or str(results_dir)
+    run_seed = int(manifest.get("run_seed", doc.get("seed", 0)))
+    base_dir = Path(rounds_dir) if rounds_dir else Path(results_dir) / "adaptive"
+
+    # The new games must be played by the same data and rules as the run they are merged with.
+    probe = scenario_from_doc(doc, path)
+    now = _hashes(data_files(probe))
+    then = _hashes(manifest["data_files"])
+    changed = sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
+    if changed:
+        raise GateError(
+            f"{results_dir}: data files changed since the run was played ({', '.join(changed)}); "
+            "--adaptive would mix two versions: play the run again first"
+        )
+    if code_version()["kernel_sha256"] != manifest.get("code", {}).get("kernel_sha256"):
+        raise GateError(
+            f"{results_dir}: the rules kernel changed since the run was played; --adaptive would mix two "
+            "versions: play the run again first"
+        )
+
+    def play_more(plan, round_index):
+        seed = round_seed(run_seed, round_index)
+        games = max(plan.values())
+        scenario = scenario_from_doc(doc, path, seed=seed, games=games)
+        cells = tuple(
+            dataclasses.replace(c, deals=plan[c.key] // c.players) for c in scenario.cells if c.key in plan
+        )
+        scenario = dataclasses.replace(scenario, cells=cells)
+        out = base_dir / f"round-{round_index:02d}"
+        if not quiet:
+            click.echo(f"adaptive round {round_index}: {sum(plan.values()):,} games in {len(cells)} cell(s), "
+                       f"run seed {seed} -> {out}", err=True)
+        try:
+            run_scenario(scenario, out, jobs=jobs, resume=True, progress=False)
+        except RunDirError:
+            run_scenario(scenario, out, jobs=jobs, force=True, progress=False)
+        from reports.baseline import figure_table
+
+        s, g, _ = _load(out)
+        return figure_table(s, g)
+
+    return play_more
+
+
+@click.command(name="regress")
+@click.argument("results_dir", metavar="RESULTS_DIR")
+@click.option(
+    "--baseline",
+    "baseline_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Baseline file written by `ssb baseline` (e.g. baselines/ci-baseline.json).",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="fail",
+    show_default=True,
+    help="fail: exit status 1 when a figure moved beyond its margin; warn: report it, exit 0.",
+)
+@click.option(
+    "--margin",
+    "margins",
+    multiple=True,
+    metavar="KIND=VALUE",
+    help="Margin of a kind of figure; rates in percentage points. Kinds and defaults: win_rate=3, "
+    "build_rate=3, objective_points=1 (points per game), rounds=0.5, score_spread=2 (points). Repeatable.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    metavar="A",
+    help="Error rate: the chance of a false fail over the whole run (and over all looks with --adaptive).",
+)
+@click.option("--summary-md", type=click.Path(dir_okay=False), metavar="FILE", help="Write a Markdown summary (for a pull-request comment).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), metavar="FILE", help="Write every figure and verdict as JSON.")
+@click.option("--adaptive", is_flag=True, help="Play more games for cells with inconclusive figures, in rounds, until decided or --budget is spent.")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="GAMES",
+    help="With --adaptive: most extra games to play over all rounds (default: as many as the run holds).",
+)
+@click.option(
+    "--looks",
+    type=click.IntRange(min=2, max=20),
+    default=4,
+    show_default=True,
+    metavar="K",
+    help="With --adaptive: most looks, the first included; alpha is split evenly over them.",
+)
+@click.option("--jobs", "-j", type=int, default=0, metavar="J", help="With --adaptive: worker processes for the extra rounds (default: all cores).")
+@click.option(
+    "--rounds-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="With --adaptive: where the extra rounds' result tables go. Default: RESULTS_DIR/adaptive.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+def regress(results_dir, baseline_path, mode, margins, alpha, summary_md, json_path, adaptive, budget, looks, jobs,
+            rounds_dir, quiet):
+    """Test a run against a baseline: did a change move any balance figure beyond its margin?
+
+    For every figure of every cell (win rates per seat and strategy, objective points and build rate
+    per department, rounds, score spread) the verdict is pass (shown within the margin: TOST at
+    alpha), fail (shown beyond it, Holm-corrected over all figures) or inconclusive. Exit status 1
+    when a figure fails in fail mode, else 0; 2 for a mistake (a baseline of other cells, a missing
+    file). --summary-md writes a pull-request comment: what moved, by how much, with intervals, and
+    which data files changed since the baseline. --adaptive plays more deals (fresh seeds) for
+    undecided cells in up to K looks, alpha split over the looks.
+
+    Example:
+
+    \b
+        ssb run ci --out results/ci
+        ssb regress results/ci --baseline baselines/ci-baseline.json --summary-md summary.md
+        ssb regress results/ci --baseline baselines/ci-baseline.json --adaptive --budget 16000
+    """
+    from reports.baseline import read_baseline
+    from reports.regress import FAIL, parse_margins, regress as run_regress, result_json, summary_markdown, summary_text
+
+    try:
+        margin_values = parse_margins(margins)
+        base = read_baseline(baseline_path)
+        seats, games, manifest = _load(results_dir)
+        extra = None
+        if adaptive:
+            spend = budget if budget is not None else len(games)
+            extra = {
+                "play_more": _round_player(results_dir, manifest, jobs, rounds_dir, quiet),
+                "budget": spend,
+                "looks": looks,
+            }
+        elif budget is not None or rounds_dir is not None:
+            raise GateError("--budget and --rounds-dir go with --adaptive")
+        result = run_regress(
+            base, seats, games, manifest, margins=margin_values, alpha=alpha, baseline_path=baseline_path,
+            adaptive=extra,
+        )
+    except DataError as exc:
+        raise GateError(str(exc)) from None
+    if summary_md:
+        Path(summary_md).parent.mkdir(parents=True, exist_ok=True)
+        Path(summary_md).write_text(summary_markdown(result, mode, results_dir), encoding="utf-8")
+    if json_path:
+        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(json_path).write_text(json.dumps(result_json(result, mode), indent=1) + "\n", encoding="utf-8")
+    if not quiet:
+        click.echo(summary_text(result, mode))
+    if mode == "fail" and result["verdict"] == FAIL:
+        raise click.exceptions.Exit(1)

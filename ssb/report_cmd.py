@@ -1,0 +1,100 @@
+"""``ssb report``: the balance report of a run directory (a thin layer over reports.build)."""
+
+import click
+
+from simulator.errors import DataError
+
+
+class ReportError(click.ClickException):
+    """A mistake of the user's: ``error: <message>`` on stderr, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None):
+        click.echo(f"error: {self.format_message()}", file=file, err=file is None)
+
+
+class ConfidenceLevel(click.ParamType):
+    """A confidence level: a fraction (0.95) or a percentage (95)."""
+
+    name = "level"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            return value
+        try:
+            level = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if 50 <= level < 100:
+            level /= 100
+        if not 0.5 <= level < 1:
+            self.fail(f"{value} is not a confidence level between 0.5 and 1 (or 50 and 100 %)", param, ctx)
+        return level
+
+
+@click.command(name="report")
+@click.argument("results_dir", metavar="RESULTS_DIR")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Folder for report.html, summary.md and the CSV and PNG files. Default: RESULTS_DIR/report.",
+)
+@click.option(
+    "--margin",
+    type=click.FloatRange(min=0, max=50, max_open=True),
+    default=3.0,
+    show_default=True,
+    metavar="PP",
+    help="Balance margin in percentage points: a seat within PP of the fair share 1/N counts as balanced.",
+)
+@click.option(
+    "--confidence",
+    type=ConfidenceLevel(),
+    default="0.95",
+    show_default=True,
+    metavar="LEVEL",
+    help="Confidence level of every interval (0.95 or 95); the tests run at 1 - LEVEL.",
+)
+@click.option(
+    "--allow-partial",
+    is_flag=True,
+    help="Report an unfinished run from the chunks on disk; the report is marked PARTIAL.",
+)
+def report(results_dir, out_dir, margin, confidence, allow_partial):
+    """Write the balance report of a run: seats, strategies, score sources, instruments, game shape.
+
+    RESULTS_DIR is a directory written by `ssb run`. The report goes to DIR (default
+    RESULTS_DIR/report): report.html (self-contained, opens offline: charts embedded, sortable
+    tables, the headline verdict table on top), summary.md, one CSV per table and one PNG per chart.
+    The headline is printed here too: per player count, whether every seat wins within the margin
+    of 1/N (balanced), some seat is outside it (imbalanced), or more games are needed
+    (inconclusive, with an estimate of how many). A missing, unfinished or older-format directory
+    is refused with an error; --allow-partial reports an unfinished run, marked PARTIAL.
+
+    Example:
+
+    \b
+        ssb report results/starter
+        ssb report results/grid --out out/grid --margin 2 --confidence 0.9
+    """
+    from reports.build import make_report
+
+    try:
+        rep, written = make_report(
+            results_dir, out_dir, margin=margin / 100.0, confidence=confidence, allow_partial=allow_partial
+        )
+    except DataError as exc:
+        raise ReportError(str(exc)) from None
+    except OSError as exc:
+        raise ReportError(f"{getattr(exc, 'filename', None) or results_dir}: {exc.strerror or exc}") from None
+    click.echo(rep.headline_text)
+    click.echo("")
+    out = written["html"].parent
+    click.echo(
+        f"wrote {written['html']}, {written['markdown'].name}, {len(written['csv'])} tables (CSV) and "
+        f"{len(written['png'])} charts (PNG) in {out}"
+    )

@@ -1,0 +1,101 @@
+"""The HTML report in a real browser: headless Chromium loads it offline, decodes every chart and
+finds the headline table; a screenshot is saved beside the test output."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from fixtures.report_tables import synthetic_run
+
+from reports.build import build_report, write_report
+from reports.io import from_frames
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+# Appended to a copy of the page: once everything has loaded, write what it sees into the title.
+CHECK = """<script>
+window.addEventListener("load", function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var decoded = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
+  var head = document.getElementById("headline");
+  var rows = head ? head.tBodies[0].rows.length : 0;
+  document.title = "CHECK images=" + imgs.length + " decoded=" + decoded + " headline_rows=" + rows;
+});
+</script>"""
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="headless Chromium (/usr/bin/chromium) is not installed")
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory):
+    cells = [
+        {"players": 2, "games": 400, "lineup": ("greedy", "random"), "rotations": 2},
+        {
+            "players": 4,
+            "games": 400,
+            "instruments": ("Bass", "Piano", "Horns"),
+            "lineup": ("greedy", "greedy", "random", "random"),
+            "rotations": 4,
+        },
+        {"players": 4, "games": 400, "lineup": ("greedy", "greedy", "random", "random"), "rotations": 4},
+    ]
+    seats, games = synthetic_run(cells, seed=3)
+    rep = build_report(from_frames(seats, games, {"scenario": {"name": "browser"}}, source="synthetic"))
+    out = tmp_path_factory.mktemp("report")
+    written = write_report(rep, out)
+    return out, written, rep
+
+
+def _chromium(args, profile, timeout=120):
+    return subprocess.run(
+        [str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def test_page_loads_with_every_image_decoded_and_the_headline(report_dir, tmp_path):
+    out, written, rep = report_dir
+    page = written["html"].read_text(encoding="utf-8")
+    checked = out / "report_checked.html"
+    checked.write_text(page.replace("</body>", CHECK + "</body>"), encoding="utf-8")
+    res = _chromium(["--virtual-time-budget=10000", "--dump-dom", checked.as_uri()], tmp_path / "profile")
+    assert res.returncode == 0, res.stderr[-2000:]
+    dom = res.stdout
+    nimages = sum(len(s.charts) for s in rep.sections)
+    expected = f"CHECK images={nimages} decoded={nimages} headline_rows={len(rep.headline)}"
+    assert f"<title>{expected}</title>" in dom, dom[:500]
+    assert 'id="headline"' in dom
+
+
+def test_screenshot_is_a_non_empty_png(report_dir, tmp_path):
+    out, written, _ = report_dir
+    shot = out / "report.png"
+    res = _chromium(
+        ["--screenshot=" + str(shot), "--window-size=1280,2000", written["html"].as_uri()], tmp_path / "profile"
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    data = shot.read_bytes()
+    assert len(data) > 10_000
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    from PIL import Image
+
+    with Image.open(shot) as im:
+        assert im.size == (1280, 2000)
+        # Not a blank page: more than a handful of distinct colours.
+        assert len(im.convert("RGB").getcolors(maxcolors=1_000_000) or []) > 20
+    shutil.copy(shot, tmp_path / "report.png")  # kept beside this test's output too
