@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
-.PHONY: setup run test test-all check bench play clean
+.PHONY: setup run test test-all check bench play regress clean
 
 setup: $(STAMP)
 
@@ -37,6 +37,12 @@ bench: setup
 
 play: setup
 	$(VENV)/bin/ssb play --players 4 --seed 7
+
+# Balance regression gate: the ci scenario (its own seed, 7) against the committed baseline (seed 1).
+regress: setup
+	$(VENV)/bin/ssb run ci --out results/ci --force --quiet
+	$(VENV)/bin/ssb regress results/ci --baseline baselines/ci-baseline.json \
+		--summary-md results/ci/regress.md --json results/ci/regress.json $(REGRESS_ARGS)
 
 clean:
 	rm -rf $(VENV) .numba_cache .pytest_cache

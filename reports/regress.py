@@ -2,11 +2,13 @@
 
 For every figure of every cell (see :mod:`reports.baseline`) the difference ``d = now - baseline``
 of two independent samples of deals gets one of three verdicts, against a margin ``m`` of its kind
-(:data:`DEFAULT_MARGINS`)::
+(:data:`DEFAULT_MARGINS`), by where the difference's interval lies::
 
-      fail          inconclusive        pass         inconclusive        fail
-    ----------|-------------------[=========]-------------------|-------------
-             -m - ...            -m        0        m           ... + m
+                    -m               0               +m
+    ----------------|================|================|----------------   d
+          [--]                    [------]                    [--]       fail / pass / fail
+                [--------]                      [--------]               inconclusive (straddles an edge)
+
     pass:  equivalent within the margin: both one-sided tests of TOST reject at level a
            (|d| < m shown; the (1 - 2a) interval lies inside [-m, m]);
     fail:  moved beyond the margin: the test of H0 |d| <= m against |d| > m rejects after Holm's
@@ -28,10 +30,13 @@ Adaptive mode (:func:`adaptive_regress`) plays more deals for the cells that sti
 inconclusive figure, in rounds, and looks again after each round. Repeated looks would inflate the
 false-alarm rate, so the number of looks ``K`` (the first one included) is fixed in advance and
 ``a`` is split evenly over them (Bonferroni over looks): every look tests at ``a / K``, with Holm
-over every figure within the look. By the union bound the chance of any false fail over all looks
-stays at most ``a``, whatever the data-dependent choice of which cells get more games; the same
-holds for a false pass (claiming equivalence of a figure that moved by the margin or more). A
-figure keeps the verdict of the look that decided it. Extra deals come from a fresh run seed per
+over every figure within the look. A figure keeps the verdict of the look that decided it and
+leaves the test (it stays in Holm's family with p = 1, :func:`decide_look`); a cell whose figures
+are all decided plays no more, and every round's size per cell is fixed in advance. Then a false
+fail at look k needs some true null's p-value at look k below ``a / (K * true nulls)``, where that
+p-value is the one of a fixed-size test (the cell's data up to look k, had it played every round),
+so by the union bound over looks and figures the chance of any false fail stays at most ``a``. The
+same holds for a false pass (claiming equivalence of a figure that moved by the margin or more). Extra deals come from a fresh run seed per
 round (:func:`round_seed`), so they are new, independent deals, and their moments add to the
 earlier ones (:func:`reports.baseline.merge_figures`).
 
@@ -188,6 +193,22 @@ def freeze(previous, new):
     return np.where(previous == C_INCONCLUSIVE, np.asarray(new), previous)
 
 
+def decide_look(previous, p_equiv, p_beyond, level, axis=-1):
+    """One look of the sequential procedure: ``(codes, Holm-adjusted p_beyond)``.
+
+    Figures decided at an earlier look (``previous`` not inconclusive) stay in Holm's family with
+    p = 1, so the family keeps its size and they are never rejected again; their verdict is kept.
+    With this rule the first true null that Holm rejects at a look has a threshold of at most
+    ``level / (number of true nulls)``, whatever the other p-values, which is what the union bound
+    over looks needs. ``previous=None`` is the first look.
+    """
+    if previous is None:
+        return decide(p_equiv, p_beyond, level, axis)
+    open_ = np.asarray(previous) == C_INCONCLUSIVE
+    new, adj = decide(p_equiv, np.where(open_, p_beyond, 1.0), level, axis)
+    return freeze(previous, new), adj
+
+
 def sequential_verdicts(base, looks_data, margin, alpha=DEFAULT_ALPHA, looks=None):
     """Verdict codes of the sequential procedure on arrays, vectorised over leading axes.
 
@@ -207,14 +228,10 @@ def sequential_verdicts(base, looks_data, margin, alpha=DEFAULT_ALPHA, looks=Non
     for k, cur in enumerate(looks_data, start=1):
         d, se, df = difference(base, cur)
         p_equiv, p_beyond = margin_tests(d, se, df, margin)
-        new, _ = decide(p_equiv, p_beyond, level)
-        if codes is None:
-            codes = new
-            decided_at = np.where(new != C_INCONCLUSIVE, k, 0)
-        else:
-            newly = (codes == C_INCONCLUSIVE) & (new != C_INCONCLUSIVE)
-            codes = freeze(codes, new)
-            decided_at = np.where(newly, k, decided_at)
+        new, _ = decide_look(codes, p_equiv, p_beyond, level)
+        was_open = True if codes is None else codes == C_INCONCLUSIVE
+        decided_at = np.where(was_open & (new != C_INCONCLUSIVE), k, 0 if decided_at is None else decided_at)
+        codes = new
     return codes, decided_at
 
 
@@ -276,10 +293,12 @@ def check_cells(baseline, current_keys, baseline_path="baseline"):
     raise RegressInputError(baseline_path, "cells", ": ".join(parts[:1]) + " (" + "; ".join(parts[1:]) + ")")
 
 
-def compare_tables(base, cur, margins=None, alpha=DEFAULT_ALPHA, level=None):
+def compare_tables(base, cur, margins=None, alpha=DEFAULT_ALPHA, level=None, decided=None):
     """One row per figure present in both tables, with its difference, interval, p-values and verdict.
 
     ``level`` (default ``alpha``) is the level of this look; intervals are two-sided ``1 - level``.
+    ``decided``: ``{(cell_key, figure): verdict}`` of figures decided at earlier looks (see
+    :func:`decide_look`); they keep that verdict here.
     """
     margins = dict(DEFAULT_MARGINS if margins is None else margins)
     level = alpha if level is None else level
@@ -291,7 +310,12 @@ def compare_tables(base, cur, margins=None, alpha=DEFAULT_ALPHA, level=None):
     d, se, df = difference(b, c)
     margin = both["kind"].map(margins).to_numpy(dtype=float)
     p_equiv, p_beyond = margin_tests(d, se, df, margin)
-    codes, adj = decide(p_equiv, p_beyond, level)
+    previous = None
+    if decided:
+        previous = np.array(
+            [VERDICTS.index(decided.get((k, f), INCONCLUSIVE)) for k, f in zip(both["cell_key"], both["figure"])]
+        )
+    codes, adj = decide_look(previous, p_equiv, p_beyond, level)
     lo, hi = confidence_interval(d, se, df, level)
     out = both[keys + ["kind", "label"]].copy()
     out["unit"] = out["kind"].map(UNITS)
@@ -313,46 +337,50 @@ def compare_tables(base, cur, margins=None, alpha=DEFAULT_ALPHA, level=None):
     return out.reset_index(drop=True)
 
 
-def adaptive_regress(base, cur, play_more, *, budget, cell_players, looks=DEFAULT_LOOKS, margins=None,
-                     alpha=DEFAULT_ALPHA):
+def adaptive_regress(
+    base, cur, play_more, *, budget, deal_games, looks=DEFAULT_LOOKS, margins=None, alpha=DEFAULT_ALPHA
+):
     """Sequential regression: look, play more deals for undecided cells, look again, up to ``looks`` looks.
 
-    ``play_more(games_per_cell: dict cell_key -> games, round_index) -> figure table`` plays that
-    many new games per cell (fresh deals) and returns their figure table. ``budget`` caps the total
-    extra games; ``cell_players`` gives each cell's player count (games come in whole deals).
-    Every look tests at ``alpha / looks``; a figure keeps the verdict of the look that decided it.
+        ``play_more(games_per_cell: dict cell_key -> games, round_index) -> figure table`` plays that
+        many new games per cell (fresh deals) and returns their figure table. ``budget`` caps the total
+        extra games; ``deal_games`` gives each cell's games per deal (its distinct seat rotations), as
+    games come in whole deals.
+        Every look tests at ``alpha / looks``; a figure keeps the verdict of the look that decided it.
 
-    Returns ``(table, rounds)``: the final per-figure table (``look`` = the look that decided the
-    figure, or the last look) and one dict per extra round (cells, games, seed index).
+        The size of a round is fixed in advance: every cell gets the same share of the budget per
+        round, ``budget / ((looks - 1) * cells)`` games (whole deals), whether or not other cells are
+        still open; a decided cell plays no more and its share stays unspent. (Handing a closed cell's
+        share to the open ones would make a cell's sample size depend on the data, which the error
+        bound over looks does not cover.)
+
+        Returns ``(table, info)``: the final per-figure table (``look`` = the look that decided the
+        figure, or the last look) and the rounds played (cells, games), games spent, budget, looks, level.
     """
     level = look_level(alpha, looks)
     table = compare_tables(base, cur, margins, alpha, level)
+    keys = sorted(set(table["cell_key"]))
+    share = budget // max(1, (looks - 1) * len(keys))
+    per_round = {k: (share // int(deal_games[k])) * int(deal_games[k]) for k in keys}
     rounds = []
     spent = 0
     for look in range(2, looks + 1):
         open_cells = sorted(set(table.loc[table["verdict"] == INCONCLUSIVE, "cell_key"]))
-        remaining = budget - spent
-        if not open_cells or remaining <= 0:
-            break
-        share = remaining // ((looks - look + 1) * len(open_cells))
-        plan = {}
-        for key in open_cells:
-            n = int(cell_players[key])
-            games = (share // n) * n
-            if games >= n:
-                plan[key] = games
+        plan = {k: per_round[k] for k in open_cells if per_round[k] > 0}
         if not plan:
             break
         new = play_more(plan, look - 1)
         cur = merge_figures(cur, new)
         spent += sum(plan.values())
         rounds.append({"round": look - 1, "cells": len(plan), "games": sum(plan.values()), "games_per_cell": plan})
-        fresh = compare_tables(base, cur, margins, alpha, level)
+        decided = {
+            (r.cell_key, r.figure): r.verdict for r in table.itertuples(index=False) if r.verdict != INCONCLUSIVE
+        }
+        fresh = compare_tables(base, cur, margins, alpha, level, decided=decided)
         fresh["look"] = look
-        # Decided figures keep the verdict (and the figures) of the look that decided them.
         fresh = fresh.set_index(["cell_key", "figure"]).loc[pd.MultiIndex.from_frame(table[["cell_key", "figure"]])]
         fresh = fresh.reset_index()
-        # As in freeze(): rows of figures decided earlier stay, open ones take this look's row.
+        # Decided figures keep the row (figures and verdict) of the look that decided them.
         keep = (table["verdict"] != INCONCLUSIVE).to_numpy()
         table = pd.concat([table[keep], fresh[~keep]]).sort_index().reset_index(drop=True)
     return table, {"rounds": rounds, "games": spent, "budget": budget, "looks": looks, "level": level}
@@ -388,8 +416,9 @@ def changes_since(baseline, identity):
     }
 
 
-def regress(baseline, seats, games, manifest, *, margins=None, alpha=DEFAULT_ALPHA, baseline_path="baseline",
-            adaptive=None):
+def regress(
+    baseline, seats, games, manifest, *, margins=None, alpha=DEFAULT_ALPHA, baseline_path="baseline", adaptive=None
+):
     """The regression of a run (its tables and manifest) against a baseline document.
 
     ``adaptive``: ``None``, or ``dict(play_more=..., budget=..., looks=...)`` for the sequential mode.
@@ -404,13 +433,14 @@ def regress(baseline, seats, games, manifest, *, margins=None, alpha=DEFAULT_ALP
     cur = figure_table(seats, games)
     info = {"rounds": [], "games": 0, "budget": 0, "looks": 1, "level": alpha}
     if adaptive:
-        players = games.groupby("cell_key")["players"].first().astype(int).to_dict()
+        sizes = games.groupby("cell_key").agg(games=("game", "size"), deals=("deal", "nunique"))
+        per_deal = (sizes["games"] // sizes["deals"].clip(lower=1)).astype(int).to_dict()
         table, info = adaptive_regress(
             base,
             cur,
             adaptive["play_more"],
             budget=int(adaptive["budget"]),
-            cell_players=players,
+            deal_games=per_deal,
             looks=int(adaptive.get("looks", DEFAULT_LOOKS)),
             margins=margins,
             alpha=alpha,
@@ -440,8 +470,15 @@ def regress(baseline, seats, games, manifest, *, margins=None, alpha=DEFAULT_ALP
             "games": sum(int(c.get("games", 0)) for c in baseline["cells"]),
         },
         "games_now": int(sum(games_now.values())) + int(info.get("games", 0)),
-        "cells": {k: {"players": cells_meta[k].get("players"), "lineup": cells_meta[k].get("lineup"),
-                      "instruments": cells_meta[k].get("instruments")} for k in keys if k in cells_meta},
+        "cells": {
+            k: {
+                "players": cells_meta[k].get("players"),
+                "lineup": cells_meta[k].get("lineup"),
+                "instruments": cells_meta[k].get("instruments"),
+            }
+            for k in keys
+            if k in cells_meta
+        },
         "adaptive": info if adaptive else None,
     }
 
@@ -495,8 +532,16 @@ def cell_label(key, meta=None):
 
 def _table_md(rows, single_cell, level):
     conf = f"{100 * (1 - level):g}%"
-    head = (["cell"] if not single_cell else []) + ["figure", "baseline", "now", "change", f"{conf} interval", "margin",
-                                                    "p beyond (Holm)", "p within"]
+    head = (["cell"] if not single_cell else []) + [
+        "figure",
+        "baseline",
+        "now",
+        "change",
+        f"{conf} interval",
+        "margin",
+        "p beyond (Holm)",
+        "p within",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows.itertuples(index=False):
         cells = ([cell_label(r.cell_key)] if not single_cell else []) + [
@@ -570,7 +615,9 @@ def summary_markdown(result, mode="fail", results_dir=None):
     for f in ch["data_files"]:
         any_change = True
         path = f" (`{f['path']}`)" if f.get("path") else ""
-        lines.append(f"- data file **{f['file']}**{path}: {f['status']}, sha256 {_short(f['baseline'])} -> {_short(f['now'])}")
+        lines.append(
+            f"- data file **{f['file']}**{path}: {f['status']}, sha256 {_short(f['baseline'])} -> {_short(f['now'])}"
+        )
     for s in ch["settings"]:
         any_change = True
         lines.append(f"- scenario `{s['setting']}`: {_fmt_setting(s['baseline'])} -> {_fmt_setting(s['now'])}")
@@ -657,10 +704,11 @@ def summary_text(result, mode="fail"):
     c = result["counts"]
     gate = result["verdict"]
     word = {FAIL: "FAIL" if mode == "fail" else "WARN", PASS: "PASS", INCONCLUSIVE: "PASS (inconclusive figures)"}[gate]
-    lines = [
+    head = (
         f"balance regression: {word}: {c[FAIL]} moved beyond the margin, {c[PASS]} within, "
         f"{c[INCONCLUSIVE]} inconclusive (of {len(t)} figures, {t['cell_key'].nunique()} cells)"
-    ]
+    )
+    lines = [head]
     ch = result["changes"]
     changed = [f["file"] for f in ch["data_files"]] + [f"setting {s['setting']}" for s in ch["settings"]]
     if ch["kernel_changed"]:

@@ -61,7 +61,7 @@ def baseline(results_dir, out):
     Example:
 
     \b
-        ssb run ci --seed 1 --out results/ci-baseline
+        ssb run ci --seed 1 --games 32000 --out results/ci-baseline
         ssb baseline results/ci-baseline -o baselines/ci-baseline.json
     """
     from reports.baseline import build_baseline, write_baseline
@@ -87,8 +87,8 @@ def baseline(results_dir, out):
 def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     """The function that plays an adaptive round: fresh deals (a new run seed) for the given cells."""
     from reports.regress import round_seed
-    from scenarios.runner import _hashes, code_version, data_files, run_scenario
     from scenarios.results import RunDirError
+    from scenarios.runner import _hashes, code_version, data_files, run_scenario
     from scenarios.scenario import scenario_from_doc
 
     sc = manifest["scenario"]
@@ -117,14 +117,15 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
         seed = round_seed(run_seed, round_index)
         games = max(plan.values())
         scenario = scenario_from_doc(doc, path, seed=seed, games=games)
-        cells = tuple(
-            dataclasses.replace(c, deals=plan[c.key] // c.players) for c in scenario.cells if c.key in plan
-        )
+        cells = tuple(dataclasses.replace(c, deals=plan[c.key] // c.rotations) for c in scenario.cells if c.key in plan)
         scenario = dataclasses.replace(scenario, cells=cells)
         out = base_dir / f"round-{round_index:02d}"
         if not quiet:
-            click.echo(f"adaptive round {round_index}: {sum(plan.values()):,} games in {len(cells)} cell(s), "
-                       f"run seed {seed} -> {out}", err=True)
+            click.echo(
+                f"adaptive round {round_index}: {sum(plan.values()):,} games in {len(cells)} cell(s), "
+                f"run seed {seed} -> {out}",
+                err=True,
+            )
         try:
             run_scenario(scenario, out, jobs=jobs, resume=True, progress=False)
         except RunDirError:
@@ -170,9 +171,24 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     metavar="A",
     help="Error rate: the chance of a false fail over the whole run (and over all looks with --adaptive).",
 )
-@click.option("--summary-md", type=click.Path(dir_okay=False), metavar="FILE", help="Write a Markdown summary (for a pull-request comment).")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), metavar="FILE", help="Write every figure and verdict as JSON.")
-@click.option("--adaptive", is_flag=True, help="Play more games for cells with inconclusive figures, in rounds, until decided or --budget is spent.")
+@click.option(
+    "--summary-md",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write a Markdown summary (for a pull-request comment).",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write every figure and verdict as JSON.",
+)
+@click.option(
+    "--adaptive",
+    is_flag=True,
+    help="Play more games for cells with inconclusive figures, in rounds, until decided or --budget is spent.",
+)
 @click.option(
     "--budget",
     type=click.IntRange(min=0),
@@ -188,7 +204,14 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     metavar="K",
     help="With --adaptive: most looks, the first included; alpha is split evenly over them.",
 )
-@click.option("--jobs", "-j", type=int, default=0, metavar="J", help="With --adaptive: worker processes for the extra rounds (default: all cores).")
+@click.option(
+    "--jobs",
+    "-j",
+    type=int,
+    default=0,
+    metavar="J",
+    help="With --adaptive: worker processes for the extra rounds (default: all cores).",
+)
 @click.option(
     "--rounds-dir",
     type=click.Path(file_okay=False),
@@ -197,8 +220,21 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     help="With --adaptive: where the extra rounds' result tables go. Default: RESULTS_DIR/adaptive.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def regress(results_dir, baseline_path, mode, margins, alpha, summary_md, json_path, adaptive, budget, looks, jobs,
-            rounds_dir, quiet):
+def regress(
+    results_dir,
+    baseline_path,
+    mode,
+    margins,
+    alpha,
+    summary_md,
+    json_path,
+    adaptive,
+    budget,
+    looks,
+    jobs,
+    rounds_dir,
+    quiet,
+):
     """Test a run against a baseline: did a change move any balance figure beyond its margin?
 
     For every figure of every cell (win rates per seat and strategy, objective points and build rate
@@ -217,7 +253,8 @@ def regress(results_dir, baseline_path, mode, margins, alpha, summary_md, json_p
         ssb regress results/ci --baseline baselines/ci-baseline.json --adaptive --budget 16000
     """
     from reports.baseline import read_baseline
-    from reports.regress import FAIL, parse_margins, regress as run_regress, result_json, summary_markdown, summary_text
+    from reports.regress import FAIL, parse_margins, result_json, summary_markdown, summary_text
+    from reports.regress import regress as run_regress
 
     try:
         margin_values = parse_margins(margins)
@@ -234,7 +271,13 @@ def regress(results_dir, baseline_path, mode, margins, alpha, summary_md, json_p
         elif budget is not None or rounds_dir is not None:
             raise GateError("--budget and --rounds-dir go with --adaptive")
         result = run_regress(
-            base, seats, games, manifest, margins=margin_values, alpha=alpha, baseline_path=baseline_path,
+            base,
+            seats,
+            games,
+            manifest,
+            margins=margin_values,
+            alpha=alpha,
+            baseline_path=baseline_path,
             adaptive=extra,
         )
     except DataError as exc:
