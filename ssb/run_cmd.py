@@ -25,7 +25,7 @@ def _fmt_rate(games, seconds):
     type=click.IntRange(min=1),
     default=None,
     metavar="N",
-    help="Games per cell (overrides the scenario's 'games'; rounded up to a multiple of the player count).",
+    help="Games per cell (overrides the scenario's 'games'; rounded up to whole deals, a deal being one game per distinct seat rotation of the lineup).",
 )
 @click.option(
     "--jobs",
