@@ -14,7 +14,6 @@ from simulator.layout import (
     G_INST,
     I_TRACK_TOKEN,
     INST_SIZE,
-    LOG_WIDTH,
     N_OWNERS,
     N_SRC,
     N_STAT,
@@ -90,11 +89,6 @@ def emit(log, st, code, a, b, c, d, e):
         log[0, 0] = n + 1
 
 
-@njit(cache=True)
-def logging_on(log):
-    return log.shape[0] > 1
-
-
 # --------------------------------------------------------------------------- points and stats
 
 
@@ -111,6 +105,7 @@ def add_points(st, log, owner, pts, src, dept, where):
 
 @njit(cache=True)
 def stat_add(st, owner, which, n):
+    """Add ``n`` to counter ``which`` of ``owner`` (ignored for an owner outside the table)."""
     if 0 <= owner < N_OWNERS:
         st[S_STAT + owner * N_STAT + which] += n
 
@@ -174,8 +169,3 @@ def owner_present(st, owner):
     if owner < npl:
         return True
     return owner == AUTOMA and (npl == 2 or npl == 3)
-
-
-@njit(cache=True)
-def log_width():
-    return LOG_WIDTH

@@ -92,8 +92,6 @@ from simulator.layout import (
     N_DEPT,
     N_SLICES,
     N_SPOTS,
-    N_SRC,
-    N_STAT,
     NOVICE_START,
     NOVICE_TOP,
     REFRESH,
@@ -122,7 +120,6 @@ from simulator.layout import (
     ST_ACTION_BRAGS,
     ST_PASSES,
     ST_TURNS,
-    STATE_SIZE,
     W_SUPPLY,
 )
 
@@ -227,6 +224,7 @@ def die_face_after_move(st, p, die):
 
 @njit(cache=True)
 def inspect_plan(st, geo, sp, p, d, pips):
+    """Greedy worth of the best inspector route at ``d`` with ``pips`` steps (no move made)."""
     path = np.empty(16, dtype=np.int64)
     jumps = np.empty(16, dtype=np.int64)
     nrng = np.ones(1, dtype=np.uint64)
@@ -457,6 +455,7 @@ def do_construct(st, geo, strat, rng, log, p, d, pips):
 
 @njit(cache=True)
 def do_refresh(st, strat, rng, log, p, pips):
+    """Refresh (R7): the policy picks row, column or (with a milk) both."""
     mode = choose_refresh(st, strat[p], rng, p, pips)
     if mode == 3:
         spend_token(st, p, MILK, 1)
@@ -483,6 +482,7 @@ def do_inspect(st, geo, strat, rng, log, p, d, pips):
 
 @njit(cache=True)
 def take_brag(st, geo, strat, rng, log, owner, origin):
+    """One brag on a track the owner's policy picks (pickups, bumps); Pri and the neutral never choose."""
     if owner >= AUTOMA:
         return
     d = choose_brag_track(st, geo, strat[owner], rng, owner)
@@ -491,6 +491,7 @@ def take_brag(st, geo, strat, rng, log, owner, origin):
 
 @njit(cache=True)
 def move_with_pickup(st, geo, strat, rng, log, p, spot):
+    """Step 1 of a turn: move the pawn, and pick up an own die from the room passed with its two brags (R1, R2)."""
     room = move_pawn(st, log, p, spot)
     if own_die_in_room(st, p, room) >= 0:
         pickup(st, log, p, room)
@@ -668,13 +669,3 @@ def play_batch(geo, nplayers, strat, seeds, out_states, check):
             bad[nb, 2] = turn
             nb += 1
     return bad[:nb]
-
-
-@njit(cache=True)
-def state_size():
-    return STATE_SIZE
-
-
-@njit(cache=True)
-def n_src_stat():
-    return N_SRC, N_STAT

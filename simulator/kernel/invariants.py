@@ -91,6 +91,8 @@ VIOLATIONS = {
 
 @njit(cache=True)
 def check_invariants(st, geo):
+    """0 if ``st`` is a sound state of the game described by ``geo``, else the code of the first
+    violation found (see ``VIOLATIONS``)."""
     npl = st[S_NPLAYERS]
     # Dice, wheels and break rooms.
     for d in range(N_DEPT):

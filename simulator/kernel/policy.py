@@ -54,7 +54,6 @@ from simulator.layout import (
     S_EMPTY,
     S_INNER,
     S_INSPECTOR,
-    S_NPLAYERS,
     S_OUTER,
     S_PIECES,
     S_QUILT,
@@ -95,6 +94,7 @@ W_FINISH = P_WEIGHTS + 16
 
 @njit(cache=True)
 def is_random(sp):
+    """True for the uniformly random legal policy."""
     return sp[P_KIND] == KIND_RANDOM
 
 
@@ -361,6 +361,7 @@ def placement_context(st, geo, sp, p, d, ctx):
 
 @njit(cache=True)
 def free_quilt(st, p):
+    """Empty quilt spaces of ``p``."""
     n = 0
     for q in range(N_QUILT):
         if st[S_QUILT + p * N_QUILT + q] < 0:
@@ -402,6 +403,7 @@ def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx, hint):
 
 @njit(cache=True)
 def ladders_needed(st, p, colour, cost):
+    """Ladders ``p`` must spend to pay ``cost`` cats of ``colour`` with other colours."""
     have = st[S_READY + p * 3 + colour]
     return cost - have if cost > have else 0
 
@@ -553,6 +555,7 @@ def convert_colour(st, sp, rng, p, colour):
 
 @njit(cache=True)
 def enter_value(st, geo, sp, p, d, space):
+    """Greedy worth for ``p`` of the inspector entering ``space``: own pieces score, others' cost."""
     num = geo[inst_base(d) + I_COST + space]
     v = 0.0
     for k in range(2):
@@ -577,6 +580,7 @@ def max_enter_value(st, geo, sp, p, d):
 
 @njit(cache=True)
 def has_unused_exit(geo, d, v, mask):
+    """True if a line out of space ``v`` is not yet in the used-line mask."""
     base = inst_base(d)
     for k in range(geo[base + I_NLINKS + v]):
         e = geo[base + I_LINKEDGE + v * MAX_LINKS + k]
@@ -711,6 +715,7 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
 
 @njit(cache=True)
 def refresh_value(st, sp, p, pips):
+    """Greedy worth of a refresh with ``pips`` (row, column, or both with a milk)."""
     r = refresh_count(st, p, pips, 1)
     c = refresh_count(st, p, pips, 2)
     best = r if r > c else c
@@ -724,28 +729,3 @@ def refresh_value(st, sp, p, pips):
     if free_quilt(st, p) < 3:
         v += 0.5 * sp[W_CAT_LOST] * best
     return v
-
-
-@njit(cache=True)
-def value_scale(st):
-    """How far the game has run, 0..1 (used to let brag steps grow in worth late)."""
-    total = st[S_EMPTY] + st[S_EMPTY + 1] + st[S_EMPTY + 2]
-    return 1.0 / (1.0 + total)
-
-
-@njit(cache=True)
-def n_players(st):
-    return st[S_NPLAYERS]
-
-
-@njit(cache=True)
-def pieces_total(st, p):
-    t = 0
-    for d in range(N_DEPT):
-        t += st[S_PIECES + d * N_OWNERS + p]
-    return t
-
-
-@njit(cache=True)
-def choose_uniform_index(rng, n):
-    return rng_below(rng, n)

@@ -39,16 +39,12 @@ from simulator.layout import (
     G_START_CATS,
     G_UPG_PIECES,
     I_COST,
-    I_LINK,
-    I_LINKEDGE,
     I_NEUTRAL,
-    I_NLINKS,
     I_NSPACES,
     I_PENALTY,
     I_TRACK_NEED,
     I_TRACK_VP,
     INST_SIZE,
-    MAX_LINKS,
     MAX_SECTIONS,
     MAX_SPACES,
     N_DEPT,
@@ -58,7 +54,6 @@ from simulator.layout import (
     N_ROOMS,
     N_SLICES,
     N_SPOTS,
-    N_SRC,
     N_TRACK,
     NOVICE_START,
     NOVICE_TOP,
@@ -87,7 +82,6 @@ from simulator.layout import (
     S_SEC_COMPLETER,
     S_SLICE_ACTION,
     S_SLICE_DIE,
-    S_SRC,
     S_STAMP,
     S_TIEBREAK,
     S_TIED,
@@ -145,11 +139,13 @@ def rooms_of_dept(d):
 
 @njit(cache=True)
 def inst_base(d):
+    """Offset of department ``d``'s instrument block in ``geo``."""
     return G_INST + d * INST_SIZE
 
 
 @njit(cache=True)
 def wheel_count(st, d):
+    """Dice on department ``d``'s wheel."""
     n = 0
     for s in range(N_SLICES):
         if st[S_SLICE_DIE + d * N_SLICES + s] >= 0:
@@ -159,11 +155,13 @@ def wheel_count(st, d):
 
 @njit(cache=True)
 def die_owner(die):
+    """Owner (seat, or 4 for Pri) of a die id."""
     return die // DICE_PER_OWNER
 
 
 @njit(cache=True)
 def spot_occupied(st, spot):
+    """True if any pawn (Pri's included) stands on ``spot``."""
     for o in range(N_OWNERS):
         if st[S_PAWN + o] == spot:
             return True
@@ -185,14 +183,6 @@ def level_for(geo, d, n):
         if geo[base + I_TRACK_NEED + k] <= n:
             lvl = k
     return lvl
-
-
-@njit(cache=True)
-def quilt_free(st, p):
-    for q in range(N_QUILT):
-        if st[S_QUILT + p * N_QUILT + q] < 0:
-            return True
-    return False
 
 
 # --------------------------------------------------------------------------- setup
@@ -314,6 +304,7 @@ def move_pawn(st, log, p, spot):
 
 @njit(cache=True)
 def own_die_in_room(st, p, room):
+    """``p``'s die in break room ``room``, or -1 (also for room -1)."""
     if room < 0:
         return -1
     die = st[S_ROOM_DIE + room]
@@ -419,6 +410,7 @@ def place_piece(st, geo, log, owner, d, space, outer):
 
 @njit(cache=True)
 def place_pri_piece(st, geo, log, d, space, outer):
+    """A Pri piece on ``space`` (R14): logged, then placed like any piece; Pri never scores."""
     if log.shape[0] > 1:
         emit(log, st, EV_PRI_PIECE, d, space, outer, 0, 0)
     place_piece(st, geo, log, AUTOMA, d, space, outer)
@@ -475,12 +467,14 @@ def placement_legal(st, geo, p, d, space, outer):
 
 @njit(cache=True)
 def spend_token(st, p, kind, n):
+    """``p`` discards ``n`` boost tokens of type ``kind``."""
     st[S_TOKENS + p * 3 + kind] -= n
     stat_add(st, p, ST_TOKENS_SPENT, n)
 
 
 @njit(cache=True)
 def record_placement(st, log, p, d, space, outer, cost, ladders):
+    """Count and log one build or upgrade (cost and ladders for the account)."""
     if outer:
         stat_add(st, p, ST_UPGRADES, 1)
     else:
@@ -509,6 +503,7 @@ def refresh_lines(st, log, p, pips, mode):
 
 @njit(cache=True)
 def refresh_count(st, p, pips, mode):
+    """Cats a refresh of quilt row/column ``pips`` would bring back (``mode`` as in refresh_lines)."""
     n = 0
     for q in range(N_QUILT):
         hit = (mode & 1 and QUILT_ROW[q] == pips) or (mode & 2 and QUILT_COL[q] == pips)
@@ -535,22 +530,12 @@ def inspector_enter(st, geo, log, p, d, space, jumped):
         add_points(st, log, o2, pts, SRC_INSPECTOR, d, space)
 
 
-@njit(cache=True)
-def link_of(geo, d, space, k):
-    base = inst_base(d)
-    return geo[base + I_LINK + space * MAX_LINKS + k], geo[base + I_LINKEDGE + space * MAX_LINKS + k]
-
-
-@njit(cache=True)
-def n_links(geo, d, space):
-    return geo[inst_base(d) + I_NLINKS + space]
-
-
 # --------------------------------------------------------------------------- step 4: tick up
 
 
 @njit(cache=True)
 def next_open_slice(st, d, s):
+    """First open slice clockwise after slice ``s`` of department ``d``, or -1."""
     for k in range(1, N_SLICES + 1):
         t = (s + k) % N_SLICES
         if st[S_SLICE_DIE + d * N_SLICES + t] < 0:
@@ -590,6 +575,7 @@ def tick_up(st, log, die, d):
 
 @njit(cache=True)
 def pri_climb(st, geo, log, d):
+    """Pri's die used on 4*: her disc climbs the department's track twice (R14)."""
     if log.shape[0] > 1:
         emit(log, st, EV_PRI_CLIMB, d, 0, 0, 0, 0)
     brag_step(st, geo, log, AUTOMA, d, BRAG_PRI)
@@ -598,6 +584,7 @@ def pri_climb(st, geo, log, d):
 
 @njit(cache=True)
 def die_to_room(st, log, die, room):
+    """Put a used die into break room ``room`` (R5)."""
     st[S_ROOM_DIE + room] = die
     st[S_DIE_WHERE + die] = W_ROOM
     st[S_DIE_POS + die] = room
@@ -686,15 +673,3 @@ def final_scoring(st, geo, log):
     st[S_TIEBREAK] = 1 if tied > 1 else 0
     if log.shape[0] > 1:
         emit(log, st, EV_FINAL, winner, best, tied, 0, 0)
-
-
-@njit(cache=True)
-def score_total_matches(st):
-    """Score equals the sum of its sources for every owner (an invariant)."""
-    for o in range(N_OWNERS):
-        t = 0
-        for k in range(N_SRC):
-            t += st[S_SRC + o * N_SRC + k]
-        if t != st[S_SCORE + o]:
-            return False
-    return True
