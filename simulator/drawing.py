@@ -185,5 +185,6 @@ def draw_instrument(inst, path, dpi=120):
     fig.suptitle(f"{inst.name} ({inst.department_name} department, {kind}): {status}", fontsize=13, y=0.97)
     fig.text(0.5, 0.915, f"{n} spaces, total cost {inst.total_cost}; placement by spring layout, not the printed "
              "board", ha="center", fontsize=9, color="#555555")
-    fig.savefig(path, dpi=dpi, format="png")
+    # The legend sits to the right of the axes; widen the canvas to hold long rule summaries.
+    fig.savefig(path, dpi=dpi, format="png", bbox_inches="tight", pad_inches=0.3)
     return path
