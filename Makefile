@@ -3,7 +3,6 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
 .PHONY: setup run test test-all check bench play regress clean
 
@@ -45,4 +44,4 @@ regress: setup
 		--summary-md results/ci/regress.md --json results/ci/regress.json $(REGRESS_ARGS)
 
 clean:
-	rm -rf $(VENV) .numba_cache .pytest_cache
+	rm -rf $(VENV) .pytest_cache "$${XDG_CACHE_HOME:-$$HOME/.cache}/shuffle-swing-balance"

@@ -10,12 +10,10 @@ from numba import njit
 
 from simulator.kernel.core import rng_below, rng_unit
 from simulator.kernel.rules import (
-    can_pay,
     cube_level,
     die_owner,
     inst_base,
     level_for,
-    placement_legal,
     refresh_count,
 )
 from simulator.layout import (
@@ -51,6 +49,7 @@ from simulator.layout import (
     QUILT_COL,
     QUILT_ROW,
     S_BRAG_POS,
+    S_BUILD_LEFT,
     S_EMPTY,
     S_INNER,
     S_INSPECTOR,
@@ -62,6 +61,7 @@ from simulator.layout import (
     S_SCORE,
     S_SEC_STATE,
     S_TOKENS,
+    S_UPG_LEFT,
     T_ADJ_PER_PIECE,
     T_ADJ_PRESENCE,
     T_COMPLETER,
@@ -402,72 +402,75 @@ def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx, hint):
 
 
 @njit(cache=True)
-def ladders_needed(st, p, colour, cost):
-    """Ladders ``p`` must spend to pay ``cost`` cats of ``colour`` with other colours."""
-    have = st[S_READY + p * 3 + colour]
-    return cost - have if cost > have else 0
-
-
-@njit(cache=True)
-def affordable(st, geo, p, d, s, outer, ladders):
-    """Ladders a build (``outer`` 0) or upgrade (1) on ``s`` needs, or -1 if it is illegal or ``p``
-    cannot pay for it with its ready cats and ``ladders`` ladders (R6)."""
-    lg = placement_legal(st, geo, p, d, s, outer)
-    if lg == 0:
-        return -1
-    extra = 1 if lg == 2 else 0
-    colour = geo[inst_base(d) + I_COLOUR + s]
-    cost = geo[inst_base(d) + I_COST + s] - outer
-    if extra > ladders or not can_pay(st, p, colour, cost, ladders - extra):
-        return -1
-    return extra + ladders_needed(st, p, colour, cost)
+def placement_options(st, geo, p, d, nl):
+    """For every build (``nl[2s]``) and upgrade (``nl[2s + 1]``) ``p`` could make on instrument ``d``:
+    the ladders it needs, or -1 when it is illegal or ``p`` cannot pay for it (R6). A ladder lets an
+    upgrade go onto another owner's piece; each further ladder turns one other cat into the colour
+    needed. Returns the number of options."""
+    base = inst_base(d)
+    ns = geo[base + I_NSPACES]
+    ladders = st[S_TOKENS + p * 3 + LADDER]
+    total = st[S_READY + p * 3] + st[S_READY + p * 3 + 1] + st[S_READY + p * 3 + 2]
+    can_build = st[S_BUILD_LEFT + p] > 0
+    can_upgrade = st[S_UPG_LEFT + p] > 0
+    n = 0
+    for s in range(ns):
+        inner = st[S_INNER + d * MAX_SPACES + s]
+        colour = geo[base + I_COLOUR + s]
+        cost = geo[base + I_COST + s]
+        have = st[S_READY + p * 3 + colour]
+        nb = -1
+        nu = -1
+        if inner < 0:
+            if can_build:
+                short = cost - have if cost > have else 0
+                if short <= ladders and short <= total - have:
+                    nb = short
+        elif can_upgrade and st[S_OUTER + d * MAX_SPACES + s] < 0:
+            extra = 0 if inner == p else 1
+            c = cost - 1
+            short = c - have if c > have else 0
+            if extra + short <= ladders and short <= total - have:
+                nu = extra + short
+        nl[2 * s] = nb
+        nl[2 * s + 1] = nu
+        if nb >= 0:
+            n += 1
+        if nu >= 0:
+            n += 1
+    return n
 
 
 @njit(cache=True)
 def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
     """One pip of a construct: returns (space, outer, ladders) or space -1 to forfeit the pip."""
-    base = inst_base(d)
-    ns = geo[base + I_NSPACES]
-    ladders = st[S_TOKENS + p * 3 + LADDER]
-    rnd = is_random(sp)
-    if not rnd:
-        placement_context(st, geo, sp, p, d, ctx)
-    nopt = 0
-    best = 0.0
-    bs = -1
-    bo = 0
-    bl = 0
-    pick = -1
-    if rnd:
-        # Count the legal placements first, then draw one (or the forfeit) uniformly.
-        for it in range(2):
-            k = 0
-            for s in range(ns):
-                for outer in range(2):
-                    nl = affordable(st, geo, p, d, s, outer, ladders)
-                    if nl < 0:
-                        continue
-                    if it == 1 and k == pick:
-                        return s, outer, nl
-                    k += 1
-            if it == 0:
-                nopt = k
-                pick = rng_below(rng, nopt + 1)
-                if pick == nopt:
-                    return -1, 0, 0
+    nl = np.empty(2 * MAX_SPACES, dtype=np.int64)
+    nopt = placement_options(st, geo, p, d, nl)
+    ns = geo[inst_base(d) + I_NSPACES]
+    if is_random(sp):
+        # Uniform over the legal placements and the forfeit.
+        pick = rng_below(rng, nopt + 1)
+        if pick == nopt:
+            return -1, 0, 0
+        for i in range(2 * ns):
+            if nl[i] >= 0:
+                if pick == 0:
+                    return i // 2, i % 2, nl[i]
+                pick -= 1
         return -1, 0, 0
-    for s in range(ns):
-        for outer in range(2):
-            nl = affordable(st, geo, p, d, s, outer, ladders)
-            if nl < 0:
-                continue
-            v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx, hint)
-            if v > best:
-                best = v
-                bs = s
-                bo = outer
-                bl = nl
-    return bs, bo, bl
+    placement_context(st, geo, sp, p, d, ctx)
+    best = 0.0
+    bi = -1
+    for i in range(2 * ns):
+        if nl[i] < 0:
+            continue
+        v = placement_value(st, geo, sp, p, d, i // 2, i % 2, nl[i], ctx, hint)
+        if v > best:
+            best = v
+            bi = i
+    if bi < 0:
+        return -1, 0, 0
+    return bi // 2, bi % 2, nl[bi]
 
 
 @njit(cache=True)
@@ -482,13 +485,15 @@ def construct_estimate(st, geo, sp, p, d, values):
     placement_context(st, geo, sp, p, d, ctx)
     section_hints(st, geo, d, hint)
     ladders = st[S_TOKENS + p * 3 + LADDER]
-    # The four best placements (value, space, outer), kept sorted.
+    opts = np.empty(2 * MAX_SPACES, dtype=np.int64)
+    placement_options(st, geo, p, d, opts)
+    # The best placements (value, space, outer), kept sorted.
     topv = np.full(8, -1e18)
     tops = np.full(8, -1, dtype=np.int64)
     topo = np.zeros(8, dtype=np.int64)
     for s in range(ns):
         for outer in range(2):
-            nl = affordable(st, geo, p, d, s, outer, ladders)
+            nl = opts[2 * s + outer]
             if nl < 0:
                 continue
             v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx, hint)
