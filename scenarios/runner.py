@@ -49,13 +49,12 @@ from scenarios.scenario import Scenario, load_scenario, scenario_from_doc
 from scenarios.schema import FORMAT_VERSION
 from scenarios.worker import CellSpec, ChunkTask, play_chunk
 from simulator.errors import DataError
+from simulator.kernel import kernel_hash, kernel_sources
 
 DEFAULT_CHUNK_SIZE = 1000
 RESULTS_ROOT = Path("results")
 BACKENDS = ("local", "dask")
 PACKAGE = "shuffle-swing-balance"
-KERNEL_DIR = Path(__file__).resolve().parent.parent / "simulator" / "kernel"
-LAYOUT_FILE = KERNEL_DIR.parent / "layout.py"
 LOCK_FILE = ".lock"
 MANIFEST_EVERY = 15.0  # seconds between manifest updates during a run
 
@@ -97,14 +96,11 @@ def code_version():
         version = metadata.version(PACKAGE)
     except metadata.PackageNotFoundError:
         version = "unknown"
-    files = sorted(KERNEL_DIR.glob("*.py")) + [LAYOUT_FILE]
-    h = hashlib.sha256()
-    for f in files:
-        h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    files = kernel_sources()
     return {
         "package": PACKAGE,
         "version": version,
-        "kernel_sha256": h.hexdigest(),
+        "kernel_sha256": kernel_hash(),
         "kernel_files": [f"{f.parent.name}/{f.name}" for f in files],
     }
 
