@@ -40,6 +40,8 @@ that need those set them by hand or call the engine's own setup.
 
 import numpy as np
 
+from simulator import layout as L
+
 from simulator.layout import (
     AUTOMA,
     BUILD_PIECES,
@@ -511,3 +513,48 @@ def scores(st):
 def source_points(st, owner, src):
     """Points ``owner`` has from score source ``src`` (``layout.SRC_*``)."""
     return int(st[S_SRC + owner * N_SRC + src])
+
+
+# --------------------------------------------------------------------------- dice, cats, turn options
+
+
+def die_of(owner, k=0):
+    """Id of ``owner``'s die number ``k``."""
+    return owner * L.DICE_PER_OWNER + k
+
+
+def put_on_wheel(st, die, d, s, face):
+    """Stand ``die`` on slice ``s`` of department ``d``'s wheel, showing ``face``."""
+    st[L.S_SLICE_DIE + d * L.N_SLICES + s] = die
+    st[L.S_DIE_WHERE + die] = L.W_WHEEL
+    st[L.S_DIE_POS + die] = d * L.N_SLICES + s
+    st[L.S_DIE_FACE + die] = face
+
+
+def put_in_room(st, die, room, face=L.NOVICE_TOP):
+    """Put ``die`` into break room ``room`` (by default on its novice top face, as after use)."""
+    st[L.S_ROOM_DIE + room] = die
+    st[L.S_DIE_WHERE + die] = L.W_ROOM
+    st[L.S_DIE_POS + die] = room
+    st[L.S_DIE_FACE + die] = face
+
+
+def ready(st, p):
+    """Seat ``p``'s ready cats as [black, orange, gray]."""
+    return [int(st[L.S_READY + p * 3 + c]) for c in range(3)]
+
+
+def set_ready(st, p, black=0, orange=0, gray=0):
+    """Set seat ``p``'s ready cats."""
+    st[L.S_READY + p * 3 : L.S_READY + p * 3 + 3] = (black, orange, gray)
+
+
+def candidates(st, p):
+    """The (spot, die, slice) choices the engine offers seat ``p`` this turn (R1, R3)."""
+    from simulator.kernel import engine
+
+    c_spot = np.empty(engine.MAX_CAND, np.int64)
+    c_die = np.empty(engine.MAX_CAND, np.int64)
+    c_slice = np.empty(engine.MAX_CAND, np.int64)
+    n = engine.enumerate_turns(st, p, c_spot, c_die, c_slice)
+    return [(int(c_spot[i]), int(c_die[i]), int(c_slice[i])) for i in range(n)]

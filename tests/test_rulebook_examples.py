@@ -8,6 +8,12 @@ rulebook states. Seats: Angelo 0, Kris 1, Lucia 2, Dane 3 (a four-player table).
 import numpy as np
 from support import (
     big_log,
+    candidates,
+    die_of,
+    put_in_room,
+    put_on_wheel,
+    ready,
+    set_ready,
     events,
     make_geo,
     make_state,
@@ -25,7 +31,6 @@ from simulator.layout import (
     BRAG_PICKUP,
     CHEESE,
     CONSTRUCT,
-    DICE_PER_OWNER,
     EV_FORFEIT,
     EV_INSPECT_STEP,
     EV_RECRUIT,
@@ -61,7 +66,6 @@ from simulator.layout import (
     S_PAWN,
     S_PIECES,
     S_QUILT,
-    S_READY,
     S_ROOM_DIE,
     S_SLICE_ACTION,
     S_SLICE_DIE,
@@ -73,9 +77,7 @@ from simulator.layout import (
     SRC_BRAG,
     SRC_INSPECTOR,
     SRC_PENALTY,
-    W_ROOM,
     W_SUPPLY,
-    W_WHEEL,
     WEIGHT_NAMES,
 )
 from strategies.library import StrategyLibrary
@@ -84,35 +86,6 @@ ANGELO, KRIS, LUCIA, DANE = 0, 1, 2, 3
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def die_of(owner, k=0):
-    return owner * DICE_PER_OWNER + k
-
-
-def put_on_wheel(st, die, d, s, face):
-    """Stand ``die`` on slice ``s`` of department ``d``'s wheel, showing ``face``."""
-    st[S_SLICE_DIE + d * N_SLICES + s] = die
-    st[S_DIE_WHERE + die] = W_WHEEL
-    st[S_DIE_POS + die] = d * N_SLICES + s
-    st[S_DIE_FACE + die] = face
-
-
-def put_in_room(st, die, room, face):
-    st[S_ROOM_DIE + room] = die
-    st[S_DIE_WHERE + die] = W_ROOM
-    st[S_DIE_POS + die] = room
-    st[S_DIE_FACE + die] = face
-
-
-def set_ready(st, p, black=0, orange=0, gray=0):
-    st[S_READY + p * 3 + BLACK] = black
-    st[S_READY + p * 3 + ORANGE] = orange
-    st[S_READY + p * 3 + GRAY] = gray
-
-
-def ready(st, p):
-    return [int(st[S_READY + p * 3 + c]) for c in range(3)]
 
 
 def quilt(st, p):
@@ -145,14 +118,6 @@ def free_quilt_space(st, p):
 def exhaust(st, log, p, colour, n):
     for _ in range(n):
         rules.exhaust_cat(st, log, p, colour, free_quilt_space(st, p))
-
-
-def candidates(st, p):
-    c_spot = np.empty(engine.MAX_CAND, np.int64)
-    c_die = np.empty(engine.MAX_CAND, np.int64)
-    c_slice = np.empty(engine.MAX_CAND, np.int64)
-    n = engine.enumerate_turns(st, p, c_spot, c_die, c_slice)
-    return [(int(c_spot[i]), int(c_die[i]), int(c_slice[i])) for i in range(n)]
 
 
 # --------------------------------------------------------------------------- Kris's turn

@@ -10,6 +10,12 @@ import numpy as np
 import pytest
 from support import (
     big_log,
+    candidates,
+    die_of,
+    put_in_room,
+    put_on_wheel,
+    ready,
+    set_ready,
     events,
     make_geo,
     make_state,
@@ -86,7 +92,6 @@ from simulator.layout import (
     S_PAWN,
     S_PIECES,
     S_QUILT,
-    S_READY,
     S_ROOM_DIE,
     S_ROUND,
     S_SCORE,
@@ -127,34 +132,8 @@ ROOM_BETWEEN = {(BLACK, ORANGE): 0, (ORANGE, GRAY): 1, (GRAY, BLACK): 2}
 # --------------------------------------------------------------------------- helpers
 
 
-def die_of(owner, k=0):
-    return owner * DICE_PER_OWNER + k
-
-
-def put_on_wheel(st, die, d, s, face):
-    st[S_SLICE_DIE + d * N_SLICES + s] = die
-    st[S_DIE_WHERE + die] = W_WHEEL
-    st[S_DIE_POS + die] = d * N_SLICES + s
-    st[S_DIE_FACE + die] = face
-
-
-def put_in_room(st, die, room, face=NOVICE_TOP):
-    st[S_ROOM_DIE + room] = die
-    st[S_DIE_WHERE + die] = W_ROOM
-    st[S_DIE_POS + die] = room
-    st[S_DIE_FACE + die] = face
-
-
 def wheel(st, d):
     return [int(st[S_SLICE_DIE + d * N_SLICES + s]) for s in range(N_SLICES)]
-
-
-def ready(st, p):
-    return [int(st[S_READY + p * 3 + c]) for c in range(3)]
-
-
-def set_ready(st, p, black=0, orange=0, gray=0):
-    st[S_READY + p * 3 : S_READY + p * 3 + 3] = (black, orange, gray)
 
 
 def stat(st, p, k):
@@ -175,14 +154,6 @@ def strats(*names):
 
 def rng(seed=1):
     return np.array([seed], np.uint64)
-
-
-def candidates(st, p):
-    c_spot = np.empty(engine.MAX_CAND, np.int64)
-    c_die = np.empty(engine.MAX_CAND, np.int64)
-    c_slice = np.empty(engine.MAX_CAND, np.int64)
-    n = engine.enumerate_turns(st, p, c_spot, c_die, c_slice)
-    return [(int(c_spot[i]), int(c_die[i]), int(c_slice[i])) for i in range(n)]
 
 
 def execute(st, geo, p, spot, die, slice_idx, brag_instead=0, strat=None, seed=1, log=None):
