@@ -8,7 +8,7 @@
 import argparse
 import json
 
-from simulator.benchmark import format_report, run_all
+from ssb.benchmark import format_report, run_all
 
 
 def main():

@@ -649,7 +649,7 @@ def bench(games, quick, as_json, save_path, compare_path, ratio):
     """
     import json
 
-    from simulator.benchmark import (
+    from ssb.benchmark import (
         compare_speed,
         format_report,
         format_speed,

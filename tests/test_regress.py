@@ -535,7 +535,7 @@ def _speed(rel, ref=4.0, python="3.11.0"):
 
 
 def test_compare_speed_flags_a_relative_slowdown_only():
-    from simulator.benchmark import compare_speed
+    from ssb.benchmark import compare_speed
 
     saved = _speed(300.0)
     # A machine twice as slow: absolute games/s halve, the relative figure does not move.
@@ -547,7 +547,7 @@ def test_compare_speed_flags_a_relative_slowdown_only():
 
 
 def test_bench_save_and_compare(tmp_path, monkeypatch):
-    import simulator.benchmark as B
+    import ssb.benchmark as B
 
     figures = iter([_speed(300.0), _speed(290.0), _speed(100.0)])
     monkeypatch.setattr(B, "relative_speed", lambda games=300, seed=11: next(figures))
@@ -564,7 +564,7 @@ def test_bench_save_and_compare(tmp_path, monkeypatch):
 
 
 def test_committed_speed_baseline_is_readable():
-    from simulator.benchmark import SPEED_WORKLOADS, load_speed
+    from ssb.benchmark import SPEED_WORKLOADS, load_speed
 
     doc = load_speed(REPO / "benchmarks" / "baseline.json")
     assert set(doc["workloads"]) == {name for name, *_ in SPEED_WORKLOADS}

@@ -16,6 +16,7 @@ import numpy as np
 
 from simulator.layout import S_DECISIONS, S_TURN, S_WINNER
 from simulator.playout import GameSetup, game_seed, play_many
+from strategies.library import StrategyLibrary
 
 # Child-process probe: plays GAMES games and prints one JSON line with the time it took.
 _PROBE = """
@@ -33,8 +34,6 @@ print(json.dumps({{"import_s": t1 - t0, "play_s": t2 - t1, "turns": int(states[:
 
 
 def _lineup_matrix(names):
-    from strategies.library import StrategyLibrary
-
     return StrategyLibrary().matrix(names)
 
 
