@@ -62,7 +62,7 @@ from pathlib import Path
 
 from scenarios.canonical import to_toml, toml_key
 from simulator.errors import DataError
-from simulator.instruments import STARTER, InstrumentLibrary, _Checker, _read_toml, instrument_from_doc
+from simulator.instruments import STARTER, InstrumentLibrary, Checker, read_toml, instrument_from_doc
 from simulator.layout import DEPT_NAMES
 from simulator.playout import PLAYER_COUNTS
 from strategies.library import StrategyLibrary
@@ -253,7 +253,7 @@ def find_scenario(name_or_path):
 def load_scenario(path, sets=(), games=None, seed=None):
     """Read, change (``sets``: ``KEY=VALUE`` strings; ``games``, ``seed``), validate and expand a scenario."""
     path = find_scenario(path)
-    doc = _read_toml(path)
+    doc = read_toml(path)
     return scenario_from_doc(doc, path, sets=sets, games=games, seed=seed)
 
 
@@ -351,7 +351,7 @@ def _wrap(path, key, exc):
 
 
 def _validate(doc, path, set_args):
-    ck = _Checker(path)
+    ck = Checker(path)
     ck.table(doc, "", required=REQUIRED_KEYS, optional=TOP_KEYS)
 
     name = ck.string(doc["name"], "name").strip()
@@ -736,7 +736,7 @@ def _apply_overrides(overrides, library, path):
         except DataError as exc:
             raise _wrap(path, okey, exc) from None
         if inst.name not in docs:
-            docs[inst.name] = (inst, copy.deepcopy(_read_toml(inst.path)))
+            docs[inst.name] = (inst, copy.deepcopy(read_toml(inst.path)))
         _set_path(docs[inst.name][1], rest.split("."), value, path, okey, inst)
         keys.setdefault(inst.name, []).append(okey)
     changed = {}

@@ -107,7 +107,7 @@ def _typename(value):
     }.get(type(value), type(value).__name__)
 
 
-class _Checker:
+class Checker:
     """Type and shape checks that raise :class:`DataError` for one file."""
 
     def __init__(self, file):
@@ -203,7 +203,8 @@ class _Checker:
         return value
 
 
-def _read_toml(path):
+def read_toml(path):
+    """A TOML file as a dict; a missing, unreadable or malformed file raises :class:`DataError`."""
     path = Path(path)
     try:
         with open(path, "rb") as fh:
@@ -274,8 +275,8 @@ def _parse_track(ck, table, key, default_need=None, default_vp=None, default_tok
 def load_board(path=None):
     """Load and validate ``board.toml`` (the packaged one by default)."""
     path = Path(path) if path is not None else BOARD_PATH
-    ck = _Checker(path)
-    doc = _read_toml(path)
+    ck = Checker(path)
+    doc = read_toml(path)
     ck.table(doc, "", required=("board", "wheel", "dice", "player", "quilt", "track"))
 
     b = ck.table(
@@ -672,7 +673,7 @@ def _find_misplaced(doc, name):
 def load_instrument(path, board=None):
     """Load and validate one instrument file. ``board`` supplies the default track and penalty."""
     path = Path(path)
-    return instrument_from_doc(_read_toml(path), path, board)
+    return instrument_from_doc(read_toml(path), path, board)
 
 
 def instrument_from_doc(doc, source, board=None):
@@ -684,7 +685,7 @@ def instrument_from_doc(doc, source, board=None):
     path = source
     if board is None:
         board = load_board()
-    ck = _Checker(path)
+    ck = Checker(path)
     for name in ("lines", "neutral"):
         if name not in doc:
             where = _find_misplaced(doc, name)

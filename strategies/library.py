@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from simulator.errors import DataError
-from simulator.instruments import _Checker, _read_toml
+from simulator.instruments import Checker, read_toml
 from simulator.layout import (
     DEPT_NAMES,
     KIND_NAMES,
@@ -70,8 +70,8 @@ def _focus_index(value, file, key):
 def load_strategy(path, base_weights=None):
     """Read and validate one strategy profile; errors name the file and the key."""
     path = Path(path)
-    raw = _read_toml(path)
-    ck = _Checker(path)
+    raw = read_toml(path)
+    ck = Checker(path)
     ck.table(raw, "", required=("strategy",), optional=("weights",))
     head = ck.table(
         raw["strategy"], "strategy", required=("name", "kind"), optional=("description", "focus", "budget")
