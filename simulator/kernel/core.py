@@ -4,7 +4,10 @@ Everything here is ``@njit(cache=True)`` on plain arrays (see ``simulator.layout
 """
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import carray, config, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from simulator.layout import (
     AUTOMA,
@@ -32,11 +35,77 @@ from simulator.layout import (
     ST_TOKENS_GAINED,
 )
 
+# --------------------------------------------------------------------------- bits
+
+
+def popcount(x):
+    """Number of set bits of a non-negative integer (compiled: the CPU's popcount instruction)."""
+    return int(x).bit_count()
+
+
+if not config.DISABLE_JIT:
+
+    @intrinsic
+    def _ctpop(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            return builder.ctpop(args[0])
+
+        return x(x), codegen
+
+    @overload(popcount, inline="always")
+    def _popcount(x):
+        def impl(x):
+            return _ctpop(x)
+
+        return impl
+
+
+# --------------------------------------------------------------------------- scratch arrays
+
+
+def stack_empty(size, dtype):
+    """An uninitialised scratch array of ``size`` (a constant) elements of ``dtype``.
+
+    Compiled, it lives on the calling function's stack: no heap allocation, which the hot paths
+    would otherwise pay tens of times per turn. It must not outlive the function that made it (never
+    return it or keep it in another array). Interpreted (``NUMBA_DISABLE_JIT=1``), it is a plain
+    heap array."""
+    return np.empty(size, dtype=dtype)
+
+
+if not config.DISABLE_JIT:
+
+    @intrinsic
+    def _stack_pointer(typingctx, size, dtype):
+        if not isinstance(size, types.IntegerLiteral):
+            return None
+        n = size.literal_value
+        elt = dtype.dtype
+
+        def codegen(context, builder, sig, args):
+            return cgutils.alloca_once(builder, context.get_value_type(elt), size=ir.Constant(ir.IntType(64), n))
+
+        return types.CPointer(elt)(size, dtype), codegen
+
+    @overload(stack_empty, inline="always", prefer_literal=True)
+    def _stack_empty(size, dtype):
+        if not isinstance(size, types.IntegerLiteral):
+            raise TypeError("stack_empty needs a size known at compile time")
+
+        def impl(size, dtype):
+            return carray(_stack_pointer(size, dtype), size)
+
+        return impl
+
+
 # --------------------------------------------------------------------------- random numbers
 # splitmix64 on a one-element uint64 array: tiny state, copyable, identical on every platform.
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rng_next(rng):
     """Next 64-bit value of the generator held in ``rng[0]``."""
     z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
@@ -46,19 +115,19 @@ def rng_next(rng):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rng_below(rng, n):
     """Uniform integer in ``[0, n)`` (``n >= 1``)."""
     return np.int64((rng_next(rng) >> np.uint64(11)) % np.uint64(n))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rng_unit(rng):
     """Uniform float in ``[0, 1)``."""
     return np.float64(rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mix_seed(a, b):
     """Derive an independent 64-bit seed from two integers (used for per-game seeds)."""
     r = np.empty(1, dtype=np.uint64)
@@ -72,7 +141,7 @@ def mix_seed(a, b):
 # A log with a single row records nothing (the fast path for mass play).
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def emit(log, st, code, a, b, c, d, e):
     """Append one event (turn, seat, code, a..e) if the log has room."""
     n = log[0, 0]
@@ -92,7 +161,7 @@ def emit(log, st, code, a, b, c, d, e):
 # --------------------------------------------------------------------------- points and stats
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def add_points(st, log, owner, pts, src, dept, where):
     """Give ``pts`` to ``owner`` under score source ``src``; Pri and the neutral never score."""
     if owner < 0 or owner >= AUTOMA or pts == 0:
@@ -103,7 +172,7 @@ def add_points(st, log, owner, pts, src, dept, where):
         emit(log, st, EV_SCORE, owner, pts, src, dept, where)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def stat_add(st, owner, which, n):
     """Add ``n`` to counter ``which`` of ``owner`` (ignored for an owner outside the table)."""
     if 0 <= owner < N_OWNERS:
@@ -113,7 +182,7 @@ def stat_add(st, owner, which, n):
 # --------------------------------------------------------------------------- brag tracks
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def brag_step(st, geo, log, owner, dept, origin):
     """One brag on ``dept``'s track (R9). Returns the token type gained, or -1.
 
@@ -142,7 +211,7 @@ def brag_step(st, geo, log, owner, dept, origin):
     return gained
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def track_beats(st, dept, a, b):
     """True if owner ``a`` wins a tie against owner ``b`` on ``dept``'s track (R10).
 
@@ -162,7 +231,7 @@ def track_beats(st, dept, a, b):
     return st[S_BRAG_STAMP + dept * N_OWNERS + a] < st[S_BRAG_STAMP + dept * N_OWNERS + b]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def owner_present(st, owner):
     """True if ``owner`` takes part: a seat of this game, or Pri / the neutral when in play."""
     npl = st[S_NPLAYERS]

@@ -7,7 +7,7 @@ whole games lives here (``play_game`` / ``play_batch``), so the soak, the CLI an
 import numpy as np
 from numba import njit
 
-from simulator.kernel.core import brag_step, emit, rng_below, rng_next, rng_unit, stat_add
+from simulator.kernel.core import brag_step, emit, rng_below, rng_next, rng_unit, stack_empty, stat_add
 from simulator.kernel.invariants import check_invariants
 from simulator.kernel.objectives import resolve_objectives
 from simulator.kernel.policy import (
@@ -25,10 +25,12 @@ from simulator.kernel.policy import (
     choose_room,
     convert_colour,
     is_random,
-    max_enter_value,
+    enter_values,
     refresh_value,
     search_inspect,
+    search_routes,
     CTX_SIZE,
+    HINT_SIZE,
     section_hints,
 )
 from simulator.kernel.rules import (
@@ -124,12 +126,15 @@ from simulator.layout import (
 )
 
 MAX_CAND = 256
+VALS_SIZE = 2 * MAX_CAND  # act or brag, per candidate
+PLAN_SIZE = N_DEPT * 5  # per department, a worth for 0..4 pips
+EV_SIZE = N_DEPT * MAX_SPACES
 
 
 # --------------------------------------------------------------------------- setup
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def setup_game(geo, nplayers, strat, rng, log):
     """A new game: wheels shuffled from the game's generator (unless the data fixes them), then the
     two-player Pri setup chosen by the first seat (R14)."""
@@ -163,7 +168,7 @@ def setup_game(geo, nplayers, strat, rng, log):
 # --------------------------------------------------------------------------- candidates
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def supply_die(st, p, face):
     """Lowest-numbered die of ``p`` in the supply showing ``face`` (dice of one face are alike)."""
     for k in range(DICE_PER_OWNER):
@@ -173,7 +178,7 @@ def supply_die(st, p, face):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def enumerate_turns(st, p, c_spot, c_die, c_slice):
     """Every (spot, die, slice) a seat may choose this turn (R1, R3). A die picked up on the way
     (R2) is already in the supply when the die is selected, on 2*."""
@@ -211,7 +216,7 @@ def enumerate_turns(st, p, c_spot, c_die, c_slice):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def die_face_after_move(st, p, die):
     """Face the die will show when used: a die in a break room comes back on 2*."""
     if st[S_DIE_WHERE + die] == 2:
@@ -222,17 +227,7 @@ def die_face_after_move(st, p, die):
 # --------------------------------------------------------------------------- action estimates
 
 
-@njit(cache=True)
-def inspect_plan(st, geo, sp, p, d, pips):
-    """Greedy worth of the best inspector route at ``d`` with ``pips`` steps (no move made)."""
-    path = np.empty(16, dtype=np.int64)
-    jumps = np.empty(16, dtype=np.int64)
-    nrng = np.ones(1, dtype=np.uint64)
-    v, n = search_inspect(st, geo, sp, p, d, pips, st[S_TOKENS + p * 3 + CHEESE], path, jumps, nrng)
-    return v
-
-
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     """Pick a candidate and whether to brag instead of acting. Returns (index, brag flag)."""
     sp = strat[p]
@@ -243,13 +238,15 @@ def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     return choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     """The random and greedy turn choices (no rollouts: rollouts call this, so it must not recurse)."""
     sp = strat[p]
     if is_random(sp):
         # Uniform over spots, then over the dice there, then over action or brag.
-        spots = np.zeros(N_SPOTS, dtype=np.int64)
+        spots = stack_empty(N_SPOTS, np.int64)
+        for s in range(N_SPOTS):
+            spots[s] = 0
         ns = 0
         for i in range(n):
             if spots[c_spot[i]] == 0:
@@ -270,7 +267,7 @@ def choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
                     return i, rng_below(rng, 2)
                 m -= 1
         return 0, 0
-    vals = np.empty(2 * n)
+    vals = stack_empty(VALS_SIZE, np.float64)
     score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, True)
     best = -1e18
     bi = 0
@@ -282,22 +279,33 @@ def choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     return bi // 2, bi % 2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
     """Greedy worth of each candidate: ``vals[2i]`` acting with it, ``vals[2i + 1]`` bragging instead.
 
     With ``prune`` (when only the best candidate matters) an inspect whose best conceivable route
     cannot beat the best other candidate is not searched and gets -inf."""
-    plan = np.full((N_DEPT, 5), np.nan)
-    insp = np.full((N_DEPT, 5), np.nan)
-    brag_here = np.empty(N_DEPT)
+    plan = stack_empty(PLAN_SIZE, np.float64)
+    insp = stack_empty(PLAN_SIZE, np.float64)
+    for k in range(PLAN_SIZE):
+        plan[k] = np.nan
+        insp[k] = np.nan
+    brag_here = stack_empty(N_DEPT, np.float64)
     for d in range(N_DEPT):
         brag_here[d] = brag_value(st, geo, sp, p, d)
     best_brag = max(brag_here[0], max(brag_here[1], brag_here[2]))
     cur = st[S_PAWN + p]
-    inspects = np.empty(n, dtype=np.int64)
+    path = stack_empty(16, np.int64)
+    jumps = stack_empty(16, np.int64)
+    nrng = stack_empty(1, np.uint64)
+    nrng[0] = 1
+    inspects = stack_empty(MAX_CAND, np.int64)
     n_insp = 0
-    top_enter = np.full(N_DEPT, np.nan)
+    # Inspector entry worths per department, computed when a department's inspect is first met.
+    ev = stack_empty(EV_SIZE, np.float64)
+    top_enter = stack_empty(N_DEPT, np.float64)
+    for d in range(N_DEPT):
+        top_enter[d] = np.nan
     for i in range(n):
         spot = c_spot[i]
         d = spot // 3
@@ -317,9 +325,9 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         pips = FACE_PIPS[face]
         action = st[S_SLICE_ACTION + d * N_SLICES + c_slice[i]]
         if action == CONSTRUCT:
-            if np.isnan(plan[d, 1]):
-                construct_estimate(st, geo, sp, p, d, plan[d])
-            av = plan[d, pips]
+            if np.isnan(plan[d * 5 + 1]):
+                construct_estimate(st, geo, sp, p, d, plan[d * 5 : d * 5 + 5])
+            av = plan[d * 5 + pips]
         elif action == REFRESH:
             av = refresh_value(st, sp, p, pips)
         else:
@@ -337,20 +345,22 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         i = inspects[k]
         d = c_spot[i] // 3
         pips = FACE_PIPS[die_face_after_move(st, p, c_die[i])]
-        if np.isnan(insp[d, pips]):
-            if prune:
-                if np.isnan(top_enter[d]):
-                    top_enter[d] = max_enter_value(st, geo, sp, p, d)
-                if vals[2 * i] + pips * top_enter[d] <= best:
-                    vals[2 * i] = -1e18
-                    continue
-            insp[d, pips] = inspect_plan(st, geo, sp, p, d, pips)
-        vals[2 * i] += insp[d, pips]
+        if np.isnan(insp[d * 5 + pips]):
+            evd = ev[d * MAX_SPACES : (d + 1) * MAX_SPACES]
+            if np.isnan(top_enter[d]):
+                top_enter[d] = enter_values(st, geo, sp, p, d, evd)
+            if prune and vals[2 * i] + pips * top_enter[d] <= best:
+                vals[2 * i] = -1e18
+                continue
+            cheese = st[S_TOKENS + p * 3 + CHEESE]
+            v, _ = search_routes(st, geo, sp, d, pips, cheese, path, jumps, nrng, evd, top_enter[d])
+            insp[d * 5 + pips] = v
+        vals[2 * i] += insp[d * 5 + pips]
         if vals[2 * i] > best:
             best = vals[2 * i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rollout_strat(strat):
     """The strategies used inside rollouts: every lookahead seat plays its greedy evaluation."""
     rs = strat.copy()
@@ -360,7 +370,7 @@ def rollout_strat(strat):
     return rs
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals):
     """Flat Monte Carlo over the greedy's best few moves: each is played, then the game is finished
     ``budget`` times by the greedy policies; the move with the best mean outcome (a win counts 20
@@ -400,7 +410,7 @@ def lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals):
 # --------------------------------------------------------------------------- actions
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pay(st, geo, strat, rng, log, p, colour, cost):
     """Pay ``cost`` cats of ``colour``; where short, a ladder (already spent) turns another cat (R6).
     Each paid cat goes to a quilt space the policy picks, or is lost when the quilt is full."""
@@ -413,18 +423,18 @@ def pay(st, geo, strat, rng, log, p, colour, cost):
         exhaust_cat(st, log, p, c, q)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run_construct_pip(st, geo, strat, rng, log, p, d, hint):
     """One pip of a construct: the policy picks a placement (or forfeits); returns (placed, its
     greedy value). ``hint`` holds the section worths of ``section_hints``."""
     sp = strat[p]
-    ctx = np.empty(CTX_SIZE)
+    ctx = stack_empty(CTX_SIZE, np.float64)
     s, outer, nl = choose_placement(st, geo, sp, rng, p, d, ctx, hint)
     if s < 0:
         return False, 0.0
     v = 0.0
     if not is_random(sp):
-        v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx, hint)
+        v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx)
     base = inst_base(d)
     colour = geo[base + I_COLOUR + s]
     cost = geo[base + I_COST + s] - outer
@@ -438,10 +448,10 @@ def run_construct_pip(st, geo, strat, rng, log, p, d, hint):
     return True, v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def do_construct(st, geo, strat, rng, log, p, d, pips):
     """Construct (R6): each pip is one placement or is forfeited."""
-    hint = np.zeros(2 * MAX_SECTIONS)
+    hint = stack_empty(HINT_SIZE, np.float64)
     if not is_random(strat[p]):
         section_hints(st, geo, d, hint)
     for k in range(pips):
@@ -453,7 +463,7 @@ def do_construct(st, geo, strat, rng, log, p, d, pips):
             break
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def do_refresh(st, strat, rng, log, p, pips):
     """Refresh (R7): the policy picks row, column or (with a milk) both."""
     mode = choose_refresh(st, strat[p], rng, p, pips)
@@ -464,11 +474,11 @@ def do_refresh(st, strat, rng, log, p, pips):
     refresh_lines(st, log, p, pips, mode)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def do_inspect(st, geo, strat, rng, log, p, d, pips):
     """Move the inspector (R8) along the route the policy picks; every cheese jump costs a cheese."""
-    path = np.empty(16, dtype=np.int64)
-    jumps = np.empty(16, dtype=np.int64)
+    path = stack_empty(16, np.int64)
+    jumps = stack_empty(16, np.int64)
     cheese = st[S_TOKENS + p * 3 + CHEESE]
     val, n = search_inspect(st, geo, strat[p], p, d, pips, cheese, path, jumps, rng)
     for t in range(n):
@@ -480,7 +490,7 @@ def do_inspect(st, geo, strat, rng, log, p, d, pips):
 # --------------------------------------------------------------------------- a turn
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def take_brag(st, geo, strat, rng, log, owner, origin):
     """One brag on a track the owner's policy picks (pickups, bumps); Pri and the neutral never choose."""
     if owner >= AUTOMA:
@@ -489,7 +499,7 @@ def take_brag(st, geo, strat, rng, log, owner, origin):
     brag_step(st, geo, log, owner, d, origin)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def move_with_pickup(st, geo, strat, rng, log, p, spot):
     """Step 1 of a turn: move the pawn, and pick up an own die from the room passed with its two brags (R1, R2)."""
     room = move_pawn(st, log, p, spot)
@@ -499,7 +509,7 @@ def move_with_pickup(st, geo, strat, rng, log, p, spot):
         take_brag(st, geo, strat, rng, log, p, BRAG_PICKUP)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice):
     """Open seat ``st[S_CUR]``'s turn: list its (spot, die, slice) candidates. With none, the turn is a
     pass (R3): the pawn still moves, the turn ends, and 0 is returned."""
@@ -510,7 +520,7 @@ def turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice):
     stat_add(st, p, ST_TURNS, 1)
     st[S_DECISIONS] += 1
     if n == 0:
-        opts = np.empty(N_SPOTS, dtype=np.int64)
+        opts = stack_empty(N_SPOTS, np.int64)
         k = 0
         for s in range(N_SPOTS):
             if s != st[S_PAWN + p] and spot_open_for_count(s, npl) and not spot_occupied(st, s):
@@ -526,12 +536,12 @@ def turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def play_turn(st, geo, strat, rng, log):
     """One whole turn of the seat ``st[S_CUR]``, then the end-of-turn checks."""
-    c_spot = np.empty(MAX_CAND, dtype=np.int64)
-    c_die = np.empty(MAX_CAND, dtype=np.int64)
-    c_slice = np.empty(MAX_CAND, dtype=np.int64)
+    c_spot = stack_empty(MAX_CAND, np.int64)
+    c_die = stack_empty(MAX_CAND, np.int64)
+    c_slice = stack_empty(MAX_CAND, np.int64)
     p = st[S_CUR]
     n = turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice)
     if n > 0:
@@ -539,12 +549,12 @@ def play_turn(st, geo, strat, rng, log):
         execute_turn(st, geo, strat, rng, log, p, c_spot[i], c_die[i], c_slice[i], brag_instead)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def play_turn_basic(st, geo, strat, rng, log):
     """``play_turn`` for random and greedy seats only: the rollouts of the lookahead policy."""
-    c_spot = np.empty(MAX_CAND, dtype=np.int64)
-    c_die = np.empty(MAX_CAND, dtype=np.int64)
-    c_slice = np.empty(MAX_CAND, dtype=np.int64)
+    c_spot = stack_empty(MAX_CAND, np.int64)
+    c_die = stack_empty(MAX_CAND, np.int64)
+    c_slice = stack_empty(MAX_CAND, np.int64)
     p = st[S_CUR]
     n = turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice)
     if n > 0:
@@ -552,7 +562,7 @@ def play_turn_basic(st, geo, strat, rng, log):
         execute_turn(st, geo, strat, rng, log, p, c_spot[i], c_die[i], c_slice[i], brag_instead)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def execute_turn(st, geo, strat, rng, log, p, spot, die, slice_idx, brag_instead):
     """Play seat ``p``'s turn with the chosen spot, die (and slice for a supply die) and action or
     brag; every later choice of the turn is asked of the policies."""
@@ -563,7 +573,7 @@ def execute_turn(st, geo, strat, rng, log, p, spot, die, slice_idx, brag_instead
     s = select_die(st, log, p, d, die, slice_idx)
     owner = die_owner(die)
     if owner == AUTOMA:
-        opts = np.empty(MAX_SPACES, dtype=np.int64)
+        opts = stack_empty(MAX_SPACES, np.int64)
         k, outer = pri_build_options(st, geo, d, opts)
         if k > 0:
             st[S_DECISIONS] += 1
@@ -598,7 +608,7 @@ def execute_turn(st, geo, strat, rng, log, p, spot, die, slice_idx, brag_instead
     end_turn(st, geo, log)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def end_turn(st, geo, log):
     """Objectives (R10), the game-end trigger (R11), the next seat, Pri's move (R14)."""
     resolve_objectives(st, geo, log)
@@ -632,7 +642,7 @@ def end_turn(st, geo, log):
         st[S_CUR] = p + 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def play_game(geo, nplayers, strat, seed, log, check):
     """Play one complete game from ``seed``. With ``check`` the invariants are tested after every turn;
     the first violation stops the game and is returned as (code, turn), else (0, -1)."""
@@ -653,7 +663,7 @@ def play_game(geo, nplayers, strat, seed, log, check):
     return st, 0, -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def play_batch(geo, nplayers, strat, seeds, out_states, check):
     """Play ``len(seeds)`` games; final states go to ``out_states`` rows. Returns violations found as
     an array of (game index, code, turn) rows (empty when clean)."""

@@ -89,7 +89,7 @@ VIOLATIONS = {
 }
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def check_invariants(st, geo):
     """0 if ``st`` is a sound state of the game described by ``geo``, else the code of the first
     violation found (see ``VIOLATIONS``)."""

@@ -8,7 +8,7 @@ policy or the greedy one-step heuristic, and the greedy evaluation reads its wei
 import numpy as np
 from numba import njit
 
-from simulator.kernel.core import rng_below, rng_unit
+from simulator.kernel.core import popcount, rng_below, rng_unit, stack_empty
 from simulator.kernel.rules import (
     cube_level,
     die_owner,
@@ -91,8 +91,13 @@ W_PENALTY_RISK = P_WEIGHTS + 14
 W_INSPECT = P_WEIGHTS + 15
 W_FINISH = P_WEIGHTS + 16
 
+# Scratch sizes (compile-time constants for ``stack_empty``).
+OPT_SIZE = 2 * MAX_SPACES  # a build and an upgrade per space
+HINT_SIZE = 2 * MAX_SECTIONS  # section worths, then section sizes
+ROUTE_DEPTH = 8  # an inspector route: the start, up to 4 scored steps and 2 cheese jumps
 
-@njit(cache=True)
+
+@njit(cache=True, error_model="numpy")
 def is_random(sp):
     """True for the uniformly random legal policy."""
     return sp[P_KIND] == KIND_RANDOM
@@ -101,7 +106,7 @@ def is_random(sp):
 # --------------------------------------------------------------------------- brag tracks
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def brag_value(st, geo, sp, p, d):
     """Greedy worth of one brag step by ``p`` on ``d``'s track."""
     pos = st[S_BRAG_POS + d * N_OWNERS + p]
@@ -139,7 +144,7 @@ def brag_value(st, geo, sp, p, d):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def choose_brag_track(st, geo, sp, rng, p):
     """Where to brag when the choice is free (pickup, bump)."""
     if is_random(sp):
@@ -157,7 +162,7 @@ def choose_brag_track(st, geo, sp, rng, p):
 # --------------------------------------------------------------------------- quilt, rooms, refresh
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def choose_quilt(st, sp, rng, p):
     """Empty quilt space for an exhausted cat, or -1 when none is empty (the cat is lost)."""
     nfree = 0
@@ -174,8 +179,11 @@ def choose_quilt(st, sp, rng, p):
                     return q
                 k -= 1
     # Greedy: sleep cats together so that one refresh brings many back.
-    rows = np.zeros(5, dtype=np.int64)
-    cols = np.zeros(5, dtype=np.int64)
+    rows = stack_empty(5, np.int64)
+    cols = stack_empty(5, np.int64)
+    for k in range(5):
+        rows[k] = 0
+        cols[k] = 0
     for q in range(N_QUILT):
         if st[S_QUILT + p * N_QUILT + q] >= 0:
             rows[QUILT_ROW[q]] += 1
@@ -191,7 +199,7 @@ def choose_quilt(st, sp, rng, p):
     return bq
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def choose_refresh(st, sp, rng, p, pips):
     """Row (1), column (2) or both with a milk (3)."""
     milk = st[S_TOKENS + p * 3 + 1]
@@ -207,7 +215,7 @@ def choose_refresh(st, sp, rng, p, pips):
     return 1 if r >= c else 2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def choose_room(st, sp, rng, p, d):
     """Break room for a die used on its top face (R5): an open one, or the room whose die to bump.
 
@@ -239,7 +247,7 @@ def choose_room(st, sp, rng, p, d):
 # --------------------------------------------------------------------------- Pri (R14)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def choose_pri_space(st, geo, sp, rng, p, d, opts, n):
     """Which of Pri's allowed spaces gets her piece; the active seat ``p`` chooses."""
     if n == 1 or is_random(sp):
@@ -275,7 +283,7 @@ def choose_pri_space(st, geo, sp, rng, p, d, opts, n):
 # --------------------------------------------------------------------------- construct (R6)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def section_hints(st, geo, d, hint):
     """Rough worth of each section's objective, for the greedy placement value."""
     base = inst_base(d)
@@ -306,45 +314,56 @@ def section_hints(st, geo, d, hint):
         hint[MAX_SECTIONS + s] = size
 
 
-CTX_MINE = 0
-CTX_TOP = MAX_SECTIONS
-CTX_EMPTY = 2 * MAX_SECTIONS
+# Layout of the placement context (one float array, ``CTX_SIZE`` long).
+CTX_SHARE = 0  # [MAX_SECTIONS] worth of one more piece of p in an open section (0 once completed)
+CTX_CLOSE = MAX_SECTIONS  # [MAX_SECTIONS] extra worth of completing that section with this build
+CTX_EMPTY = 2 * MAX_SECTIONS  # [MAX_SECTIONS] spaces of the section without an inner piece
 CTX_PIECE = 3 * MAX_SECTIONS  # worth of one more piece on the instrument (brag-award part)
 CTX_FREE = CTX_PIECE + 1  # empty quilt spaces
 CTX_SIZE = CTX_PIECE + 4
 
 
-@njit(cache=True)
-def placement_context(st, geo, sp, p, d, ctx):
-    """What every placement of one pip shares: per section ``p``'s pieces, the best other owner's
-    pieces and the empty spaces; the brag-award worth of one more piece; the free quilt spaces."""
+@njit(cache=True, error_model="numpy")
+def placement_context(st, geo, sp, p, d, hint, ctx):
+    """What every placement of one pip shares, so that each placement's worth is a few additions.
+
+    Per section: the majority worth of one more piece of ``p`` (from ``p``'s pieces against the best
+    other owner's, each inner and outer piece counted), the extra worth of completing it, and its
+    empty spaces; then the brag-award worth of one more piece and the free quilt spaces. ``hint``
+    holds the section worths of ``section_hints``."""
     base = inst_base(d)
     nsec = geo[base + I_NSECTIONS]
-    counts = np.zeros((MAX_SECTIONS, N_OWNERS), dtype=np.int64)
-    for s in range(nsec):
-        ctx[CTX_EMPTY + s] = 0.0
+    # Spaces held by each owner as bit masks, inner pieces in slots 0-7, outer in 8-15. The loop has
+    # no branch: an empty cell (-1) lands in the unused slot 7 or 15.
+    occ = stack_empty(16, np.int64)
+    for o in range(16):
+        occ[o] = 0
     for t in range(geo[base + I_NSPACES]):
-        mask = geo[base + I_SECMASK + t]
-        a = st[S_INNER + d * MAX_SPACES + t]
-        b = st[S_OUTER + d * MAX_SPACES + t]
-        s = 0
-        while mask:
-            if mask & 1:
-                if a >= 0:
-                    counts[s, a] += 1
-                else:
-                    ctx[CTX_EMPTY + s] += 1.0
-                if b >= 0:
-                    counts[s, b] += 1
-            mask >>= 1
-            s += 1
+        bit = np.int64(1) << t
+        occ[st[S_INNER + d * MAX_SPACES + t] & 7] |= bit
+        occ[8 + (st[S_OUTER + d * MAX_SPACES + t] & 7)] |= bit
+    filled = occ[0] | occ[1] | occ[2] | occ[3] | occ[4]
     for s in range(nsec):
+        sm = geo[base + I_SEC_SPACES + s]
         top = 0
+        mine = 0
         for o in range(N_OWNERS):
-            if o != p and counts[s, o] > top:
-                top = counts[s, o]
-        ctx[CTX_MINE + s] = counts[s, p]
-        ctx[CTX_TOP + s] = top
+            c = popcount(occ[o] & sm) + popcount(occ[8 + o] & sm)
+            if o == p:
+                mine = c
+            elif c > top:
+                top = c
+        empty = popcount(sm & ~filled)
+        ctx[CTX_EMPTY + s] = empty
+        if st[S_SEC_STATE + d * MAX_SECTIONS + s] == 0:
+            m1 = mine + 1.0
+            share = 1.0 if m1 > top else (0.5 if m1 == top else 0.2)
+            ctx[CTX_SHARE + s] = sp[W_MAJORITY] * hint[s] * share
+            # A build on the last empty space completes the section: its award lands now.
+            ctx[CTX_CLOSE + s] = sp[W_MAJORITY] * hint[s] * hint[MAX_SECTIONS + s] * (share - 0.3)
+        else:
+            ctx[CTX_SHARE + s] = 0.0
+            ctx[CTX_CLOSE + s] = 0.0
     n = st[S_PIECES + d * N_OWNERS + p]
     pos = st[S_BRAG_POS + d * N_OWNERS + p]
     l0 = level_for(geo, d, n)
@@ -359,7 +378,7 @@ def placement_context(st, geo, sp, p, d, ctx):
     ctx[CTX_FREE] = free_quilt(st, p)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def free_quilt(st, p):
     """Empty quilt spaces of ``p``."""
     n = 0
@@ -369,8 +388,8 @@ def free_quilt(st, p):
     return n
 
 
-@njit(cache=True)
-def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx, hint):
+@njit(cache=True, error_model="numpy")
+def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx):
     """Greedy worth of one build or upgrade by ``p`` on ``space`` (``ctx`` from placement_context)."""
     base = inst_base(d)
     num = geo[base + I_COST + space]
@@ -380,14 +399,10 @@ def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx, hint):
     mask = geo[base + I_SECMASK + space]
     s = 0
     while mask:
-        if mask & 1 and st[S_SEC_STATE + d * MAX_SECTIONS + s] == 0:
-            mine = ctx[CTX_MINE + s] + 1
-            top = ctx[CTX_TOP + s]
-            share = 1.0 if mine > top else (0.5 if mine == top else 0.2)
-            v += sp[W_MAJORITY] * hint[s] * share
+        if mask & 1:
+            v += ctx[CTX_SHARE + s]
             if outer == 0 and ctx[CTX_EMPTY + s] == 1:
-                # This build completes the section: its award lands now.
-                v += sp[W_MAJORITY] * hint[s] * hint[MAX_SECTIONS + s] * (share - 0.3)
+                v += ctx[CTX_CLOSE + s]
         mask >>= 1
         s += 1
     if outer == 0:
@@ -401,7 +416,7 @@ def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx, hint):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def placement_options(st, geo, p, d, nl):
     """For every build (``nl[2s]``) and upgrade (``nl[2s + 1]``) ``p`` could make on instrument ``d``:
     the ladders it needs, or -1 when it is illegal or ``p`` cannot pay for it (R6). A ladder lets an
@@ -441,10 +456,10 @@ def placement_options(st, geo, p, d, nl):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
     """One pip of a construct: returns (space, outer, ladders) or space -1 to forfeit the pip."""
-    nl = np.empty(2 * MAX_SPACES, dtype=np.int64)
+    nl = stack_empty(OPT_SIZE, np.int64)
     nopt = placement_options(st, geo, p, d, nl)
     ns = geo[inst_base(d) + I_NSPACES]
     if is_random(sp):
@@ -458,13 +473,13 @@ def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
                     return i // 2, i % 2, nl[i]
                 pick -= 1
         return -1, 0, 0
-    placement_context(st, geo, sp, p, d, ctx)
+    placement_context(st, geo, sp, p, d, hint, ctx)
     best = 0.0
     bi = -1
     for i in range(2 * ns):
         if nl[i] < 0:
             continue
-        v = placement_value(st, geo, sp, p, d, i // 2, i % 2, nl[i], ctx, hint)
+        v = placement_value(st, geo, sp, p, d, i // 2, i % 2, nl[i], ctx)
         if v > best:
             best = v
             bi = i
@@ -473,30 +488,34 @@ def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
     return bi // 2, bi % 2, nl[bi]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def construct_estimate(st, geo, sp, p, d, values):
     """Greedy worth of a construct at ``d`` with 1..4 pips (``values[k]``), estimated from one
     look at the board: the best placements in order of worth, each taken while the cats, ladders and
     pieces left can pay for it. The construct itself re-decides pip by pip on the real state."""
     base = inst_base(d)
     ns = geo[base + I_NSPACES]
-    ctx = np.empty(CTX_SIZE)
-    hint = np.zeros(2 * MAX_SECTIONS)
-    placement_context(st, geo, sp, p, d, ctx)
+    ctx = stack_empty(CTX_SIZE, np.float64)
+    hint = stack_empty(HINT_SIZE, np.float64)
     section_hints(st, geo, d, hint)
+    placement_context(st, geo, sp, p, d, hint, ctx)
     ladders = st[S_TOKENS + p * 3 + LADDER]
-    opts = np.empty(2 * MAX_SPACES, dtype=np.int64)
+    opts = stack_empty(OPT_SIZE, np.int64)
     placement_options(st, geo, p, d, opts)
     # The best placements (value, space, outer), kept sorted.
-    topv = np.full(8, -1e18)
-    tops = np.full(8, -1, dtype=np.int64)
-    topo = np.zeros(8, dtype=np.int64)
+    topv = stack_empty(8, np.float64)
+    tops = stack_empty(8, np.int64)
+    topo = stack_empty(8, np.int64)
+    for k in range(8):
+        topv[k] = -1e18
+        tops[k] = -1
+        topo[k] = 0
     for s in range(ns):
         for outer in range(2):
             nl = opts[2 * s + outer]
             if nl < 0:
                 continue
-            v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx, hint)
+            v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx)
             if v <= topv[7]:
                 continue
             k = 7
@@ -508,7 +527,7 @@ def construct_estimate(st, geo, sp, p, d, values):
             topv[k] = v
             tops[k] = s
             topo[k] = outer
-    ready = np.empty(3, dtype=np.int64)
+    ready = stack_empty(3, np.int64)
     for c in range(3):
         ready[c] = st[S_READY + p * 3 + c]
     lad = ladders
@@ -539,7 +558,7 @@ def construct_estimate(st, geo, sp, p, d, values):
         k += 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def convert_colour(st, sp, rng, p, colour):
     """Colour of the cat a ladder turns into ``colour`` (a cat ``p`` holds, of another colour)."""
     a = (colour + 1) % 3
@@ -558,7 +577,7 @@ def convert_colour(st, sp, rng, p, colour):
 # --------------------------------------------------------------------------- inspect (R8)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def enter_value(st, geo, sp, p, d, space):
     """Greedy worth for ``p`` of the inspector entering ``space``: own pieces score, others' cost."""
     num = geo[inst_base(d) + I_COST + space]
@@ -572,18 +591,27 @@ def enter_value(st, geo, sp, p, d, space):
     return v
 
 
-@njit(cache=True)
-def max_enter_value(st, geo, sp, p, d):
-    """The most one inspector entry could be worth to ``p`` on instrument ``d`` (at least 0)."""
+@njit(cache=True, error_model="numpy")
+def enter_values(st, geo, sp, p, d, ev):
+    """Fill ``ev[space]`` with ``enter_value`` for every space of instrument ``d``; returns the
+    largest, or 0 when none is positive (the most one inspector entry could be worth to ``p``)."""
     best = 0.0
     for t in range(geo[inst_base(d) + I_NSPACES]):
         v = enter_value(st, geo, sp, p, d, t)
+        ev[t] = v
         if v > best:
             best = v
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def max_enter_value(st, geo, sp, p, d):
+    """The most one inspector entry could be worth to ``p`` on instrument ``d`` (at least 0)."""
+    ev = stack_empty(MAX_SPACES, np.float64)
+    return enter_values(st, geo, sp, p, d, ev)
+
+
+@njit(cache=True, error_model="numpy")
 def has_unused_exit(geo, d, v, mask):
     """True if a line out of space ``v`` is not yet in the used-line mask."""
     base = inst_base(d)
@@ -594,7 +622,7 @@ def has_unused_exit(geo, d, v, mask):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
     """The inspector route ``p`` takes (R8), chosen among every legal route by depth-first search.
 
@@ -605,34 +633,46 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
     longest routes (jumps included). An inspector still off the board is first placed on any space,
     which counts as one step and cannot be jumped. Fills ``path``/``jumps``; returns (worth, entries).
     """
+    ev = stack_empty(MAX_SPACES, np.float64)
+    for t in range(MAX_SPACES):
+        ev[t] = 0.0
+    maxv = 0.0
+    if not is_random(sp):
+        maxv = enter_values(st, geo, sp, p, d, ev)
+    return search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv)
+
+
+@njit(cache=True, error_model="numpy")
+def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
+    """``search_inspect`` with the entry worths ``ev`` (all 0 for the random policy) and their
+    positive maximum ``maxv`` already computed, so that one department's searches share them.
+
+    The greedy search skips any branch that cannot beat the best full-length route found so far:
+    it ends on a strictly better worth or not at all, so the route chosen is the one the exhaustive
+    search would choose."""
     base = inst_base(d)
     ns = geo[base + I_NSPACES]
     rnd = is_random(sp)
     maxj = cheese if cheese < 2 else 2
-    depth_max = pips + maxj
-    node = np.empty(depth_max + 1, dtype=np.int64)
-    mask = np.zeros(depth_max + 1, dtype=np.int64)
-    kidx = np.zeros(depth_max + 1, dtype=np.int64)
-    val = np.zeros(depth_max + 1, dtype=np.float64)
-    steps = np.zeros(depth_max + 1, dtype=np.int64)
-    jl = np.zeros(depth_max + 1, dtype=np.int64)
-    cur_j = np.zeros(depth_max + 1, dtype=np.int64)
+    node = stack_empty(ROUTE_DEPTH, np.int64)
+    mask = stack_empty(ROUTE_DEPTH, np.int64)
+    kidx = stack_empty(ROUTE_DEPTH, np.int64)
+    steps = stack_empty(ROUTE_DEPTH, np.int64)
+    jl = stack_empty(ROUTE_DEPTH, np.int64)
+    cur_j = stack_empty(ROUTE_DEPTH, np.int64)
+    val = stack_empty(ROUTE_DEPTH, np.float64)
+    # What a jump can add to a route: only a negative token weight makes it positive.
+    jump_gain = -sp[W_TOKEN_SPENT] if sp[W_TOKEN_SPENT] < 0 else 0.0
     best = -1e18
     best_steps = -1
     nbest = 0
     blen = 0
     start = st[S_INSPECTOR + d]
     nstarts = 1 if start >= 0 else ns
-    maxv = 0.0
-    if start < 0 and not rnd:
-        for t in range(ns):
-            ev = enter_value(st, geo, sp, p, d, t)
-            if ev > maxv:
-                maxv = ev
     for si in range(nstarts):
         if start < 0 and not rnd and best_steps == pips:
             # No full route from this start can beat the best full route found.
-            if enter_value(st, geo, sp, p, d, si) + (pips - 1) * maxv <= best:
+            if ev[si] + (pips - 1) * maxv <= best:
                 continue
         if start >= 0:
             node[0] = start
@@ -641,7 +681,7 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
             first_len = 0
         else:
             node[0] = si
-            val[0] = 0.0 if rnd else enter_value(st, geo, sp, p, d, si)
+            val[0] = ev[si]
             steps[0] = pips - 1
             first_len = 1
         mask[0] = 0
@@ -651,32 +691,37 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
         lvl = 0
         while lvl >= 0:
             u = node[lvl]
-            if kidx[lvl] == 0 and (steps[lvl] == 0 or not has_unused_exit(geo, d, u, mask[lvl])):
-                # A route that is complete, or that cannot go on.
-                used = pips - steps[lvl]
-                take = False
-                if used > best_steps:
-                    best_steps = used
-                    nbest = 1
-                    best = val[lvl]
-                    take = True
-                elif used == best_steps:
-                    if rnd:
-                        nbest += 1
-                        take = rng_below(rng, nbest) == 0
-                    elif val[lvl] > best:
+            if kidx[lvl] == 0:
+                if steps[lvl] == 0 or not has_unused_exit(geo, d, u, mask[lvl]):
+                    # A route that is complete, or that cannot go on.
+                    used = pips - steps[lvl]
+                    take = False
+                    if used > best_steps:
+                        best_steps = used
+                        nbest = 1
                         best = val[lvl]
                         take = True
-                if take:
-                    blen = lvl + first_len
-                    if first_len == 1:
-                        path[0] = node[0]
-                        jumps[0] = 0
-                    for t in range(1, lvl + 1):
-                        path[t - 1 + first_len] = node[t]
-                        jumps[t - 1 + first_len] = cur_j[t]
-                lvl -= 1
-                continue
+                    elif used == best_steps:
+                        if rnd:
+                            nbest += 1
+                            take = rng_below(rng, nbest) == 0
+                        elif val[lvl] > best:
+                            best = val[lvl]
+                            take = True
+                    if take:
+                        blen = lvl + first_len
+                        if first_len == 1:
+                            path[0] = node[0]
+                            jumps[0] = 0
+                        for t in range(1, lvl + 1):
+                            path[t - 1 + first_len] = node[t]
+                            jumps[t - 1 + first_len] = cur_j[t]
+                    lvl -= 1
+                    continue
+                if not rnd and best_steps == pips and val[lvl] + steps[lvl] * maxv + jl[lvl] * jump_gain <= best:
+                    # Nothing below can end strictly above the best full route.
+                    lvl -= 1
+                    continue
             # Next child: index k over links x 2 variants (0 scored, 1 jumped).
             advanced = False
             while kidx[lvl] < geo[base + I_NLINKS + u] * 2:
@@ -692,7 +737,7 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
                     # A jump must pass through: the inspector leaves the space again.
                     if jl[lvl] == 0 or not has_unused_exit(geo, d, v, m2):
                         continue
-                    if not rnd and enter_value(st, geo, sp, p, d, v) >= 0:
+                    if not rnd and ev[v] >= 0:
                         continue
                 lvl2 = lvl + 1
                 node[lvl2] = v
@@ -704,7 +749,7 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
                     steps[lvl2] = steps[lvl]
                     jl[lvl2] = jl[lvl] - 1
                 else:
-                    val[lvl2] = val[lvl] + (0.0 if rnd else enter_value(st, geo, sp, p, d, v))
+                    val[lvl2] = val[lvl] + ev[v]
                     steps[lvl2] = steps[lvl] - 1
                     jl[lvl2] = jl[lvl]
                 lvl = lvl2
@@ -718,7 +763,7 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
 # --------------------------------------------------------------------------- the turn
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def refresh_value(st, sp, p, pips):
     """Greedy worth of a refresh with ``pips`` (row, column, or both with a milk)."""
     r = refresh_count(st, p, pips, 1)
