@@ -285,11 +285,16 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
 
     With ``prune`` (when only the best candidate matters) an inspect whose best conceivable route
     cannot beat the best other candidate is not searched and gets -inf."""
+    # Worths computed once and shared by the candidates: construct and inspect per department and
+    # pips, refresh per pips.
     plan = stack_empty(PLAN_SIZE, np.float64)
     insp = stack_empty(PLAN_SIZE, np.float64)
+    refr = stack_empty(5, np.float64)
     for k in range(PLAN_SIZE):
         plan[k] = np.nan
         insp[k] = np.nan
+    for k in range(5):
+        refr[k] = np.nan
     brag_here = stack_empty(N_DEPT, np.float64)
     for d in range(N_DEPT):
         brag_here[d] = brag_value(st, geo, sp, p, d)
@@ -329,7 +334,9 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
                 construct_estimate(st, geo, sp, p, d, plan[d * 5 : d * 5 + 5])
             av = plan[d * 5 + pips]
         elif action == REFRESH:
-            av = refresh_value(st, sp, p, pips)
+            if np.isnan(refr[pips]):
+                refr[pips] = refresh_value(st, sp, p, pips)
+            av = refr[pips]
         else:
             av = 0.0
             inspects[n_insp] = i
