@@ -47,6 +47,12 @@ BRAG = 3  # kind code for "brag instead of acting" in the table of choices
 
 
 @njit
+def candidate_buffers():
+    """Spot, die and slice arrays for ``enumerate_turns``."""
+    return np.empty(MAX_CAND, dtype=np.int64), np.empty(MAX_CAND, dtype=np.int64), np.empty(MAX_CAND, dtype=np.int64)
+
+
+@njit
 def sample_states(geo, nplayers, strat, ngames, every):
     """States at the start of every ``every``-th turn of ``ngames`` greedy games."""
     log = np.zeros((1, 8), dtype=np.int32)
@@ -92,9 +98,7 @@ def time_copies(states, geo, strat, reps):
 
 @njit
 def time_enumerate(states, geo, strat, reps):
-    c_spot = np.empty(MAX_CAND, dtype=np.int64)
-    c_die = np.empty(MAX_CAND, dtype=np.int64)
-    c_slice = np.empty(MAX_CAND, dtype=np.int64)
+    c_spot, c_die, c_slice = candidate_buffers()
     acc = 0
     for _ in range(reps):
         for i in range(states.shape[0]):
@@ -105,9 +109,7 @@ def time_enumerate(states, geo, strat, reps):
 
 @njit
 def time_choose(states, geo, strat, reps):
-    c_spot = np.empty(MAX_CAND, dtype=np.int64)
-    c_die = np.empty(MAX_CAND, dtype=np.int64)
-    c_slice = np.empty(MAX_CAND, dtype=np.int64)
+    c_spot, c_die, c_slice = candidate_buffers()
     rng = np.ones(1, dtype=np.uint64)
     acc = 0
     for _ in range(reps):
@@ -158,9 +160,7 @@ def time_inspect(states, geo, strat, offboard, pips, reps):
 @njit
 def greedy_choices(states, geo, strat):
     """The move chosen in each state: spot, die, slice, brag flag, kind (action code, or BRAG)."""
-    c_spot = np.empty(MAX_CAND, dtype=np.int64)
-    c_die = np.empty(MAX_CAND, dtype=np.int64)
-    c_slice = np.empty(MAX_CAND, dtype=np.int64)
+    c_spot, c_die, c_slice = candidate_buffers()
     rng = np.ones(1, dtype=np.uint64)
     out = np.full((states.shape[0], 5), -1, dtype=np.int64)
     for i in range(states.shape[0]):
