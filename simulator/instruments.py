@@ -1044,6 +1044,21 @@ def pack_geo(board, instruments, nplayers):
     return geo
 
 
+def pack_line_masks(geo, base):
+    """Fill the line masks of the instrument block at ``base`` from its link table: for each space
+    the bit mask of its lines (``I_INCIDENT``), for each line the XOR of its two spaces
+    (``I_EDGE_XOR``). A space lists its lines in increasing line order, so visiting the set bits of a
+    mask from the lowest visits the lines in the link table's order."""
+    geo[base + L.I_INCIDENT : base + L.I_INCIDENT + L.MAX_SPACES] = 0
+    geo[base + L.I_EDGE_XOR : base + L.I_EDGE_XOR + L.MAX_EDGES] = 0
+    for x in range(int(geo[base + L.I_NSPACES])):
+        for k in range(int(geo[base + L.I_NLINKS + x])):
+            e = int(geo[base + L.I_LINKEDGE + x * L.MAX_LINKS + k])
+            y = int(geo[base + L.I_LINK + x * L.MAX_LINKS + k])
+            geo[base + L.I_INCIDENT + x] |= 1 << e
+            geo[base + L.I_EDGE_XOR + e] = x ^ y
+
+
 def _pack_instrument(geo, base, inst):
     n = inst.nspaces
     geo[base + L.I_NSPACES] = n
@@ -1068,6 +1083,7 @@ def _pack_instrument(geo, base, inst):
             geo[base + L.I_LINK + x * L.MAX_LINKS + k] = y
             geo[base + L.I_LINKEDGE + x * L.MAX_LINKS + k] = e
             geo[base + L.I_NLINKS + x] = k + 1
+    pack_line_masks(geo, base)
     for s in range(inst.nsections):
         geo[base + L.I_SEC_SPACES + s] = inst.section_mask(s)
         am = 0

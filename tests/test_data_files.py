@@ -465,3 +465,25 @@ def test_copied_file_is_independent(tmp_path, board):
     dst = tmp_path / "v.toml"
     shutil.copy(src, dst)
     assert load_instrument(dst, board).path == str(dst)
+
+
+@pytest.mark.parametrize("trio", [("Horns", "Violin", "Piano"), ("Guitar", "Harp", "Trombone"), ("Banjo", "Organ", "Clarinet")])
+def test_line_masks_follow_the_link_table(lib, board, trio):
+    """The inspector search walks a space's lines through its bit mask, lowest line first: that must
+    visit exactly the linked spaces, in the link table's order."""
+    geo = pack_geo(board, sorted((lib.get(n) for n in trio), key=lambda i: i.department), 4)
+    for d in range(L.N_DEPT):
+        base = L.G_INST + d * L.INST_SIZE
+        for x in range(geo[base + L.I_NSPACES]):
+            links = [
+                (int(geo[base + L.I_LINKEDGE + x * L.MAX_LINKS + k]), int(geo[base + L.I_LINK + x * L.MAX_LINKS + k]))
+                for k in range(geo[base + L.I_NLINKS + x])
+            ]
+            mask = int(geo[base + L.I_INCIDENT + x])
+            walked = []
+            while mask:
+                e = (mask & -mask).bit_length() - 1
+                walked.append((e, int(geo[base + L.I_EDGE_XOR + e]) ^ x))
+                mask &= mask - 1
+            assert walked == links, (d, x)
+            assert links, "every space has a line"

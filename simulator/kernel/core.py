@@ -63,6 +63,31 @@ if not config.DISABLE_JIT:
         return impl
 
 
+def lowest_bit(x):
+    """Index of the lowest set bit of a positive integer (compiled: the CPU's tzcnt instruction)."""
+    return (int(x) & -int(x)).bit_length() - 1
+
+
+if not config.DISABLE_JIT:
+
+    @intrinsic
+    def _cttz(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+        return x(x), codegen
+
+    @overload(lowest_bit, inline="always")
+    def _lowest_bit(x):
+        def impl(x):
+            return _cttz(x)
+
+        return impl
+
+
 # --------------------------------------------------------------------------- scratch arrays
 
 

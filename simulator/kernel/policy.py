@@ -8,7 +8,7 @@ policy or the greedy one-step heuristic, and the greedy evaluation reads its wei
 import numpy as np
 from numba import njit
 
-from simulator.kernel.core import popcount, rng_below, rng_unit, stack_empty
+from simulator.kernel.core import lowest_bit, popcount, rng_below, rng_unit, stack_empty
 from simulator.kernel.rules import (
     cube_level,
     die_owner,
@@ -20,9 +20,8 @@ from simulator.layout import (
     AUTOMA,
     I_COLOUR,
     I_COST,
-    I_LINK,
-    I_LINKEDGE,
-    I_NLINKS,
+    I_EDGE_XOR,
+    I_INCIDENT,
     I_NSECTIONS,
     I_NSPACES,
     I_SEC_SPACES,
@@ -35,7 +34,6 @@ from simulator.layout import (
     KIND_RANDOM,
     LADDER,
     MAX_AWARDS,
-    MAX_LINKS,
     MAX_SECTIONS,
     MAX_SPACES,
     MAX_TERMS,
@@ -95,6 +93,9 @@ W_FINISH = P_WEIGHTS + 16
 OPT_SIZE = 2 * MAX_SPACES  # a build and an upgrade per space
 HINT_SIZE = 2 * MAX_SECTIONS  # section worths, then section sizes
 ROUTE_DEPTH = 8  # an inspector route: the start, up to 4 scored steps and 2 cheese jumps
+# A search branch is cut only when its bound falls short of the best worth by more than this, so that
+# rounding in the bound (a sum taken in another order) never cuts the best route.
+BOUND_SLACK = 1e-9
 
 
 @njit(cache=True, error_model="numpy")
@@ -612,17 +613,6 @@ def max_enter_value(st, geo, sp, p, d):
 
 
 @njit(cache=True, error_model="numpy")
-def has_unused_exit(geo, d, v, mask):
-    """True if a line out of space ``v`` is not yet in the used-line mask."""
-    base = inst_base(d)
-    for k in range(geo[base + I_NLINKS + v]):
-        e = geo[base + I_LINKEDGE + v * MAX_LINKS + k]
-        if not (mask >> e) & 1:
-            return True
-    return False
-
-
-@njit(cache=True, error_model="numpy")
 def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
     """The inspector route ``p`` takes (R8), chosen among every legal route by depth-first search.
 
@@ -647,16 +637,17 @@ def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
     """``search_inspect`` with the entry worths ``ev`` (all 0 for the random policy) and their
     positive maximum ``maxv`` already computed, so that one department's searches share them.
 
-    The greedy search skips any branch that cannot beat the best full-length route found so far:
-    it ends on a strictly better worth or not at all, so the route chosen is the one the exhaustive
-    search would choose."""
+    The greedy search skips any branch that cannot beat the best full-length route found so far
+    (by more than ``BOUND_SLACK``, a margin for rounding): it ends on a strictly better worth or not
+    at all, so the route chosen is the one the exhaustive search would choose."""
     base = inst_base(d)
     ns = geo[base + I_NSPACES]
     rnd = is_random(sp)
     maxj = cheese if cheese < 2 else 2
     node = stack_empty(ROUTE_DEPTH, np.int64)
     mask = stack_empty(ROUTE_DEPTH, np.int64)
-    kidx = stack_empty(ROUTE_DEPTH, np.int64)
+    rem = stack_empty(ROUTE_DEPTH, np.int64)  # lines out of the node still to try, as a bit mask
+    jnext = stack_empty(ROUTE_DEPTH, np.int64)  # 1: the lowest line in rem is next tried as a jump
     steps = stack_empty(ROUTE_DEPTH, np.int64)
     jl = stack_empty(ROUTE_DEPTH, np.int64)
     cur_j = stack_empty(ROUTE_DEPTH, np.int64)
@@ -686,13 +677,15 @@ def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
             first_len = 1
         mask[0] = 0
         jl[0] = maxj
-        kidx[0] = 0
         cur_j[0] = 0
         lvl = 0
+        fresh = True
         while lvl >= 0:
             u = node[lvl]
-            if kidx[lvl] == 0:
-                if steps[lvl] == 0 or not has_unused_exit(geo, d, u, mask[lvl]):
+            if fresh:
+                fresh = False
+                free = geo[base + I_INCIDENT + u] & ~mask[lvl]
+                if steps[lvl] == 0 or free == 0:
                     # A route that is complete, or that cannot go on.
                     used = pips - steps[lvl]
                     take = False
@@ -718,31 +711,33 @@ def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
                             jumps[t - 1 + first_len] = cur_j[t]
                     lvl -= 1
                     continue
-                if not rnd and best_steps == pips and val[lvl] + steps[lvl] * maxv + jl[lvl] * jump_gain <= best:
+                if not rnd and best_steps == pips and val[lvl] + steps[lvl] * maxv + jl[lvl] * jump_gain < best - BOUND_SLACK:
                     # Nothing below can end strictly above the best full route.
                     lvl -= 1
                     continue
-            # Next child: index k over links x 2 variants (0 scored, 1 jumped).
+                rem[lvl] = free
+                jnext[lvl] = 0
+            # Next child: each unused line in line order, first scored, then jumped over.
             advanced = False
-            while kidx[lvl] < geo[base + I_NLINKS + u] * 2:
-                k = kidx[lvl] // 2
-                var = kidx[lvl] % 2
-                kidx[lvl] += 1
-                e = geo[base + I_LINKEDGE + u * MAX_LINKS + k]
-                if (mask[lvl] >> e) & 1:
-                    continue
-                v = geo[base + I_LINK + u * MAX_LINKS + k]
+            while rem[lvl] != 0:
+                e = lowest_bit(rem[lvl])
+                var = jnext[lvl]
+                if var == 0:
+                    jnext[lvl] = 1
+                else:
+                    jnext[lvl] = 0
+                    rem[lvl] &= rem[lvl] - 1
+                v = geo[base + I_EDGE_XOR + e] ^ u
                 m2 = mask[lvl] | (np.int64(1) << e)
                 if var == 1:
                     # A jump must pass through: the inspector leaves the space again.
-                    if jl[lvl] == 0 or not has_unused_exit(geo, d, v, m2):
+                    if jl[lvl] == 0 or (geo[base + I_INCIDENT + v] & ~m2) == 0:
                         continue
                     if not rnd and ev[v] >= 0:
                         continue
                 lvl2 = lvl + 1
                 node[lvl2] = v
                 mask[lvl2] = m2
-                kidx[lvl2] = 0
                 cur_j[lvl2] = var
                 if var == 1:
                     val[lvl2] = val[lvl] - sp[W_TOKEN_SPENT]
@@ -753,6 +748,7 @@ def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
                     steps[lvl2] = steps[lvl] - 1
                     jl[lvl2] = jl[lvl]
                 lvl = lvl2
+                fresh = True
                 advanced = True
                 break
             if not advanced:
