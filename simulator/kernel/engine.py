@@ -15,7 +15,6 @@ from simulator.kernel.policy import (
     W_DIE_TO_OPP,
     W_EXPERT,
     brag_value,
-    placement_value,
     choose_brag_track,
     construct_estimate,
     choose_placement,
@@ -432,16 +431,13 @@ def pay(st, geo, strat, rng, log, p, colour, cost):
 
 @njit(cache=True, error_model="numpy")
 def run_construct_pip(st, geo, strat, rng, log, p, d, hint):
-    """One pip of a construct: the policy picks a placement (or forfeits); returns (placed, its
-    greedy value). ``hint`` holds the section worths of ``section_hints``."""
+    """One pip of a construct: the policy picks a placement (or forfeits); returns whether a piece
+    was placed. ``hint`` holds the section worths of ``section_hints``."""
     sp = strat[p]
     ctx = stack_empty(CTX_SIZE, np.float64)
     s, outer, nl = choose_placement(st, geo, sp, rng, p, d, ctx, hint)
     if s < 0:
-        return False, 0.0
-    v = 0.0
-    if not is_random(sp):
-        v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx)
+        return False
     base = inst_base(d)
     colour = geo[base + I_COLOUR + s]
     cost = geo[base + I_COST + s] - outer
@@ -452,7 +448,7 @@ def run_construct_pip(st, geo, strat, rng, log, p, d, hint):
     pay(st, geo, strat, rng, log, p, colour, cost)
     record_placement(st, log, p, d, s, outer, cost, nl)
     place_piece(st, geo, log, p, d, s, outer)
-    return True, v
+    return True
 
 
 @njit(cache=True, error_model="numpy")
@@ -463,8 +459,7 @@ def do_construct(st, geo, strat, rng, log, p, d, pips):
         section_hints(st, geo, d, hint)
     for k in range(pips):
         st[S_DECISIONS] += 1
-        placed, v = run_construct_pip(st, geo, strat, rng, log, p, d, hint)
-        if not placed:
+        if not run_construct_pip(st, geo, strat, rng, log, p, d, hint):
             if log.shape[0] > 1:
                 emit(log, st, EV_FORFEIT, p, pips - k, 0, 0, 0)
             break

@@ -166,10 +166,18 @@ def choose_brag_track(st, geo, sp, rng, p):
 @njit(cache=True, error_model="numpy")
 def choose_quilt(st, sp, rng, p):
     """Empty quilt space for an exhausted cat, or -1 when none is empty (the cat is lost)."""
+    rows = stack_empty(5, np.int64)
+    cols = stack_empty(5, np.int64)
+    for k in range(5):
+        rows[k] = 0
+        cols[k] = 0
     nfree = 0
     for q in range(N_QUILT):
         if st[S_QUILT + p * N_QUILT + q] < 0:
             nfree += 1
+        else:
+            rows[QUILT_ROW[q]] += 1
+            cols[QUILT_COL[q]] += 1
     if nfree == 0:
         return -1
     if is_random(sp):
@@ -180,15 +188,6 @@ def choose_quilt(st, sp, rng, p):
                     return q
                 k -= 1
     # Greedy: sleep cats together so that one refresh brings many back.
-    rows = stack_empty(5, np.int64)
-    cols = stack_empty(5, np.int64)
-    for k in range(5):
-        rows[k] = 0
-        cols[k] = 0
-    for q in range(N_QUILT):
-        if st[S_QUILT + p * N_QUILT + q] >= 0:
-            rows[QUILT_ROW[q]] += 1
-            cols[QUILT_COL[q]] += 1
     best = -1
     bq = -1
     for q in range(N_QUILT):
@@ -321,6 +320,7 @@ CTX_CLOSE = MAX_SECTIONS  # [MAX_SECTIONS] extra worth of completing that sectio
 CTX_EMPTY = 2 * MAX_SECTIONS  # [MAX_SECTIONS] spaces of the section without an inner piece
 CTX_PIECE = 3 * MAX_SECTIONS  # worth of one more piece on the instrument (brag-award part)
 CTX_FREE = CTX_PIECE + 1  # empty quilt spaces
+CTX_FINISH = CTX_PIECE + 2  # worth of a build towards finishing the instrument
 CTX_SIZE = CTX_PIECE + 4
 
 
@@ -377,6 +377,7 @@ def placement_context(st, geo, sp, p, d, hint, ctx):
         v += sp[W_FOCUS]
     ctx[CTX_PIECE] = v
     ctx[CTX_FREE] = free_quilt(st, p)
+    ctx[CTX_FINISH] = sp[W_FINISH] / (1.0 + st[S_EMPTY + d])
 
 
 @njit(cache=True, error_model="numpy")
@@ -407,7 +408,7 @@ def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx):
         mask >>= 1
         s += 1
     if outer == 0:
-        v += sp[W_FINISH] / (1.0 + st[S_EMPTY + d])
+        v += ctx[CTX_FINISH]
     paid = num - outer
     v -= sp[W_CAT] * paid
     lost = paid - ctx[CTX_FREE]
