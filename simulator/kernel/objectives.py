@@ -22,7 +22,7 @@ The point computation (:func:`term_points`, :func:`preview_section`) is separate
 import numpy as np
 from numba import njit
 
-from simulator.kernel.core import add_points, emit, owner_present, stack_empty, track_beats
+from simulator.kernel.core import add_points, emit, lowest_bit, owner_present, stack_empty, track_beats
 from simulator.layout import (
     EV_SECTION,
     G_INST,
@@ -75,12 +75,12 @@ SEC_SCORED = 2
 @njit(cache=True, error_model="numpy")
 def section_open_spaces(st, geo, d, s):
     """Spaces of section ``s`` of instrument ``d`` that still lack an inner piece."""
-    b = G_INST + d * INST_SIZE
-    mask = geo[b + I_SEC_SPACES + s]
+    mask = geo[G_INST + d * INST_SIZE + I_SEC_SPACES + s]
     n = 0
-    for sp in range(geo[b + I_NSPACES]):
-        if (mask >> sp) & 1 and st[S_INNER + d * MAX_SPACES + sp] < 0:
+    while mask:
+        if st[S_INNER + d * MAX_SPACES + lowest_bit(mask)] < 0:
             n += 1
+        mask &= mask - 1
     return n
 
 
@@ -95,9 +95,9 @@ def mark_completions(st, geo, log, d, space, owner):
     b = G_INST + d * INST_SIZE
     secs = geo[b + I_SECMASK + space]
     n = 0
-    for s in range(geo[b + I_NSECTIONS]):
-        if not (secs >> s) & 1:
-            continue
+    while secs:
+        s = lowest_bit(secs)
+        secs &= secs - 1
         k = d * MAX_SECTIONS + s
         if st[S_SEC_STATE + k] != SEC_OPEN:
             continue
@@ -117,9 +117,9 @@ def count_scope(st, d, scope_mask, counts):
     """Fill ``counts[N_OWNERS]`` with each owner's pieces, inner and outer, on the scope's spaces."""
     for o in range(N_OWNERS):
         counts[o] = 0
-    for sp in range(MAX_SPACES):
-        if not (scope_mask >> sp) & 1:
-            continue
+    while scope_mask:
+        sp = lowest_bit(scope_mask)
+        scope_mask &= scope_mask - 1
         o = st[S_INNER + d * MAX_SPACES + sp]
         if o >= 0:
             counts[o] += 1

@@ -399,14 +399,12 @@ def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx):
     if st[S_INSPECTOR + d] == space:
         v += sp[W_POINTS] * num
     mask = geo[base + I_SECMASK + space]
-    s = 0
     while mask:
-        if mask & 1:
-            v += ctx[CTX_SHARE + s]
-            if outer == 0 and ctx[CTX_EMPTY + s] == 1:
-                v += ctx[CTX_CLOSE + s]
-        mask >>= 1
-        s += 1
+        s = lowest_bit(mask)
+        mask &= mask - 1
+        v += ctx[CTX_SHARE + s]
+        if outer == 0 and ctx[CTX_EMPTY + s] == 1:
+            v += ctx[CTX_CLOSE + s]
     if outer == 0:
         v += ctx[CTX_FINISH]
     paid = num - outer
