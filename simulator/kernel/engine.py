@@ -310,15 +310,20 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
     top_enter = stack_empty(N_DEPT, np.float64)
     for d in range(N_DEPT):
         top_enter[d] = np.nan
+    # Moving to department d picks up an own die on the way: the same for every candidate there.
+    pick = stack_empty(N_DEPT, np.int64)
+    for d in range(N_DEPT):
+        room = room_between(cur // 3, d) if cur >= 0 else -1
+        pick[d] = own_die_in_room(st, p, room) >= 0
+    pick_worth = sp[W_EXPERT] + 2.0 * best_brag
     for i in range(n):
         spot = c_spot[i]
         d = spot // 3
         die = c_die[i]
         owner = die_owner(die)
         v = 0.0
-        room = room_between(cur // 3, d) if cur >= 0 else -1
-        if own_die_in_room(st, p, room) >= 0:
-            v += sp[W_EXPERT] + 2.0 * best_brag
+        if pick[d]:
+            v += pick_worth
         if owner == p:
             v += sp[W_CAT]
         elif owner != AUTOMA:
