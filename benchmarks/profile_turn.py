@@ -108,18 +108,25 @@ def time_enumerate(states, geo, strat, reps):
 
 
 @njit
+def pick(st, geo, strat, rng, c_spot, c_die, c_slice):
+    """List the seat's candidates and let its policy choose: (candidates, index, brag flag)."""
+    p = st[S_CUR]
+    n = enumerate_turns(st, p, c_spot, c_die, c_slice)
+    if n == 0:
+        return 0, -1, 0
+    a, b = choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
+    return n, a, b
+
+
+@njit
 def time_choose(states, geo, strat, reps):
     c_spot, c_die, c_slice = candidate_buffers()
     rng = np.ones(1, dtype=np.uint64)
     acc = 0
     for _ in range(reps):
         for i in range(states.shape[0]):
-            st = states[i]
-            p = st[S_CUR]
-            n = enumerate_turns(st, p, c_spot, c_die, c_slice)
-            if n > 0:
-                a, b = choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
-                acc += a
+            n, a, b = pick(states[i], geo, strat, rng, c_spot, c_die, c_slice)
+            acc += a
     return acc
 
 
@@ -165,10 +172,8 @@ def greedy_choices(states, geo, strat):
     out = np.full((states.shape[0], 5), -1, dtype=np.int64)
     for i in range(states.shape[0]):
         st = states[i]
-        p = st[S_CUR]
-        n = enumerate_turns(st, p, c_spot, c_die, c_slice)
+        n, a, b = pick(st, geo, strat, rng, c_spot, c_die, c_slice)
         if n > 0:
-            a, b = choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
             d = c_spot[a] // 3
             out[i, 0] = c_spot[a]
             out[i, 1] = c_die[a]

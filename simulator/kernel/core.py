@@ -38,54 +38,46 @@ from simulator.layout import (
 # --------------------------------------------------------------------------- bits
 
 
+def compiled_as(emit):
+    """Decorator: in compiled code the integer function becomes the one LLVM instruction that
+    ``emit(builder, value)`` writes; interpreted (``NUMBA_DISABLE_JIT=1``) it stays plain Python."""
+
+    def wrap(python_fn):
+        if config.DISABLE_JIT:
+            return python_fn
+
+        @intrinsic
+        def instruction(typingctx, x):
+            if not isinstance(x, types.Integer):
+                return None
+
+            def codegen(context, builder, sig, args):
+                return emit(builder, args[0])
+
+            return x(x), codegen
+
+        @overload(python_fn, inline="always")
+        def _compiled(x):
+            def impl(x):
+                return instruction(x)
+
+            return impl
+
+        return python_fn
+
+    return wrap
+
+
+@compiled_as(lambda builder, x: builder.ctpop(x))
 def popcount(x):
     """Number of set bits of a non-negative integer (compiled: the CPU's popcount instruction)."""
     return int(x).bit_count()
 
 
-if not config.DISABLE_JIT:
-
-    @intrinsic
-    def _ctpop(typingctx, x):
-        if not isinstance(x, types.Integer):
-            return None
-
-        def codegen(context, builder, sig, args):
-            return builder.ctpop(args[0])
-
-        return x(x), codegen
-
-    @overload(popcount, inline="always")
-    def _popcount(x):
-        def impl(x):
-            return _ctpop(x)
-
-        return impl
-
-
+@compiled_as(lambda builder, x: builder.cttz(x, ir.Constant(ir.IntType(1), 0)))
 def lowest_bit(x):
     """Index of the lowest set bit of a positive integer (compiled: the CPU's tzcnt instruction)."""
     return (int(x) & -int(x)).bit_length() - 1
-
-
-if not config.DISABLE_JIT:
-
-    @intrinsic
-    def _cttz(typingctx, x):
-        if not isinstance(x, types.Integer):
-            return None
-
-        def codegen(context, builder, sig, args):
-            return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-        return x(x), codegen
-
-    @overload(lowest_bit, inline="always")
-    def _lowest_bit(x):
-        def impl(x):
-            return _cttz(x)
-
-        return impl
 
 
 # --------------------------------------------------------------------------- scratch arrays
