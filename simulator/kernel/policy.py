@@ -473,6 +473,8 @@ def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
                     return i // 2, i % 2, nl[i]
                 pick -= 1
         return -1, 0, 0
+    if nopt == 0:
+        return -1, 0, 0
     placement_context(st, geo, sp, p, d, hint, ctx)
     best = 0.0
     bi = -1
@@ -495,13 +497,16 @@ def construct_estimate(st, geo, sp, p, d, values):
     pieces left can pay for it. The construct itself re-decides pip by pip on the real state."""
     base = inst_base(d)
     ns = geo[base + I_NSPACES]
+    opts = stack_empty(OPT_SIZE, np.int64)
+    if placement_options(st, geo, p, d, opts) == 0:
+        for k in range(5):
+            values[k] = 0.0
+        return
     ctx = stack_empty(CTX_SIZE, np.float64)
     hint = stack_empty(HINT_SIZE, np.float64)
     section_hints(st, geo, d, hint)
     placement_context(st, geo, sp, p, d, hint, ctx)
     ladders = st[S_TOKENS + p * 3 + LADDER]
-    opts = stack_empty(OPT_SIZE, np.int64)
-    placement_options(st, geo, p, d, opts)
     # The best placements (value, space, outer), kept sorted.
     topv = stack_empty(8, np.float64)
     tops = stack_empty(8, np.int64)
