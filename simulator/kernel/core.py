@@ -1,6 +1,7 @@
 """Small shared kernel pieces: the random generator, the event log, points, brag steps, tie order.
 
-Everything here is ``@njit(cache=True)`` on plain arrays (see ``simulator.layout`` for the offsets).
+Everything here is ``@kernel`` (compiled, cached) on plain arrays (see ``simulator.layout`` for the
+offsets).
 """
 
 import numpy as np
@@ -34,6 +35,10 @@ from simulator.layout import (
     ST_BRAGS,
     ST_TOKENS_GAINED,
 )
+
+# Every kernel function is compiled with these options: cached on disk, and integer division by
+# zero not checked (the kernel never divides by zero; the check costs a branch on every division).
+kernel = njit(cache=True, error_model="numpy")
 
 # --------------------------------------------------------------------------- bits
 
@@ -118,11 +123,32 @@ if not config.DISABLE_JIT:
         return impl
 
 
+def stack_full(size, value, dtype):
+    """``stack_empty`` with every element set to ``value``."""
+    return np.full(size, value, dtype=dtype)
+
+
+if not config.DISABLE_JIT:
+
+    @overload(stack_full, inline="always", prefer_literal=True)
+    def _stack_full(size, value, dtype):
+        if not isinstance(size, types.IntegerLiteral):
+            raise TypeError("stack_full needs a size known at compile time")
+
+        def impl(size, value, dtype):
+            a = carray(_stack_pointer(size, dtype), size)
+            for i in range(size):
+                a[i] = value
+            return a
+
+        return impl
+
+
 # --------------------------------------------------------------------------- random numbers
 # splitmix64 on a one-element uint64 array: tiny state, copyable, identical on every platform.
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def rng_next(rng):
     """Next 64-bit value of the generator held in ``rng[0]``."""
     z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
@@ -132,19 +158,19 @@ def rng_next(rng):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def rng_below(rng, n):
     """Uniform integer in ``[0, n)`` (``n >= 1``)."""
     return np.int64((rng_next(rng) >> np.uint64(11)) % np.uint64(n))
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def rng_unit(rng):
     """Uniform float in ``[0, 1)``."""
     return np.float64(rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def mix_seed(a, b):
     """Derive an independent 64-bit seed from two integers (used for per-game seeds)."""
     r = np.empty(1, dtype=np.uint64)
@@ -158,7 +184,7 @@ def mix_seed(a, b):
 # A log with a single row records nothing (the fast path for mass play).
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def emit(log, st, code, a, b, c, d, e):
     """Append one event (turn, seat, code, a..e) if the log has room."""
     n = log[0, 0]
@@ -178,7 +204,7 @@ def emit(log, st, code, a, b, c, d, e):
 # --------------------------------------------------------------------------- points and stats
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def add_points(st, log, owner, pts, src, dept, where):
     """Give ``pts`` to ``owner`` under score source ``src``; Pri and the neutral never score."""
     if owner < 0 or owner >= AUTOMA or pts == 0:
@@ -189,7 +215,7 @@ def add_points(st, log, owner, pts, src, dept, where):
         emit(log, st, EV_SCORE, owner, pts, src, dept, where)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def stat_add(st, owner, which, n):
     """Add ``n`` to counter ``which`` of ``owner`` (ignored for an owner outside the table)."""
     if 0 <= owner < N_OWNERS:
@@ -199,7 +225,7 @@ def stat_add(st, owner, which, n):
 # --------------------------------------------------------------------------- brag tracks
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def brag_step(st, geo, log, owner, dept, origin):
     """One brag on ``dept``'s track (R9). Returns the token type gained, or -1.
 
@@ -228,7 +254,7 @@ def brag_step(st, geo, log, owner, dept, origin):
     return gained
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def track_beats(st, dept, a, b):
     """True if owner ``a`` wins a tie against owner ``b`` on ``dept``'s track (R10).
 
@@ -248,7 +274,7 @@ def track_beats(st, dept, a, b):
     return st[S_BRAG_STAMP + dept * N_OWNERS + a] < st[S_BRAG_STAMP + dept * N_OWNERS + b]
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def owner_present(st, owner):
     """True if ``owner`` takes part: a seat of this game, or Pri / the neutral when in play."""
     npl = st[S_NPLAYERS]

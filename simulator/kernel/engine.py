@@ -5,9 +5,18 @@ whole games lives here (``play_game`` / ``play_batch``), so the soak, the CLI an
 """
 
 import numpy as np
-from numba import njit
 
-from simulator.kernel.core import brag_step, emit, rng_below, rng_next, rng_unit, stack_empty, stat_add
+from simulator.kernel.core import (
+    brag_step,
+    emit,
+    kernel,
+    rng_below,
+    rng_next,
+    rng_unit,
+    stack_empty,
+    stack_full,
+    stat_add,
+)
 from simulator.kernel.invariants import check_invariants
 from simulator.kernel.objectives import resolve_objectives
 from simulator.kernel.policy import (
@@ -133,7 +142,7 @@ EV_SIZE = N_DEPT * MAX_SPACES
 # --------------------------------------------------------------------------- setup
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def setup_game(geo, nplayers, strat, rng, log):
     """A new game: wheels shuffled from the game's generator (unless the data fixes them), then the
     two-player Pri setup chosen by the first seat (R14)."""
@@ -167,7 +176,7 @@ def setup_game(geo, nplayers, strat, rng, log):
 # --------------------------------------------------------------------------- candidates
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def supply_die(st, p, face):
     """Lowest-numbered die of ``p`` in the supply showing ``face`` (dice of one face are alike)."""
     for k in range(DICE_PER_OWNER):
@@ -177,7 +186,7 @@ def supply_die(st, p, face):
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def enumerate_turns(st, p, c_spot, c_die, c_slice):
     """Every (spot, die, slice) a seat may choose this turn (R1, R3). A die picked up on the way
     (R2) is already in the supply when the die is selected, on 2*."""
@@ -215,7 +224,7 @@ def enumerate_turns(st, p, c_spot, c_die, c_slice):
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def die_face_after_move(st, p, die):
     """Face the die will show when used: a die in a break room comes back on 2*."""
     if st[S_DIE_WHERE + die] == 2:
@@ -226,7 +235,7 @@ def die_face_after_move(st, p, die):
 # --------------------------------------------------------------------------- action estimates
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     """Pick a candidate and whether to brag instead of acting. Returns (index, brag flag)."""
     sp = strat[p]
@@ -237,15 +246,13 @@ def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     return choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     """The random and greedy turn choices (no rollouts: rollouts call this, so it must not recurse)."""
     sp = strat[p]
     if is_random(sp):
         # Uniform over spots, then over the dice there, then over action or brag.
-        spots = stack_empty(N_SPOTS, np.int64)
-        for s in range(N_SPOTS):
-            spots[s] = 0
+        spots = stack_full(N_SPOTS, 0, np.int64)
         ns = 0
         for i in range(n):
             if spots[c_spot[i]] == 0:
@@ -278,7 +285,7 @@ def choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     return bi // 2, bi % 2
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
     """Greedy worth of each candidate: ``vals[2i]`` acting with it, ``vals[2i + 1]`` bragging instead.
 
@@ -286,14 +293,9 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
     cannot beat the best other candidate is not searched and gets -inf."""
     # Worths computed once and shared by the candidates: construct and inspect per department and
     # pips, refresh per pips.
-    plan = stack_empty(PLAN_SIZE, np.float64)
-    insp = stack_empty(PLAN_SIZE, np.float64)
-    refr = stack_empty(5, np.float64)
-    for k in range(PLAN_SIZE):
-        plan[k] = np.nan
-        insp[k] = np.nan
-    for k in range(5):
-        refr[k] = np.nan
+    plan = stack_full(PLAN_SIZE, np.nan, np.float64)
+    insp = stack_full(PLAN_SIZE, np.nan, np.float64)
+    refr = stack_full(5, np.nan, np.float64)
     brag_here = stack_empty(N_DEPT, np.float64)
     for d in range(N_DEPT):
         brag_here[d] = brag_value(st, geo, sp, p, d)
@@ -301,15 +303,12 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
     cur = st[S_PAWN + p]
     path = stack_empty(16, np.int64)
     jumps = stack_empty(16, np.int64)
-    nrng = stack_empty(1, np.uint64)
-    nrng[0] = 1
+    nrng = stack_full(1, 1, np.uint64)
     inspects = stack_empty(MAX_CAND, np.int64)
     n_insp = 0
     # Inspector entry worths per department, computed when a department's inspect is first met.
     ev = stack_empty(EV_SIZE, np.float64)
-    top_enter = stack_empty(N_DEPT, np.float64)
-    for d in range(N_DEPT):
-        top_enter[d] = np.nan
+    top_enter = stack_full(N_DEPT, np.nan, np.float64)
     # Moving to department d picks up an own die on the way: the same for every candidate there.
     pick = stack_empty(N_DEPT, np.int64)
     for d in range(N_DEPT):
@@ -371,7 +370,7 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
             best = vals[2 * i]
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def rollout_strat(strat):
     """The strategies used inside rollouts: every lookahead seat plays its greedy evaluation."""
     rs = strat.copy()
@@ -381,7 +380,7 @@ def rollout_strat(strat):
     return rs
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals):
     """Flat Monte Carlo over the greedy's best few moves: each is played, then the game is finished
     ``budget`` times by the greedy policies; the move with the best mean outcome (a win counts 20
@@ -421,7 +420,7 @@ def lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals):
 # --------------------------------------------------------------------------- actions
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def pay(st, geo, strat, rng, log, p, colour, cost):
     """Pay ``cost`` cats of ``colour``; where short, a ladder (already spent) turns another cat (R6).
     Each paid cat goes to a quilt space the policy picks, or is lost when the quilt is full."""
@@ -434,7 +433,7 @@ def pay(st, geo, strat, rng, log, p, colour, cost):
         exhaust_cat(st, log, p, c, q)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def run_construct_pip(st, geo, strat, rng, log, p, d, hint):
     """One pip of a construct: the policy picks a placement (or forfeits); returns whether a piece
     was placed. ``hint`` holds the section worths of ``section_hints``."""
@@ -456,7 +455,7 @@ def run_construct_pip(st, geo, strat, rng, log, p, d, hint):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def do_construct(st, geo, strat, rng, log, p, d, pips):
     """Construct (R6): each pip is one placement or is forfeited."""
     hint = stack_empty(HINT_SIZE, np.float64)
@@ -470,7 +469,7 @@ def do_construct(st, geo, strat, rng, log, p, d, pips):
             break
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def do_refresh(st, strat, rng, log, p, pips):
     """Refresh (R7): the policy picks row, column or (with a milk) both."""
     mode = choose_refresh(st, strat[p], rng, p, pips)
@@ -481,7 +480,7 @@ def do_refresh(st, strat, rng, log, p, pips):
     refresh_lines(st, log, p, pips, mode)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def do_inspect(st, geo, strat, rng, log, p, d, pips):
     """Move the inspector (R8) along the route the policy picks; every cheese jump costs a cheese."""
     path = stack_empty(16, np.int64)
@@ -497,7 +496,7 @@ def do_inspect(st, geo, strat, rng, log, p, d, pips):
 # --------------------------------------------------------------------------- a turn
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def take_brag(st, geo, strat, rng, log, owner, origin):
     """One brag on a track the owner's policy picks (pickups, bumps); Pri and the neutral never choose."""
     if owner >= AUTOMA:
@@ -506,7 +505,7 @@ def take_brag(st, geo, strat, rng, log, owner, origin):
     brag_step(st, geo, log, owner, d, origin)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def move_with_pickup(st, geo, strat, rng, log, p, spot):
     """Step 1 of a turn: move the pawn, and pick up an own die from the room passed with its two brags (R1, R2)."""
     room = move_pawn(st, log, p, spot)
@@ -516,7 +515,7 @@ def move_with_pickup(st, geo, strat, rng, log, p, spot):
         take_brag(st, geo, strat, rng, log, p, BRAG_PICKUP)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice):
     """Open seat ``st[S_CUR]``'s turn: list its (spot, die, slice) candidates. With none, the turn is a
     pass (R3): the pawn still moves, the turn ends, and 0 is returned."""
@@ -543,7 +542,7 @@ def turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice):
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def play_turn(st, geo, strat, rng, log):
     """One whole turn of the seat ``st[S_CUR]``, then the end-of-turn checks."""
     c_spot = stack_empty(MAX_CAND, np.int64)
@@ -556,7 +555,7 @@ def play_turn(st, geo, strat, rng, log):
         execute_turn(st, geo, strat, rng, log, p, c_spot[i], c_die[i], c_slice[i], brag_instead)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def play_turn_basic(st, geo, strat, rng, log):
     """``play_turn`` for random and greedy seats only: the rollouts of the lookahead policy."""
     c_spot = stack_empty(MAX_CAND, np.int64)
@@ -569,7 +568,7 @@ def play_turn_basic(st, geo, strat, rng, log):
         execute_turn(st, geo, strat, rng, log, p, c_spot[i], c_die[i], c_slice[i], brag_instead)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def execute_turn(st, geo, strat, rng, log, p, spot, die, slice_idx, brag_instead):
     """Play seat ``p``'s turn with the chosen spot, die (and slice for a supply die) and action or
     brag; every later choice of the turn is asked of the policies."""
@@ -615,7 +614,7 @@ def execute_turn(st, geo, strat, rng, log, p, spot, die, slice_idx, brag_instead
     end_turn(st, geo, log)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def end_turn(st, geo, log):
     """Objectives (R10), the game-end trigger (R11), the next seat, Pri's move (R14)."""
     resolve_objectives(st, geo, log)
@@ -649,7 +648,7 @@ def end_turn(st, geo, log):
         st[S_CUR] = p + 1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def play_game(geo, nplayers, strat, seed, log, check):
     """Play one complete game from ``seed``. With ``check`` the invariants are tested after every turn;
     the first violation stops the game and is returned as (code, turn), else (0, -1)."""
@@ -670,7 +669,7 @@ def play_game(geo, nplayers, strat, seed, log, check):
     return st, 0, -1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def play_batch(geo, nplayers, strat, seeds, out_states, check):
     """Play ``len(seeds)`` games; final states go to ``out_states`` rows. Returns violations found as
     an array of (game index, code, turn) rows (empty when clean)."""

@@ -5,9 +5,8 @@
 codes for people.
 """
 
-from numba import njit
 
-from simulator.kernel.core import owner_present
+from simulator.kernel.core import kernel, owner_present
 from simulator.layout import (
     AUTOMA,
     DICE_PER_OWNER,
@@ -89,7 +88,7 @@ VIOLATIONS = {
 }
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def check_invariants(st, geo):
     """0 if ``st`` is a sound state of the game described by ``geo``, else the code of the first
     violation found (see ``VIOLATIONS``)."""

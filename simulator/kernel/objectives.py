@@ -20,9 +20,17 @@ The point computation (:func:`term_points`, :func:`preview_section`) is separate
 """
 
 import numpy as np
-from numba import njit
 
-from simulator.kernel.core import add_points, emit, lowest_bit, owner_present, stack_empty, track_beats
+from simulator.kernel.core import (
+    add_points,
+    emit,
+    kernel,
+    lowest_bit,
+    owner_present,
+    stack_empty,
+    stack_full,
+    track_beats,
+)
 from simulator.layout import (
     EV_SECTION,
     G_INST,
@@ -72,7 +80,7 @@ SEC_SCORED = 2
 # --------------------------------------------------------------------------- sections
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def section_open_spaces(st, geo, d, s):
     """Spaces of section ``s`` of instrument ``d`` that still lack an inner piece."""
     mask = geo[G_INST + d * INST_SIZE + I_SEC_SPACES + s]
@@ -84,7 +92,7 @@ def section_open_spaces(st, geo, d, s):
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def mark_completions(st, geo, log, d, space, owner):
     """Flag the sections that the inner piece ``owner`` just placed on ``space`` completed.
 
@@ -112,7 +120,7 @@ def mark_completions(st, geo, log, d, space, owner):
 # --------------------------------------------------------------------------- counting and ranking
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def count_scope(st, d, scope_mask, counts):
     """Fill ``counts[N_OWNERS]`` with each owner's pieces, inner and outer, on the scope's spaces."""
     for o in range(N_OWNERS):
@@ -128,7 +136,7 @@ def count_scope(st, d, scope_mask, counts):
             counts[o] += 1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def _ahead(st, d, counts, a, b):
     """True if owner ``a`` ranks above owner ``b``: more pieces, or the tie order of R10."""
     if counts[a] != counts[b]:
@@ -136,7 +144,7 @@ def _ahead(st, d, counts, a, b):
     return track_beats(st, d, a, b)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def rank_owners(st, d, counts, order):
     """Write the ranked owners into ``order`` and return how many there are.
 
@@ -156,7 +164,7 @@ def rank_owners(st, d, counts, order):
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def _term_scope(geo, b, s, t):
     scope = geo[b + I_TERM_SCOPE + t]
     if scope == 0:
@@ -164,7 +172,7 @@ def _term_scope(geo, b, s, t):
     return scope
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def _adjacent_union(geo, b, s):
     """Bit mask of the spaces of every section adjacent to ``s``."""
     adj = geo[b + I_SEC_ADJ + s]
@@ -175,7 +183,7 @@ def _adjacent_union(geo, b, s):
     return union
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def longest_group(st, geo, d, owner, through_mask):
     """Spaces in ``owner``'s largest connected group that touches ``through_mask``.
 
@@ -223,7 +231,7 @@ def longest_group(st, geo, d, owner, through_mask):
 # --------------------------------------------------------------------------- the term vocabulary
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def _ratio(n, num, den):
     """``n * num // den`` with a non-positive denominator read as 1."""
     if den <= 0:
@@ -231,7 +239,7 @@ def _ratio(n, num, den):
     return (n * num) // den
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def term_points(st, geo, d, s, j, order_index, completer, pts):
     """Add to ``pts[N_OWNERS]`` what term ``j`` of section ``s`` gives each owner if scored now.
 
@@ -251,11 +259,8 @@ def term_points(st, geo, d, s, j, order_index, completer, pts):
     p3 = geo[b + I_TERM_P + t * 4 + 2]
     p4 = geo[b + I_TERM_P + t * 4 + 3]
     scope = _term_scope(geo, b, s, t)
-    counts = stack_empty(N_OWNERS, np.int64)
-    order = stack_empty(N_OWNERS, np.int64)
-    for o in range(N_OWNERS):
-        counts[o] = 0
-        order[o] = 0
+    counts = stack_full(N_OWNERS, 0, np.int64)
+    order = stack_full(N_OWNERS, 0, np.int64)
 
     if code == T_RANK or code == T_RANK_ORDER:
         # Awards by rank (Bass, Violin, Banjo, Horns, ...); floors such as Organ's and Clarinet's
@@ -340,7 +345,7 @@ def term_points(st, geo, d, s, j, order_index, completer, pts):
                 pts[o] += p1 * longest_group(st, geo, d, o, scope)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def preview_section(st, geo, d, s, completer, pts):
     """Fill ``pts[N_OWNERS]`` with what section ``s`` would pay each owner if scored now.
 
@@ -353,19 +358,17 @@ def preview_section(st, geo, d, s, completer, pts):
         term_points(st, geo, d, s, j, order_index, completer, pts)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def score_term(st, geo, log, d, s, j):
     """Pay term ``j`` of section ``s`` of instrument ``d`` (source ``SRC_OBJECTIVE + d``)."""
-    pts = stack_empty(N_OWNERS, np.int64)
-    for o in range(N_OWNERS):
-        pts[o] = 0
+    pts = stack_full(N_OWNERS, 0, np.int64)
     k = d * MAX_SECTIONS + s
     term_points(st, geo, d, s, j, st[S_ORDER_DONE + d], st[S_SEC_COMPLETER + k], pts)
     for o in range(N_OWNERS):
         add_points(st, log, o, pts[o], SRC_OBJECTIVE + d, d, s)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def score_section(st, geo, log, d, s):
     """Pay every term of section ``s`` in order; a rank_by_order section then advances the
     instrument's completion order once (R10), whatever its number of such terms."""
@@ -382,7 +385,7 @@ def score_section(st, geo, log, d, s):
         st[S_ORDER_DONE + d] += 1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def resolve_objectives(st, geo, log):
     """End-of-turn resolution (R10): score each section completed this turn, instrument by
     instrument and section by section in data order, then mark it scored. Returns how many."""

@@ -6,9 +6,8 @@ policy or the greedy one-step heuristic, and the greedy evaluation reads its wei
 """
 
 import numpy as np
-from numba import njit
 
-from simulator.kernel.core import lowest_bit, popcount, rng_below, rng_unit, stack_empty
+from simulator.kernel.core import kernel, lowest_bit, popcount, rng_below, rng_unit, stack_empty, stack_full
 from simulator.kernel.rules import (
     cube_level,
     die_owner,
@@ -98,7 +97,7 @@ ROUTE_DEPTH = 8  # an inspector route: the start, up to 4 scored steps and 2 che
 BOUND_SLACK = 1e-9
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def is_random(sp):
     """True for the uniformly random legal policy."""
     return sp[P_KIND] == KIND_RANDOM
@@ -107,7 +106,7 @@ def is_random(sp):
 # --------------------------------------------------------------------------- brag tracks
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def brag_value(st, geo, sp, p, d):
     """Greedy worth of one brag step by ``p`` on ``d``'s track."""
     pos = st[S_BRAG_POS + d * N_OWNERS + p]
@@ -145,7 +144,7 @@ def brag_value(st, geo, sp, p, d):
     return v
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def choose_brag_track(st, geo, sp, rng, p):
     """Where to brag when the choice is free (pickup, bump)."""
     if is_random(sp):
@@ -163,14 +162,11 @@ def choose_brag_track(st, geo, sp, rng, p):
 # --------------------------------------------------------------------------- quilt, rooms, refresh
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def choose_quilt(st, sp, rng, p):
     """Empty quilt space for an exhausted cat, or -1 when none is empty (the cat is lost)."""
-    rows = stack_empty(5, np.int64)
-    cols = stack_empty(5, np.int64)
-    for k in range(5):
-        rows[k] = 0
-        cols[k] = 0
+    rows = stack_full(5, 0, np.int64)
+    cols = stack_full(5, 0, np.int64)
     nfree = 0
     for q in range(N_QUILT):
         if st[S_QUILT + p * N_QUILT + q] < 0:
@@ -199,7 +195,7 @@ def choose_quilt(st, sp, rng, p):
     return bq
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def choose_refresh(st, sp, rng, p, pips):
     """Row (1), column (2) or both with a milk (3)."""
     milk = st[S_TOKENS + p * 3 + 1]
@@ -215,7 +211,7 @@ def choose_refresh(st, sp, rng, p, pips):
     return 1 if r >= c else 2
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def choose_room(st, sp, rng, p, d):
     """Break room for a die used on its top face (R5): an open one, or the room whose die to bump.
 
@@ -247,7 +243,7 @@ def choose_room(st, sp, rng, p, d):
 # --------------------------------------------------------------------------- Pri (R14)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def choose_pri_space(st, geo, sp, rng, p, d, opts, n):
     """Which of Pri's allowed spaces gets her piece; the active seat ``p`` chooses."""
     if n == 1 or is_random(sp):
@@ -283,7 +279,7 @@ def choose_pri_space(st, geo, sp, rng, p, d, opts, n):
 # --------------------------------------------------------------------------- construct (R6)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def section_hints(st, geo, d, hint):
     """Rough worth of each section's objective, for the greedy placement value."""
     base = inst_base(d)
@@ -324,7 +320,7 @@ CTX_FINISH = CTX_PIECE + 2  # worth of a build towards finishing the instrument
 CTX_SIZE = CTX_PIECE + 4
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def placement_context(st, geo, sp, p, d, hint, ctx):
     """What every placement of one pip shares, so that each placement's worth is a few additions.
 
@@ -336,9 +332,7 @@ def placement_context(st, geo, sp, p, d, hint, ctx):
     nsec = geo[base + I_NSECTIONS]
     # Spaces held by each owner as bit masks, inner pieces in slots 0-7, outer in 8-15. The loop has
     # no branch: an empty cell (-1) lands in the unused slot 7 or 15.
-    occ = stack_empty(16, np.int64)
-    for o in range(16):
-        occ[o] = 0
+    occ = stack_full(16, 0, np.int64)
     for t in range(geo[base + I_NSPACES]):
         bit = np.int64(1) << t
         occ[st[S_INNER + d * MAX_SPACES + t] & 7] |= bit
@@ -380,7 +374,7 @@ def placement_context(st, geo, sp, p, d, hint, ctx):
     ctx[CTX_FINISH] = sp[W_FINISH] / (1.0 + st[S_EMPTY + d])
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def free_quilt(st, p):
     """Empty quilt spaces of ``p``."""
     n = 0
@@ -390,7 +384,7 @@ def free_quilt(st, p):
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx):
     """Greedy worth of one build or upgrade by ``p`` on ``space`` (``ctx`` from placement_context)."""
     base = inst_base(d)
@@ -416,7 +410,7 @@ def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx):
     return v
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def placement_options(st, geo, p, d, nl):
     """For every build (``nl[2s]``) and upgrade (``nl[2s + 1]``) ``p`` could make on instrument ``d``:
     the ladders it needs, or -1 when it is illegal or ``p`` cannot pay for it (R6). A ladder lets an
@@ -456,7 +450,7 @@ def placement_options(st, geo, p, d, nl):
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
     """One pip of a construct: returns (space, outer, ladders) or space -1 to forfeit the pip."""
     nl = stack_empty(OPT_SIZE, np.int64)
@@ -490,7 +484,7 @@ def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
     return bi // 2, bi % 2, nl[bi]
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def construct_estimate(st, geo, sp, p, d, values):
     """Greedy worth of a construct at ``d`` with 1..4 pips (``values[k]``), estimated from one
     look at the board: the best placements in order of worth, each taken while the cats, ladders and
@@ -508,13 +502,9 @@ def construct_estimate(st, geo, sp, p, d, values):
     placement_context(st, geo, sp, p, d, hint, ctx)
     ladders = st[S_TOKENS + p * 3 + LADDER]
     # The best placements (value, space, outer), kept sorted.
-    topv = stack_empty(8, np.float64)
-    tops = stack_empty(8, np.int64)
-    topo = stack_empty(8, np.int64)
-    for k in range(8):
-        topv[k] = -1e18
-        tops[k] = -1
-        topo[k] = 0
+    topv = stack_full(8, -1e18, np.float64)
+    tops = stack_full(8, -1, np.int64)
+    topo = stack_full(8, 0, np.int64)
     for s in range(ns):
         for outer in range(2):
             nl = opts[2 * s + outer]
@@ -563,7 +553,7 @@ def construct_estimate(st, geo, sp, p, d, values):
         k += 1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def convert_colour(st, sp, rng, p, colour):
     """Colour of the cat a ladder turns into ``colour`` (a cat ``p`` holds, of another colour)."""
     a = (colour + 1) % 3
@@ -582,7 +572,7 @@ def convert_colour(st, sp, rng, p, colour):
 # --------------------------------------------------------------------------- inspect (R8)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def enter_value(st, geo, sp, p, d, space):
     """Greedy worth for ``p`` of the inspector entering ``space``: own pieces score, others' cost."""
     num = geo[inst_base(d) + I_COST + space]
@@ -596,7 +586,7 @@ def enter_value(st, geo, sp, p, d, space):
     return v
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def enter_values(st, geo, sp, p, d, ev):
     """Fill ``ev[space]`` with ``enter_value`` for every space of instrument ``d``; returns the
     largest, or 0 when none is positive (the most one inspector entry could be worth to ``p``)."""
@@ -609,14 +599,7 @@ def enter_values(st, geo, sp, p, d, ev):
     return best
 
 
-@njit(cache=True, error_model="numpy")
-def max_enter_value(st, geo, sp, p, d):
-    """The most one inspector entry could be worth to ``p`` on instrument ``d`` (at least 0)."""
-    ev = stack_empty(MAX_SPACES, np.float64)
-    return enter_values(st, geo, sp, p, d, ev)
-
-
-@njit(cache=True, error_model="numpy")
+@kernel
 def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
     """The inspector route ``p`` takes (R8), chosen among every legal route by depth-first search.
 
@@ -627,16 +610,14 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
     longest routes (jumps included). An inspector still off the board is first placed on any space,
     which counts as one step and cannot be jumped. Fills ``path``/``jumps``; returns (worth, entries).
     """
-    ev = stack_empty(MAX_SPACES, np.float64)
-    for t in range(MAX_SPACES):
-        ev[t] = 0.0
+    ev = stack_full(MAX_SPACES, 0.0, np.float64)
     maxv = 0.0
     if not is_random(sp):
         maxv = enter_values(st, geo, sp, p, d, ev)
     return search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
     """``search_inspect`` with the entry worths ``ev`` (all 0 for the random policy) and their
     positive maximum ``maxv`` already computed, so that one department's searches share them.
@@ -763,7 +744,7 @@ def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
 # --------------------------------------------------------------------------- the turn
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def refresh_value(st, sp, p, pips):
     """Greedy worth of a refresh with ``pips`` (row, column, or both with a milk)."""
     r = refresh_count(st, p, pips, 1)

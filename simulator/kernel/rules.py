@@ -5,9 +5,8 @@ says which spot, which die, which space, which quilt space. Rulings of ``DECISIO
 """
 
 import numpy as np
-from numba import njit
 
-from simulator.kernel.core import add_points, brag_step, emit, owner_present, stat_add
+from simulator.kernel.core import add_points, brag_step, emit, kernel, owner_present, stat_add
 from simulator.kernel.objectives import mark_completions
 from simulator.layout import (
     AUTOMA,
@@ -111,13 +110,13 @@ from simulator.layout import (
 # --------------------------------------------------------------------------- geometry helpers
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def spot_open_for_count(spot, nplayers):
     """The middle spot of each department is used only with four players (R15 for three, R14 for two)."""
     return nplayers == 4 or spot % 3 != 1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def room_between(a, b):
     """Break room passed when a pawn moves from department ``a`` to ``b`` (R1), -1 within a department.
 
@@ -131,19 +130,19 @@ def room_between(a, b):
     return b
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def rooms_of_dept(d):
     """The two break rooms next to department ``d``: clockwise side first."""
     return d, (d + N_DEPT - 1) % N_DEPT
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def inst_base(d):
     """Offset of department ``d``'s instrument block in ``geo``."""
     return G_INST + d * INST_SIZE
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def wheel_count(st, d):
     """Dice on department ``d``'s wheel."""
     n = 0
@@ -153,13 +152,13 @@ def wheel_count(st, d):
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def die_owner(die):
     """Owner (seat, or 4 for Pri) of a die id."""
     return die // DICE_PER_OWNER
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def spot_occupied(st, spot):
     """True if any pawn (Pri's included) stands on ``spot``."""
     for o in range(N_OWNERS):
@@ -168,13 +167,13 @@ def spot_occupied(st, spot):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def cube_level(st, geo, d, owner):
     """Highest track space whose piece requirement ``owner`` meets on instrument ``d`` (R12)."""
     return level_for(geo, d, st[S_PIECES + d * N_OWNERS + owner])
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def level_for(geo, d, n):
     """Highest track space of instrument ``d`` whose piece requirement ``n`` pieces meet."""
     base = inst_base(d)
@@ -188,7 +187,7 @@ def level_for(geo, d, n):
 # --------------------------------------------------------------------------- setup
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def new_state(geo, nplayers, rng_perm):
     """A fresh game before any choice: pieces, cats, discs, dice in supply, wheels laid out.
 
@@ -262,7 +261,7 @@ def new_state(geo, nplayers, rng_perm):
     return st
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def place_pri_setup(st, spot, slices):
     """Two-player setup (R14): Pri's pawn on ``spot``; her die d on Construct slice ``slices[d]`` at 2*."""
     st[S_PAWN + AUTOMA] = spot
@@ -275,7 +274,7 @@ def place_pri_setup(st, spot, slices):
         st[S_DIE_FACE + die] = EXPERT_START
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def construct_slices(st, d, out):
     """Write the Construct slice indices of department ``d`` into ``out``; return how many."""
     n = 0
@@ -289,7 +288,7 @@ def construct_slices(st, d, out):
 # --------------------------------------------------------------------------- step 1: pawn
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def move_pawn(st, log, p, spot):
     """Move seat ``p``'s pawn (R1). Returns the break room passed (-1 if none); pickup is separate."""
     frm = st[S_PAWN + p]
@@ -302,7 +301,7 @@ def move_pawn(st, log, p, spot):
     return room
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def own_die_in_room(st, p, room):
     """``p``'s die in break room ``room``, or -1 (also for room -1)."""
     if room < 0:
@@ -313,7 +312,7 @@ def own_die_in_room(st, p, room):
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def pickup(st, log, p, room):
     """Mandatory pickup of ``p``'s die from ``room`` (R2): back to supply on 2*, for good an expert.
 
@@ -333,7 +332,7 @@ def pickup(st, log, p, room):
 # --------------------------------------------------------------------------- step 2: die
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def select_die(st, log, p, d, die, slice_idx):
     """Seat ``p`` selects ``die`` at department ``d`` (R3).
 
@@ -353,7 +352,7 @@ def select_die(st, log, p, d, die, slice_idx):
     return slice_idx
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def recruit(st, log, owner, d):
     """The selected die's owner recruits one cat of the department's colour (R3)."""
     st[S_READY + owner * 3 + d] += 1
@@ -362,7 +361,7 @@ def recruit(st, log, owner, d):
         emit(log, st, EV_RECRUIT, owner, d, 0, 0, 0)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def pri_build_options(st, geo, d, out):
     """Spaces where a Pri piece may go (R14): the cheapest empty spaces, or, once the instrument is
     built, any inner piece without an outer one. Returns (count, outer flag)."""
@@ -390,7 +389,7 @@ def pri_build_options(st, geo, d, out):
     return n, 1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def place_piece(st, geo, log, owner, d, space, outer):
     """Put ``owner``'s piece on ``space`` (no payment): counts, completion marks, inspector points (R6)."""
     base = inst_base(d)
@@ -408,7 +407,7 @@ def place_piece(st, geo, log, owner, d, space, outer):
         add_points(st, log, owner, geo[base + I_COST + space], SRC_INSPECTOR, d, space)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def place_pri_piece(st, geo, log, d, space, outer):
     """A Pri piece on ``space`` (R14): logged, then placed like any piece; Pri never scores."""
     if log.shape[0] > 1:
@@ -419,7 +418,7 @@ def place_pri_piece(st, geo, log, d, space, outer):
 # --------------------------------------------------------------------------- step 3: actions
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def exhaust_cat(st, log, p, colour, q):
     """Exhaust one ready cat of ``colour`` onto quilt space ``q`` (or lose it when ``q`` is -1, R6)."""
     st[S_READY + p * 3 + colour] -= 1
@@ -431,7 +430,7 @@ def exhaust_cat(st, log, p, colour, q):
         emit(log, st, EV_EXHAUST, p, colour, q, 0, 0)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def can_pay(st, p, colour, cost, ladders):
     """Can ``p`` pay ``cost`` cats of ``colour`` using at most ``ladders`` ladders as colour changes?"""
     have = st[S_READY + p * 3 + colour]
@@ -445,7 +444,7 @@ def can_pay(st, p, colour, cost, ladders):
     return short <= ladders and short <= other
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def placement_legal(st, geo, p, d, space, outer):
     """Legality of a build (``outer`` 0) or upgrade (1) by ``p``, ignoring payment (R6).
 
@@ -465,14 +464,14 @@ def placement_legal(st, geo, p, d, space, outer):
     return 2
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def spend_token(st, p, kind, n):
     """``p`` discards ``n`` boost tokens of type ``kind``."""
     st[S_TOKENS + p * 3 + kind] -= n
     stat_add(st, p, ST_TOKENS_SPENT, n)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def record_placement(st, log, p, d, space, outer, cost, ladders):
     """Count and log one build or upgrade (cost and ladders for the account)."""
     if outer:
@@ -483,7 +482,7 @@ def record_placement(st, log, p, d, space, outer, cost, ladders):
         emit(log, st, EV_BUILD, p, d, space, outer, cost * 16 + ladders)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def refresh_lines(st, log, p, pips, mode):
     """Refresh (R7): ``mode`` 1 = row ``pips``, 2 = column ``pips``, 3 = both (a milk, spent by caller)."""
     n = 0
@@ -501,7 +500,7 @@ def refresh_lines(st, log, p, pips, mode):
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def refresh_count(st, p, pips, mode):
     """Cats a refresh of quilt row/column ``pips`` would bring back (``mode`` as in refresh_lines)."""
     n = 0
@@ -512,7 +511,7 @@ def refresh_count(st, p, pips, mode):
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def inspector_enter(st, geo, log, p, d, space, jumped):
     """The inspector enters ``space`` (R8): unless jumped with a cheese, every piece there scores its
     number for its owner (inner and outer alike)."""
@@ -533,7 +532,7 @@ def inspector_enter(st, geo, log, p, d, space, jumped):
 # --------------------------------------------------------------------------- step 4: tick up
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def next_open_slice(st, d, s):
     """First open slice clockwise after slice ``s`` of department ``d``, or -1."""
     for k in range(1, N_SLICES + 1):
@@ -543,7 +542,7 @@ def next_open_slice(st, d, s):
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def tick_up(st, log, die, d):
     """Move the used die clockwise to the next open slice and tick it up one face (R5).
 
@@ -573,7 +572,7 @@ def tick_up(st, log, die, d):
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def pri_climb(st, geo, log, d):
     """Pri's die used on 4*: her disc climbs the department's track twice (R14)."""
     if log.shape[0] > 1:
@@ -582,7 +581,7 @@ def pri_climb(st, geo, log, d):
     brag_step(st, geo, log, AUTOMA, d, BRAG_PRI)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def die_to_room(st, log, die, room):
     """Put a used die into break room ``room`` (R5)."""
     st[S_ROOM_DIE + room] = die
@@ -592,7 +591,7 @@ def die_to_room(st, log, die, room):
         emit(log, st, EV_TO_ROOM, die, room, 0, 0, 0)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def bump(st, log, p, room):
     """Bump the die in ``room`` back to its owner as an expert on 2* (R5). Returns its owner, who then
     takes one brag action (a choice, made by the caller)."""
@@ -612,7 +611,7 @@ def bump(st, log, p, room):
 # --------------------------------------------------------------------------- Pri's pawn
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def pri_move(st, log):
     """After the second player's turn Pri moves to the next open spot clockwise (R14)."""
     cur = st[S_PAWN + AUTOMA]
@@ -628,7 +627,7 @@ def pri_move(st, log):
 # --------------------------------------------------------------------------- final scoring
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def final_scoring(st, geo, log):
     """End-game scoring (R12) and the winner (R13)."""
     npl = st[S_NPLAYERS]
