@@ -1047,8 +1047,9 @@ def pack_geo(board, instruments, nplayers):
 def pack_line_masks(geo, base):
     """Fill the line masks of the instrument block at ``base`` from its link table: for each space
     the bit mask of its lines (``I_INCIDENT``), for each line the XOR of its two spaces
-    (``I_EDGE_XOR``). A space lists its lines in increasing line order, so visiting the set bits of a
-    mask from the lowest visits the lines in the link table's order."""
+    (``I_EDGE_XOR``), which the inspector route search (R8) walks. A space lists its lines in
+    increasing line order, so visiting the set bits of a mask from the lowest visits the lines in
+    the link table's order."""
     geo[base + L.I_INCIDENT : base + L.I_INCIDENT + L.MAX_SPACES] = 0
     geo[base + L.I_EDGE_XOR : base + L.I_EDGE_XOR + L.MAX_EDGES] = 0
     for x in range(int(geo[base + L.I_NSPACES])):

@@ -141,7 +141,7 @@ I_TRACK_NEED = I_TERM_AWARDS2 + MAX_SECTIONS * MAX_TERMS * MAX_AWARDS  # [N_TRAC
 I_TRACK_VP = I_TRACK_NEED + N_TRACK  # [N_TRACK] end-game points
 I_TRACK_TOKEN = I_TRACK_VP + N_TRACK  # [N_TRACK] 1 if entering gives a token
 I_ALL_SPACES = I_TRACK_TOKEN + N_TRACK  # bit mask of every space
-# Derived from the line table (instruments.pack_line_masks), for the inspector route search:
+# Derived from the line table (instruments.pack_line_masks), for the inspector route search (R8):
 I_INCIDENT = I_ALL_SPACES + 1  # [MAX_SPACES] bit mask of the lines at each space
 I_EDGE_XOR = I_INCIDENT + MAX_SPACES  # [MAX_EDGES] a ^ b of a line's two spaces (the other end)
 INST_SIZE = I_EDGE_XOR + MAX_EDGES + 1
