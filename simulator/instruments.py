@@ -1044,20 +1044,29 @@ def pack_geo(board, instruments, nplayers):
     return geo
 
 
-def pack_line_masks(geo, base):
-    """Fill the line masks of the instrument block at ``base`` from its link table: for each space
-    the bit mask of its lines (``I_INCIDENT``), for each line the XOR of its two spaces
-    (``I_EDGE_XOR``), which the inspector route search (R8) walks. A space lists its lines in
-    increasing line order, so visiting the set bits of a mask from the lowest visits the lines in
-    the link table's order."""
+def pack_derived_masks(geo, base):
+    """Fill the masks of the instrument block at ``base`` that the kernel derives from its other
+    fields, so that the searches walk bits instead of tables:
+
+    * from the link table, for the inspector route search (R8): for each space the bit mask of its
+      lines (``I_INCIDENT``), for each line the XOR of its two spaces (``I_EDGE_XOR``). A space lists
+      its lines in increasing line order, so visiting the set bits of a mask from the lowest visits
+      the lines in the link table's order;
+    * from the space numbers and colours, for the placements a seat can pay for (R6): for each cat
+      colour ``c`` and number ``k`` the spaces of colour ``c`` numbered at most ``k``
+      (``I_AFFORD + c * (MAX_NUMBER + 1) + k``)."""
     geo[base + L.I_INCIDENT : base + L.I_INCIDENT + L.MAX_SPACES] = 0
     geo[base + L.I_EDGE_XOR : base + L.I_EDGE_XOR + L.MAX_EDGES] = 0
+    geo[base + L.I_AFFORD : base + L.I_AFFORD + 3 * (L.MAX_NUMBER + 1)] = 0
     for x in range(int(geo[base + L.I_NSPACES])):
         for k in range(int(geo[base + L.I_NLINKS + x])):
             e = int(geo[base + L.I_LINKEDGE + x * L.MAX_LINKS + k])
             y = int(geo[base + L.I_LINK + x * L.MAX_LINKS + k])
             geo[base + L.I_INCIDENT + x] |= 1 << e
             geo[base + L.I_EDGE_XOR + e] = x ^ y
+        colour = int(geo[base + L.I_COLOUR + x])
+        for k in range(int(geo[base + L.I_COST + x]), L.MAX_NUMBER + 1):
+            geo[base + L.I_AFFORD + colour * (L.MAX_NUMBER + 1) + k] |= 1 << x
 
 
 def _pack_instrument(geo, base, inst):
@@ -1084,7 +1093,7 @@ def _pack_instrument(geo, base, inst):
             geo[base + L.I_LINK + x * L.MAX_LINKS + k] = y
             geo[base + L.I_LINKEDGE + x * L.MAX_LINKS + k] = e
             geo[base + L.I_NLINKS + x] = k + 1
-    pack_line_masks(geo, base)
+    pack_derived_masks(geo, base)
     for s in range(inst.nsections):
         geo[base + L.I_SEC_SPACES + s] = inst.section_mask(s)
         am = 0

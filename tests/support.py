@@ -41,7 +41,7 @@ that need those set them by hand or call the engine's own setup.
 import numpy as np
 
 from simulator import layout as L
-from simulator.instruments import pack_line_masks
+from simulator.instruments import pack_derived_masks
 from simulator.layout import (
     AUTOMA,
     BUILD_PIECES,
@@ -291,7 +291,7 @@ def pack_instrument(
             geo[b + I_LINK + a * MAX_LINKS + k] = z
             geo[b + I_LINKEDGE + a * MAX_LINKS + k] = e
             geo[b + I_NLINKS + a] = k + 1
-    pack_line_masks(geo, b)
+    pack_derived_masks(geo, b)
 
     for s, sec in enumerate(sections):
         geo[b + I_SEC_SPACES + s] = sec_masks[s]

@@ -487,3 +487,22 @@ def test_line_masks_follow_the_link_table(lib, board, trio):
                 mask &= mask - 1
             assert walked == links, (d, x)
             assert links, "every space has a line"
+
+
+@pytest.mark.parametrize("trio", [("Horns", "Violin", "Piano"), ("Drums", "Bass", "Harp")])
+def test_afford_masks_follow_numbers_and_colours(lib, board, trio):
+    """Placements are listed from per-colour masks of the spaces numbered at most k (R6): each mask
+    must hold exactly those spaces."""
+    geo = pack_geo(board, sorted((lib.get(n) for n in trio), key=lambda i: i.department), 4)
+    for d in range(L.N_DEPT):
+        base = L.G_INST + d * L.INST_SIZE
+        for c in range(3):
+            for k in range(L.MAX_NUMBER + 1):
+                want = sum(
+                    1 << x
+                    for x in range(geo[base + L.I_NSPACES])
+                    if geo[base + L.I_COLOUR + x] == c and geo[base + L.I_COST + x] <= k
+                )
+                assert int(geo[base + L.I_AFFORD + c * (L.MAX_NUMBER + 1) + k]) == want, (d, c, k)
+        top = [int(geo[base + L.I_AFFORD + c * (L.MAX_NUMBER + 1) + L.MAX_NUMBER]) for c in range(3)]
+        assert top[0] | top[1] | top[2] == int(geo[base + L.I_ALL_SPACES])

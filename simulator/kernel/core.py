@@ -4,6 +4,8 @@ Everything here is ``@kernel`` (compiled, cached) on plain arrays (see ``simulat
 offsets).
 """
 
+import os
+
 import numpy as np
 from llvmlite import ir
 from numba import carray, config, njit, types
@@ -36,9 +38,14 @@ from simulator.layout import (
     ST_TOKENS_GAINED,
 )
 
+# The cycle probe (``probe_clock``/``probe_add``, below) is compiled in only when this variable is 1
+# at import; ``benchmarks/profile_cycles.py`` sets it.
+CYCLE_PROBE = os.environ.get("SSB_CYCLE_PROBE") == "1" and not config.DISABLE_JIT
+
 # Every kernel function is compiled with these options: cached on disk, and integer division by
 # zero not checked (the kernel never divides by zero; the check costs a branch on every division).
-kernel = njit(cache=True, error_model="numpy")
+# A probed build writes its counters at an address fixed at compile time, so it is never cached.
+kernel = njit(cache=not CYCLE_PROBE, error_model="numpy")
 
 # --------------------------------------------------------------------------- bits
 
@@ -142,6 +149,95 @@ if not config.DISABLE_JIT:
             return a
 
         return impl
+
+
+# --------------------------------------------------------------------------- cycle probe
+# Where a real game spends its time, measured inside the running kernel: ``t = probe_clock()`` before
+# a part, ``probe_add(PR_..., t)`` after it adds the CPU cycles spent to the part's counter and counts
+# one call. Unless ``CYCLE_PROBE`` is on both compile to nothing.
+
+PROBE_PARTS = (
+    "whole turn",
+    "listing candidates",
+    "choice",
+    "choice: construct estimates",
+    "choice: inspector entry worths",
+    "choice: inspector route searches",
+    "move and pickup brags",
+    "die and recruit",
+    "construct",
+    "construct: placement choices",
+    "construct: paying cats",
+    "refresh",
+    "inspect",
+    "brag",
+    "tick-up and break room",
+    "end of turn",
+)
+(
+    PR_TURN,
+    PR_LIST,
+    PR_CHOICE,
+    PR_ESTIMATE,
+    PR_ENTER,
+    PR_SEARCH,
+    PR_MOVE,
+    PR_DIE,
+    PR_CONSTRUCT,
+    PR_PLACEMENT,
+    PR_PAY,
+    PR_REFRESH,
+    PR_INSPECT,
+    PR_BRAG,
+    PR_TICK,
+    PR_END,
+) = range(len(PROBE_PARTS))
+# Cycles of part k in PROBE_COUNTERS[k], its calls in PROBE_COUNTERS[N_PROBE + k].
+N_PROBE = len(PROBE_PARTS)
+PROBE_COUNTERS = np.zeros(2 * N_PROBE, dtype=np.int64)
+
+if CYCLE_PROBE:
+
+    @intrinsic
+    def probe_clock(typingctx):
+        """The CPU's cycle counter."""
+
+        def codegen(context, builder, sig, args):
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []), "llvm.readcyclecounter")
+            return builder.call(fn, [])
+
+        return types.int64(), codegen
+
+    @intrinsic
+    def _counter_add(typingctx, slot, value):
+        address = PROBE_COUNTERS.ctypes.data
+
+        def codegen(context, builder, sig, args):
+            i64 = ir.IntType(64)
+            at = builder.add(ir.Constant(i64, address), builder.mul(args[0], ir.Constant(i64, 8)))
+            ptr = builder.inttoptr(at, i64.as_pointer())
+            builder.store(builder.add(builder.load(ptr), args[1]), ptr)
+            return context.get_dummy_value()
+
+        return types.void(types.int64, types.int64), codegen
+
+    @kernel
+    def probe_add(part, start):
+        """Add the cycles since ``start`` and one call to ``part``'s counters."""
+        _counter_add(part, probe_clock() - start)
+        _counter_add(N_PROBE + part, 1)
+
+else:
+
+    @kernel
+    def probe_clock():
+        """0: the probe is off."""
+        return 0
+
+    @kernel
+    def probe_add(part, start):
+        """Nothing: the probe is off."""
+        return
 
 
 # --------------------------------------------------------------------------- random numbers

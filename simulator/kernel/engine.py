@@ -7,11 +7,29 @@ whole games lives here (``play_game`` / ``play_batch``), so the soak, the CLI an
 import numpy as np
 
 from simulator.kernel.core import (
+    PR_BRAG,
+    PR_CHOICE,
+    PR_CONSTRUCT,
+    PR_DIE,
+    PR_END,
+    PR_ENTER,
+    PR_ESTIMATE,
+    PR_INSPECT,
+    PR_LIST,
+    PR_MOVE,
+    PR_PAY,
+    PR_PLACEMENT,
+    PR_REFRESH,
+    PR_SEARCH,
+    PR_TICK,
+    PR_TURN,
     brag_step,
     emit,
     kernel,
     rng_below,
     rng_next,
+    probe_add,
+    probe_clock,
     rng_unit,
     stack_empty,
     stack_full,
@@ -334,7 +352,9 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         action = st[S_SLICE_ACTION + d * N_SLICES + c_slice[i]]
         if action == CONSTRUCT:
             if np.isnan(plan[d * 5 + 1]):
+                t0 = probe_clock()
                 construct_estimate(st, geo, sp, p, d, plan[d * 5 : d * 5 + 5])
+                probe_add(PR_ESTIMATE, t0)
             av = plan[d * 5 + pips]
         elif action == REFRESH:
             if np.isnan(refr[pips]):
@@ -358,12 +378,16 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         if np.isnan(insp[d * 5 + pips]):
             evd = ev[d * MAX_SPACES : (d + 1) * MAX_SPACES]
             if np.isnan(top_enter[d]):
+                t0 = probe_clock()
                 top_enter[d] = enter_values(st, geo, sp, p, d, evd)
+                probe_add(PR_ENTER, t0)
             if prune and vals[2 * i] + pips * top_enter[d] <= best:
                 vals[2 * i] = -1e18
                 continue
             cheese = st[S_TOKENS + p * 3 + CHEESE]
+            t0 = probe_clock()
             v, _ = search_routes(st, geo, sp, d, pips, cheese, path, jumps, nrng, evd, top_enter[d])
+            probe_add(PR_SEARCH, t0)
             insp[d * 5 + pips] = v
         vals[2 * i] += insp[d * 5 + pips]
         if vals[2 * i] > best:
@@ -439,7 +463,9 @@ def run_construct_pip(st, geo, strat, rng, log, p, d, hint):
     was placed. ``hint`` holds the section worths of ``section_hints``."""
     sp = strat[p]
     ctx = stack_empty(CTX_SIZE, np.float64)
+    t0 = probe_clock()
     s, outer, nl = choose_placement(st, geo, sp, rng, p, d, ctx, hint)
+    probe_add(PR_PLACEMENT, t0)
     if s < 0:
         return False
     base = inst_base(d)
@@ -449,7 +475,9 @@ def run_construct_pip(st, geo, strat, rng, log, p, d, hint):
         spend_token(st, p, LADDER, nl)
         if log.shape[0] > 1:
             emit(log, st, EV_BOOST, p, LADDER, nl, 0, 0)
+    t1 = probe_clock()
     pay(st, geo, strat, rng, log, p, colour, cost)
+    probe_add(PR_PAY, t1)
     record_placement(st, log, p, d, s, outer, cost, nl)
     place_piece(st, geo, log, p, d, s, outer)
     return True
@@ -549,10 +577,15 @@ def play_turn(st, geo, strat, rng, log):
     c_die = stack_empty(MAX_CAND, np.int64)
     c_slice = stack_empty(MAX_CAND, np.int64)
     p = st[S_CUR]
+    t0 = probe_clock()
     n = turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice)
+    probe_add(PR_LIST, t0)
     if n > 0:
+        t1 = probe_clock()
         i, brag_instead = choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
+        probe_add(PR_CHOICE, t1)
         execute_turn(st, geo, strat, rng, log, p, c_spot[i], c_die[i], c_slice[i], brag_instead)
+    probe_add(PR_TURN, t0)
 
 
 @kernel
@@ -574,8 +607,11 @@ def execute_turn(st, geo, strat, rng, log, p, spot, die, slice_idx, brag_instead
     brag; every later choice of the turn is asked of the policies."""
     d = spot // 3
     # 1. Pawn, with any break-room pickup and its two brags (R1, R2).
+    t0 = probe_clock()
     move_with_pickup(st, geo, strat, rng, log, p, spot)
+    probe_add(PR_MOVE, t0)
     # 2. Die and reward (R3).
+    t0 = probe_clock()
     s = select_die(st, log, p, d, die, slice_idx)
     owner = die_owner(die)
     if owner == AUTOMA:
@@ -591,18 +627,25 @@ def execute_turn(st, geo, strat, rng, log, p, spot, die, slice_idx, brag_instead
     pips = FACE_PIPS[st[S_DIE_FACE + die]]
     action = st[S_SLICE_ACTION + d * N_SLICES + s]
     st[S_DECISIONS] += 1
+    probe_add(PR_DIE, t0)
+    t0 = probe_clock()
     if brag_instead:
         stat_add(st, p, ST_ACTION_BRAGS, 1)
         if log.shape[0] > 1:
             emit(log, st, EV_ACTION_BRAG, p, d, 0, 0, 0)
         brag_step(st, geo, log, p, d, BRAG_ACTION)
+        probe_add(PR_BRAG, t0)
     elif action == CONSTRUCT:
         do_construct(st, geo, strat, rng, log, p, d, pips)
+        probe_add(PR_CONSTRUCT, t0)
     elif action == REFRESH:
         do_refresh(st, strat, rng, log, p, pips)
+        probe_add(PR_REFRESH, t0)
     else:
         do_inspect(st, geo, strat, rng, log, p, d, pips)
+        probe_add(PR_INSPECT, t0)
     # 4. Move the die and tick it up (R5).
+    t0 = probe_clock()
     if tick_up(st, log, die, d) > 0:
         room, do_bump = choose_room(st, strat[p], rng, p, d)
         if do_bump:
@@ -611,7 +654,10 @@ def execute_turn(st, geo, strat, rng, log, p, spot, die, slice_idx, brag_instead
         die_to_room(st, log, die, room)
     elif owner == AUTOMA and st[S_DIE_FACE + die] == EXPERT_START and pips == 4:
         pri_climb(st, geo, log, d)
+    probe_add(PR_TICK, t0)
+    t0 = probe_clock()
     end_turn(st, geo, log)
+    probe_add(PR_END, t0)
 
 
 @kernel

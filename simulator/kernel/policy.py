@@ -19,6 +19,8 @@ from simulator.layout import (
     AUTOMA,
     I_COLOUR,
     I_COST,
+    I_AFFORD,
+    I_ALL_SPACES,
     I_EDGE_XOR,
     I_INCIDENT,
     I_NSECTIONS,
@@ -33,6 +35,7 @@ from simulator.layout import (
     KIND_RANDOM,
     LADDER,
     MAX_AWARDS,
+    MAX_NUMBER,
     MAX_SECTIONS,
     MAX_SPACES,
     MAX_TERMS,
@@ -89,7 +92,7 @@ W_INSPECT = P_WEIGHTS + 15
 W_FINISH = P_WEIGHTS + 16
 
 # Scratch sizes (compile-time constants for ``stack_empty``).
-OPT_SIZE = 2 * MAX_SPACES  # a build and an upgrade per space
+OCC_SIZE = 16  # occupancy masks: inner pieces by owner in 0-7, outer in 8-15
 HINT_SIZE = 2 * MAX_SECTIONS  # section worths, then section sizes
 ROUTE_DEPTH = 8  # an inspector route: the start, up to 4 scored steps and 2 cheese jumps
 # A search branch is cut only when its bound falls short of the best worth by more than this, so that
@@ -321,22 +324,28 @@ CTX_SIZE = CTX_PIECE + 4
 
 
 @kernel
-def placement_context(st, geo, sp, p, d, hint, ctx):
+def occupancy(st, geo, d, occ):
+    """The spaces of instrument ``d`` each owner holds, as bit masks: ``occ[o]`` inner pieces of owner
+    ``o``, ``occ[8 + o]`` outer ones (``OCC_SIZE`` slots). The loop has no branch: an empty cell (-1)
+    lands in the unused slot 7 or 15."""
+    for k in range(OCC_SIZE):
+        occ[k] = 0
+    for t in range(geo[inst_base(d) + I_NSPACES]):
+        bit = np.int64(1) << t
+        occ[st[S_INNER + d * MAX_SPACES + t] & 7] |= bit
+        occ[8 + (st[S_OUTER + d * MAX_SPACES + t] & 7)] |= bit
+
+
+@kernel
+def placement_context(st, geo, sp, p, d, hint, occ, ctx):
     """What every placement of one pip shares, so that each placement's worth is a few additions.
 
     Per section: the majority worth of one more piece of ``p`` (from ``p``'s pieces against the best
     other owner's, each inner and outer piece counted), the extra worth of completing it, and its
     empty spaces; then the brag-award worth of one more piece and the free quilt spaces. ``hint``
-    holds the section worths of ``section_hints``."""
+    holds the section worths of ``section_hints``, ``occ`` the masks of ``occupancy``."""
     base = inst_base(d)
     nsec = geo[base + I_NSECTIONS]
-    # Spaces held by each owner as bit masks, inner pieces in slots 0-7, outer in 8-15. The loop has
-    # no branch: an empty cell (-1) lands in the unused slot 7 or 15.
-    occ = stack_full(16, 0, np.int64)
-    for t in range(geo[base + I_NSPACES]):
-        bit = np.int64(1) << t
-        occ[st[S_INNER + d * MAX_SPACES + t] & 7] |= bit
-        occ[8 + (st[S_OUTER + d * MAX_SPACES + t] & 7)] |= bit
     filled = occ[0] | occ[1] | occ[2] | occ[3] | occ[4]
     for s in range(nsec):
         sm = geo[base + I_SEC_SPACES + s]
@@ -411,77 +420,89 @@ def placement_value(st, geo, sp, p, d, space, outer, ladders_used, ctx):
 
 
 @kernel
-def placement_options(st, geo, p, d, nl):
-    """For every build (``nl[2s]``) and upgrade (``nl[2s + 1]``) ``p`` could make on instrument ``d``:
-    the ladders it needs, or -1 when it is illegal or ``p`` cannot pay for it (R6). A ladder lets an
-    upgrade go onto another owner's piece; each further ladder turns one other cat into the colour
-    needed. Returns the number of options."""
+def placement_masks(st, geo, p, d, occ):
+    """The builds and the upgrades ``p`` could make on instrument ``d`` and pay for (R6), as two
+    space masks (``occ`` from ``occupancy``). A ladder lets an upgrade go onto another owner's
+    piece; each further ladder turns one cat of another colour into the colour needed, so a space
+    is affordable when its number is at most the cats of its colour plus the ladders that can be
+    turned into that colour (``placement_ladders`` gives how many a placement uses)."""
     base = inst_base(d)
-    ns = geo[base + I_NSPACES]
     ladders = st[S_TOKENS + p * 3 + LADDER]
     total = st[S_READY + p * 3] + st[S_READY + p * 3 + 1] + st[S_READY + p * 3 + 2]
+    filled = occ[0] | occ[1] | occ[2] | occ[3] | occ[4]
+    capped = occ[8] | occ[9] | occ[10] | occ[11] | occ[12]
+    empty = geo[base + I_ALL_SPACES] & ~filled
+    mine = occ[p] & ~capped
+    others = filled & ~occ[p] & ~capped
+    builds = 0
+    upgrades = 0
     can_build = st[S_BUILD_LEFT + p] > 0
     can_upgrade = st[S_UPG_LEFT + p] > 0
-    n = 0
-    for s in range(ns):
-        inner = st[S_INNER + d * MAX_SPACES + s]
-        colour = geo[base + I_COLOUR + s]
-        cost = geo[base + I_COST + s]
-        have = st[S_READY + p * 3 + colour]
-        nb = -1
-        nu = -1
-        if inner < 0:
-            if can_build:
-                short = cost - have if cost > have else 0
-                if short <= ladders and short <= total - have:
-                    nb = short
-        elif can_upgrade and st[S_OUTER + d * MAX_SPACES + s] < 0:
-            extra = 0 if inner == p else 1
-            c = cost - 1
-            short = c - have if c > have else 0
-            if extra + short <= ladders and short <= total - have:
-                nu = extra + short
-        nl[2 * s] = nb
-        nl[2 * s + 1] = nu
-        if nb >= 0:
-            n += 1
-        if nu >= 0:
-            n += 1
-    return n
+    for c in range(3):
+        have = st[S_READY + p * 3 + c]
+        turn = min(ladders, total - have)
+        afford = base + I_AFFORD + c * (MAX_NUMBER + 1)
+        if can_build:
+            builds |= empty & geo[afford + min(have + turn, MAX_NUMBER)]
+        if can_upgrade:
+            # An upgrade costs one cat less than the space's number.
+            upgrades |= mine & geo[afford + min(have + 1 + turn, MAX_NUMBER)]
+            if ladders > 0:
+                turn1 = min(ladders - 1, total - have)
+                upgrades |= others & geo[afford + min(have + 1 + turn1, MAX_NUMBER)]
+    return builds, upgrades
+
+
+@kernel
+def placement_ladders(st, geo, p, d, space, outer):
+    """Ladders ``p`` spends on a build (``outer`` 0) or upgrade (1) that ``placement_masks`` allows:
+    one to go onto another owner's piece, one per cat of the space's colour short (R6)."""
+    base = inst_base(d)
+    have = st[S_READY + p * 3 + geo[base + I_COLOUR + space]]
+    cost = geo[base + I_COST + space] - outer
+    short = cost - have if cost > have else 0
+    if outer != 0 and st[S_INNER + d * MAX_SPACES + space] != p:
+        short += 1
+    return short
 
 
 @kernel
 def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
     """One pip of a construct: returns (space, outer, ladders) or space -1 to forfeit the pip."""
-    nl = stack_empty(OPT_SIZE, np.int64)
-    nopt = placement_options(st, geo, p, d, nl)
-    ns = geo[inst_base(d) + I_NSPACES]
+    occ = stack_empty(OCC_SIZE, np.int64)
+    occupancy(st, geo, d, occ)
+    builds, upgrades = placement_masks(st, geo, p, d, occ)
+    both = builds | upgrades
     if is_random(sp):
-        # Uniform over the legal placements and the forfeit.
-        pick = rng_below(rng, nopt + 1)
-        if pick == nopt:
-            return -1, 0, 0
-        for i in range(2 * ns):
-            if nl[i] >= 0:
-                if pick == 0:
-                    return i // 2, i % 2, nl[i]
-                pick -= 1
+        # Uniform over the legal placements and the forfeit, in space order, a build before an upgrade.
+        pick = rng_below(rng, popcount(builds) + popcount(upgrades) + 1)
+        while both:
+            s = lowest_bit(both)
+            both &= both - 1
+            outer = 0 if (builds >> s) & 1 else 1
+            if pick == 0:
+                return s, outer, placement_ladders(st, geo, p, d, s, outer)
+            pick -= 1
         return -1, 0, 0
-    if nopt == 0:
+    if both == 0:
         return -1, 0, 0
-    placement_context(st, geo, sp, p, d, hint, ctx)
+    placement_context(st, geo, sp, p, d, hint, occ, ctx)
     best = 0.0
-    bi = -1
-    for i in range(2 * ns):
-        if nl[i] < 0:
-            continue
-        v = placement_value(st, geo, sp, p, d, i // 2, i % 2, nl[i], ctx)
+    bs = -1
+    bo = 0
+    bl = 0
+    while both:
+        s = lowest_bit(both)
+        both &= both - 1
+        outer = 0 if (builds >> s) & 1 else 1
+        nl = placement_ladders(st, geo, p, d, s, outer)
+        v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx)
         if v > best:
             best = v
-            bi = i
-    if bi < 0:
-        return -1, 0, 0
-    return bi // 2, bi % 2, nl[bi]
+            bs = s
+            bo = outer
+            bl = nl
+    return bs, bo, bl
 
 
 @kernel
@@ -490,38 +511,40 @@ def construct_estimate(st, geo, sp, p, d, values):
     look at the board: the best placements in order of worth, each taken while the cats, ladders and
     pieces left can pay for it. The construct itself re-decides pip by pip on the real state."""
     base = inst_base(d)
-    ns = geo[base + I_NSPACES]
-    opts = stack_empty(OPT_SIZE, np.int64)
-    if placement_options(st, geo, p, d, opts) == 0:
+    occ = stack_empty(OCC_SIZE, np.int64)
+    occupancy(st, geo, d, occ)
+    builds, upgrades = placement_masks(st, geo, p, d, occ)
+    both = builds | upgrades
+    if both == 0:
         for k in range(5):
             values[k] = 0.0
         return
     ctx = stack_empty(CTX_SIZE, np.float64)
     hint = stack_empty(HINT_SIZE, np.float64)
     section_hints(st, geo, d, hint)
-    placement_context(st, geo, sp, p, d, hint, ctx)
+    placement_context(st, geo, sp, p, d, hint, occ, ctx)
     ladders = st[S_TOKENS + p * 3 + LADDER]
     # The best placements (value, space, outer), kept sorted.
     topv = stack_full(8, -1e18, np.float64)
     tops = stack_full(8, -1, np.int64)
     topo = stack_full(8, 0, np.int64)
-    for s in range(ns):
-        for outer in range(2):
-            nl = opts[2 * s + outer]
-            if nl < 0:
-                continue
-            v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx)
-            if v <= topv[7]:
-                continue
-            k = 7
-            while k > 0 and topv[k - 1] < v:
-                topv[k] = topv[k - 1]
-                tops[k] = tops[k - 1]
-                topo[k] = topo[k - 1]
-                k -= 1
-            topv[k] = v
-            tops[k] = s
-            topo[k] = outer
+    while both:
+        s = lowest_bit(both)
+        both &= both - 1
+        outer = 0 if (builds >> s) & 1 else 1
+        nl = placement_ladders(st, geo, p, d, s, outer)
+        v = placement_value(st, geo, sp, p, d, s, outer, nl, ctx)
+        if v <= topv[7]:
+            continue
+        k = 7
+        while k > 0 and topv[k - 1] < v:
+            topv[k] = topv[k - 1]
+            tops[k] = tops[k - 1]
+            topo[k] = topo[k - 1]
+            k -= 1
+        topv[k] = v
+        tops[k] = s
+        topo[k] = outer
     ready = stack_empty(3, np.int64)
     for c in range(3):
         ready[c] = st[S_READY + p * 3 + c]
