@@ -27,6 +27,8 @@ DEPTH = {
     "choice: construct estimates": 2,
     "choice: inspector entry worths": 2,
     "choice: inspector route searches": 2,
+    "choice: brag and pickup worths": 2,
+    "choice: refresh worths": 2,
     "construct: placement choices": 2,
     "construct: paying cats": 2,
 }

@@ -1044,20 +1044,24 @@ def pack_geo(board, instruments, nplayers):
     return geo
 
 
-def pack_derived_masks(geo, base):
-    """Fill the masks of the instrument block at ``base`` that the kernel derives from its other
-    fields, so that the searches walk bits instead of tables:
+def pack_derived(geo, base):
+    """Fill the fields of the instrument block at ``base`` that follow from its other fields, so that
+    the kernel reads them instead of working them out on every call. Call it once the block is
+    otherwise complete.
 
-    * from the link table, for the inspector route search (R8): for each space the bit mask of its
+    * From the link table, for the inspector route search (R8): for each space the bit mask of its
       lines (``I_INCIDENT``), for each line the XOR of its two spaces (``I_EDGE_XOR``). A space lists
       its lines in increasing line order, so visiting the set bits of a mask from the lowest visits
-      the lines in the link table's order;
-    * from the space numbers and colours, for the placements a seat can pay for (R6): for each cat
+      the lines in the link table's order.
+    * From the space numbers and colours, for the placements a seat can pay for (R6): for each cat
       colour ``c`` and number ``k`` the spaces of colour ``c`` numbered at most ``k``
-      (``I_AFFORD + c * (MAX_NUMBER + 1) + k``)."""
+      (``I_AFFORD + c * (MAX_NUMBER + 1) + k``).
+    * From the scoring terms, for the greedy placement worth: each section's rough objective worth
+      per space (``I_SEC_WORTH``, float64 bits), see ``section_worth``."""
     geo[base + L.I_INCIDENT : base + L.I_INCIDENT + L.MAX_SPACES] = 0
     geo[base + L.I_EDGE_XOR : base + L.I_EDGE_XOR + L.MAX_EDGES] = 0
     geo[base + L.I_AFFORD : base + L.I_AFFORD + 3 * (L.MAX_NUMBER + 1)] = 0
+    geo[base + L.I_SEC_WORTH : base + L.I_SEC_WORTH + L.MAX_SECTIONS] = 0
     for x in range(int(geo[base + L.I_NSPACES])):
         for k in range(int(geo[base + L.I_NLINKS + x])):
             e = int(geo[base + L.I_LINKEDGE + x * L.MAX_LINKS + k])
@@ -1067,6 +1071,35 @@ def pack_derived_masks(geo, base):
         colour = int(geo[base + L.I_COLOUR + x])
         for k in range(int(geo[base + L.I_COST + x]), L.MAX_NUMBER + 1):
             geo[base + L.I_AFFORD + colour * (L.MAX_NUMBER + 1) + k] |= 1 << x
+    for s in range(int(geo[base + L.I_NSECTIONS])):
+        worth = np.array(section_worth(geo, base, s), dtype=np.float64)
+        geo[base + L.I_SEC_WORTH + s] = worth.view(np.int64)
+
+
+def section_worth(geo, base, s):
+    """A rough worth per space of section ``s``'s objective, for the greedy placement worth: the
+    first rank award, half the per-piece points of a full section, one point per space for the
+    completer and majority-takes-all terms, and the adjacency and longest-group points weighted
+    1, 2 and 3."""
+    size = bin(int(geo[base + L.I_SEC_SPACES + s])).count("1")
+    h = 0.0
+    for j in range(L.MAX_TERMS):
+        t = s * L.MAX_TERMS + j
+        code = int(geo[base + L.I_TERM_CODE + t])
+        p1 = int(geo[base + L.I_TERM_P + t * 4])
+        if code in (L.T_RANK, L.T_RANK_ORDER):
+            h += int(geo[base + L.I_TERM_AWARDS + t * L.MAX_AWARDS])
+        elif code == L.T_PER_PIECE:
+            h += p1 * size * 0.5
+        elif code in (L.T_COMPLETER, L.T_MAJORITY_ALL):
+            h += size
+        elif code == L.T_ADJ_PRESENCE:
+            h += p1
+        elif code == L.T_ADJ_PER_PIECE:
+            h += 2.0 * p1
+        elif code == L.T_LONGEST_GROUP:
+            h += 3.0 * p1
+    return h / max(size, 1)
 
 
 def _pack_instrument(geo, base, inst):
@@ -1093,7 +1126,6 @@ def _pack_instrument(geo, base, inst):
             geo[base + L.I_LINK + x * L.MAX_LINKS + k] = y
             geo[base + L.I_LINKEDGE + x * L.MAX_LINKS + k] = e
             geo[base + L.I_NLINKS + x] = k + 1
-    pack_derived_masks(geo, base)
     for s in range(inst.nsections):
         geo[base + L.I_SEC_SPACES + s] = inst.section_mask(s)
         am = 0
@@ -1118,6 +1150,7 @@ def _pack_instrument(geo, base, inst):
         geo[base + L.I_TRACK_VP + k] = inst.track_vp[k]
         geo[base + L.I_TRACK_TOKEN + k] = 1 if inst.track_token[k] else 0
     geo[base + L.I_ALL_SPACES] = inst.all_spaces_mask
+    pack_derived(geo, base)
 
 
 def _bits(mask):

@@ -141,14 +141,17 @@ I_TRACK_NEED = I_TERM_AWARDS2 + MAX_SECTIONS * MAX_TERMS * MAX_AWARDS  # [N_TRAC
 I_TRACK_VP = I_TRACK_NEED + N_TRACK  # [N_TRACK] end-game points
 I_TRACK_TOKEN = I_TRACK_VP + N_TRACK  # [N_TRACK] 1 if entering gives a token
 I_ALL_SPACES = I_TRACK_TOKEN + N_TRACK  # bit mask of every space
-# Derived masks (instruments.pack_derived_masks). From the line table, for the inspector route
-# search (R8):
+# Derived fields (instruments.pack_derived). From the line table, for the inspector route search
+# (R8):
 I_INCIDENT = I_ALL_SPACES + 1  # [MAX_SPACES] bit mask of the lines at each space
 I_EDGE_XOR = I_INCIDENT + MAX_SPACES  # [MAX_EDGES] a ^ b of a line's two spaces (the other end)
 # From the space numbers and colours, for the placements a seat can pay for (R6):
 MAX_NUMBER = 3  # space numbers are 1..MAX_NUMBER
 I_AFFORD = I_EDGE_XOR + MAX_EDGES  # [3 * (MAX_NUMBER + 1)] spaces of colour c numbered <= k, at c * 4 + k
-INST_SIZE = I_AFFORD + 3 * (MAX_NUMBER + 1) + 1
+# From the scoring terms, for the greedy placement worth: a rough worth per space of each section's
+# objective, as float64 bits (read with core.float_bits).
+I_SEC_WORTH = I_AFFORD + 3 * (MAX_NUMBER + 1)  # [MAX_SECTIONS]
+INST_SIZE = I_SEC_WORTH + MAX_SECTIONS + 1
 GEO_SIZE = G_INST + N_DEPT * INST_SIZE
 
 # --------------------------------------------------------------------------- state (int32) layout

@@ -41,7 +41,7 @@ that need those set them by hand or call the engine's own setup.
 import numpy as np
 
 from simulator import layout as L
-from simulator.instruments import pack_derived_masks
+from simulator.instruments import pack_derived
 from simulator.layout import (
     AUTOMA,
     BUILD_PIECES,
@@ -291,8 +291,6 @@ def pack_instrument(
             geo[b + I_LINK + a * MAX_LINKS + k] = z
             geo[b + I_LINKEDGE + a * MAX_LINKS + k] = e
             geo[b + I_NLINKS + a] = k + 1
-    pack_derived_masks(geo, b)
-
     for s, sec in enumerate(sections):
         geo[b + I_SEC_SPACES + s] = sec_masks[s]
         geo[b + I_SEC_ADJ + s] = sum(1 << a for a in sec.get("adjacent", ()))
@@ -316,6 +314,7 @@ def pack_instrument(
         geo[b + I_TRACK_NEED + i] = track_need[i]
         geo[b + I_TRACK_VP + i] = track_vp[i]
         geo[b + I_TRACK_TOKEN + i] = 1 if i in token_spaces else 0
+    pack_derived(geo, b)
     return geo
 
 

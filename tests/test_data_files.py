@@ -506,3 +506,26 @@ def test_afford_masks_follow_numbers_and_colours(lib, board, trio):
                 assert int(geo[base + L.I_AFFORD + c * (L.MAX_NUMBER + 1) + k]) == want, (d, c, k)
         top = [int(geo[base + L.I_AFFORD + c * (L.MAX_NUMBER + 1) + L.MAX_NUMBER]) for c in range(3)]
         assert top[0] | top[1] | top[2] == int(geo[base + L.I_ALL_SPACES])
+
+
+def test_section_worths_are_packed_as_float_bits():
+    """The greedy placement worth reads each section's rough objective worth per space from geo,
+    stored as float64 bits: first rank award, half the per-piece points of a full section, one
+    point per space for a completer term, adjacency points weighted 1, divided by the size."""
+    from support import make_geo
+
+    from simulator.kernel.core import float_bits
+
+    geo = make_geo(
+        spaces=[(1, "orange", [0]), (2, "gray", [0]), (1, "gray", [1]), (3, "black", [1]), (1, "orange", [1]), (2, "gray", [2])],
+        lines=[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)],
+        sections=[
+            dict(terms=[("rank", None, [5, 2])]),  # 5 / 2 spaces
+            dict(terms=[("per_piece", None, [], [], (2,)), ("completer", None, [], [], (1, 1, 0, 0))]),  # (2*3*0.5 + 3) / 3
+            dict(terms=[("adjacent_presence", None, [], [], (3,))], adjacent=[1]),  # 3 / 1
+        ],
+        dept=1,
+    )
+    base = L.G_INST + 1 * L.INST_SIZE
+    worths = [float_bits(geo[base + L.I_SEC_WORTH + s]) for s in range(3)]
+    assert worths == [2.5, 2.0, 3.0]

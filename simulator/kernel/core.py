@@ -50,9 +50,10 @@ kernel = njit(cache=not CYCLE_PROBE, error_model="numpy")
 # --------------------------------------------------------------------------- bits
 
 
-def compiled_as(emit):
+def compiled_as(emit, returns=None):
     """Decorator: in compiled code the integer function becomes the one LLVM instruction that
-    ``emit(builder, value)`` writes; interpreted (``NUMBA_DISABLE_JIT=1``) it stays plain Python."""
+    ``emit(builder, value)`` writes; interpreted (``NUMBA_DISABLE_JIT=1``) it stays plain Python.
+    The result has the argument's type unless ``returns`` (a numba type) says otherwise."""
 
     def wrap(python_fn):
         if config.DISABLE_JIT:
@@ -60,13 +61,13 @@ def compiled_as(emit):
 
         @intrinsic
         def instruction(typingctx, x):
-            if not isinstance(x, types.Integer):
+            if not isinstance(x, types.Integer) or (returns is not None and x.bitwidth != 64):
                 return None
 
             def codegen(context, builder, sig, args):
                 return emit(builder, args[0])
 
-            return x(x), codegen
+            return (returns or x)(x), codegen
 
         @overload(python_fn, inline="always")
         def _compiled(x):
@@ -90,6 +91,12 @@ def popcount(x):
 def lowest_bit(x):
     """Index of the lowest set bit of a positive integer (compiled: the CPU's tzcnt instruction)."""
     return (int(x) & -int(x)).bit_length() - 1
+
+
+@compiled_as(lambda builder, x: builder.bitcast(x, ir.DoubleType()), returns=types.float64)
+def float_bits(x):
+    """The float64 whose bits are the int64 ``x``: how ``geo`` (an int64 array) holds a float."""
+    return float(np.array(x, dtype=np.int64).view(np.float64))
 
 
 # --------------------------------------------------------------------------- scratch arrays
@@ -163,6 +170,8 @@ PROBE_PARTS = (
     "choice: construct estimates",
     "choice: inspector entry worths",
     "choice: inspector route searches",
+    "choice: brag and pickup worths",
+    "choice: refresh worths",
     "move and pickup brags",
     "die and recruit",
     "construct",
@@ -181,6 +190,8 @@ PROBE_PARTS = (
     PR_ESTIMATE,
     PR_ENTER,
     PR_SEARCH,
+    PR_BRAGWORTH,
+    PR_REFRWORTH,
     PR_MOVE,
     PR_DIE,
     PR_CONSTRUCT,

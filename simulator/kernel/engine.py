@@ -8,6 +8,8 @@ import numpy as np
 
 from simulator.kernel.core import (
     PR_BRAG,
+    PR_BRAGWORTH,
+    PR_REFRWORTH,
     PR_CHOICE,
     PR_CONSTRUCT,
     PR_DIE,
@@ -56,8 +58,6 @@ from simulator.kernel.policy import (
     search_inspect,
     search_routes,
     CTX_SIZE,
-    HINT_SIZE,
-    section_hints,
 )
 from simulator.kernel.rules import (
     bump,
@@ -87,7 +87,6 @@ from simulator.kernel.rules import (
     spot_occupied,
     spot_open_for_count,
     tick_up,
-    wheel_count,
 )
 from simulator.layout import (
     AUTOMA,
@@ -114,11 +113,11 @@ from simulator.layout import (
     I_COLOUR,
     I_COST,
     LADDER,
-    MAX_SECTIONS,
     MAX_SPACES,
     MILK,
     N_DEPT,
     N_SLICES,
+    N_OWNERS,
     N_SPOTS,
     NOVICE_START,
     NOVICE_TOP,
@@ -206,39 +205,48 @@ def supply_die(st, p, face):
 
 @kernel
 def enumerate_turns(st, p, c_spot, c_die, c_slice):
-    """Every (spot, die, slice) a seat may choose this turn (R1, R3). A die picked up on the way
-    (R2) is already in the supply when the die is selected, on 2*."""
+    """Every (spot, die, slice) a seat may choose this turn (R1, R3), spot by spot: the dice on the
+    department's wheel, then (if the wheel has room) a novice and an expert die from the supply on
+    each empty slice. A die picked up on the way (R2) is already in the supply when the die is
+    selected, on 2*."""
     npl = st[S_NPLAYERS]
     cur = st[S_PAWN + p]
+    taken = 0  # spots with a pawn on them (Pri's included)
+    for o in range(N_OWNERS):
+        if st[S_PAWN + o] >= 0:
+            taken |= 1 << st[S_PAWN + o]
+    nov = supply_die(st, p, NOVICE_START)
+    exp_supply = supply_die(st, p, EXPERT_START)
     n = 0
-    for spot in range(N_SPOTS):
-        if spot == cur or not spot_open_for_count(spot, npl) or spot_occupied(st, spot):
-            continue
-        d = spot // 3
+    for d in range(N_DEPT):
+        wheel = 0
         for s in range(N_SLICES):
-            die = st[S_SLICE_DIE + d * N_SLICES + s]
-            if die >= 0:
-                c_spot[n] = spot
-                c_die[n] = die
-                c_slice[n] = s
-                n += 1
-        if wheel_count(st, d) < 3:
-            room = room_between(cur // 3, d) if cur >= 0 else -1
-            picked = own_die_in_room(st, p, room)
-            nov = supply_die(st, p, NOVICE_START)
-            exp = supply_die(st, p, EXPERT_START)
-            if exp < 0:
-                exp = picked
-            for k in range(2):
-                die = nov if k == 0 else exp
-                if die < 0:
-                    continue
-                for s in range(N_SLICES):
-                    if st[S_SLICE_DIE + d * N_SLICES + s] < 0:
-                        c_spot[n] = spot
-                        c_die[n] = die
-                        c_slice[n] = s
-                        n += 1
+            if st[S_SLICE_DIE + d * N_SLICES + s] >= 0:
+                wheel += 1
+        exp = exp_supply
+        if exp < 0:
+            exp = own_die_in_room(st, p, room_between(cur // 3, d) if cur >= 0 else -1)
+        for spot in range(3 * d, 3 * d + 3):
+            if spot == cur or not spot_open_for_count(spot, npl) or (taken >> spot) & 1:
+                continue
+            for s in range(N_SLICES):
+                die = st[S_SLICE_DIE + d * N_SLICES + s]
+                if die >= 0:
+                    c_spot[n] = spot
+                    c_die[n] = die
+                    c_slice[n] = s
+                    n += 1
+            if wheel < 3:
+                for k in range(2):
+                    die = nov if k == 0 else exp
+                    if die < 0:
+                        continue
+                    for s in range(N_SLICES):
+                        if st[S_SLICE_DIE + d * N_SLICES + s] < 0:
+                            c_spot[n] = spot
+                            c_die[n] = die
+                            c_slice[n] = s
+                            n += 1
     return n
 
 
@@ -311,6 +319,7 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
     cannot beat the best other candidate is not searched and gets -inf."""
     # Worths computed once and shared by the candidates: construct and inspect per department and
     # pips, refresh per pips.
+    t0 = probe_clock()
     plan = stack_full(PLAN_SIZE, np.nan, np.float64)
     insp = stack_full(PLAN_SIZE, np.nan, np.float64)
     refr = stack_full(5, np.nan, np.float64)
@@ -333,6 +342,7 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         room = room_between(cur // 3, d) if cur >= 0 else -1
         pick[d] = own_die_in_room(st, p, room) >= 0
     pick_worth = sp[W_EXPERT] + 2.0 * best_brag
+    probe_add(PR_BRAGWORTH, t0)
     for i in range(n):
         spot = c_spot[i]
         d = spot // 3
@@ -358,7 +368,9 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
             av = plan[d * 5 + pips]
         elif action == REFRESH:
             if np.isnan(refr[pips]):
+                t0 = probe_clock()
                 refr[pips] = refresh_value(st, sp, p, pips)
+                probe_add(PR_REFRWORTH, t0)
             av = refr[pips]
         else:
             av = 0.0
@@ -458,13 +470,13 @@ def pay(st, geo, strat, rng, log, p, colour, cost):
 
 
 @kernel
-def run_construct_pip(st, geo, strat, rng, log, p, d, hint):
+def run_construct_pip(st, geo, strat, rng, log, p, d):
     """One pip of a construct: the policy picks a placement (or forfeits); returns whether a piece
-    was placed. ``hint`` holds the section worths of ``section_hints``."""
+    was placed."""
     sp = strat[p]
     ctx = stack_empty(CTX_SIZE, np.float64)
     t0 = probe_clock()
-    s, outer, nl = choose_placement(st, geo, sp, rng, p, d, ctx, hint)
+    s, outer, nl = choose_placement(st, geo, sp, rng, p, d, ctx)
     probe_add(PR_PLACEMENT, t0)
     if s < 0:
         return False
@@ -486,12 +498,9 @@ def run_construct_pip(st, geo, strat, rng, log, p, d, hint):
 @kernel
 def do_construct(st, geo, strat, rng, log, p, d, pips):
     """Construct (R6): each pip is one placement or is forfeited."""
-    hint = stack_empty(HINT_SIZE, np.float64)
-    if not is_random(strat[p]):
-        section_hints(st, geo, d, hint)
     for k in range(pips):
         st[S_DECISIONS] += 1
-        if not run_construct_pip(st, geo, strat, rng, log, p, d, hint):
+        if not run_construct_pip(st, geo, strat, rng, log, p, d):
             if log.shape[0] > 1:
                 emit(log, st, EV_FORFEIT, p, pips - k, 0, 0, 0)
             break

@@ -7,7 +7,7 @@ policy or the greedy one-step heuristic, and the greedy evaluation reads its wei
 
 import numpy as np
 
-from simulator.kernel.core import kernel, lowest_bit, popcount, rng_below, rng_unit, stack_empty, stack_full
+from simulator.kernel.core import float_bits, kernel, lowest_bit, popcount, rng_below, rng_unit, stack_empty, stack_full
 from simulator.kernel.rules import (
     cube_level,
     die_owner,
@@ -26,19 +26,15 @@ from simulator.layout import (
     I_NSECTIONS,
     I_NSPACES,
     I_SEC_SPACES,
+    I_SEC_WORTH,
     I_SECMASK,
-    I_TERM_AWARDS,
-    I_TERM_CODE,
-    I_TERM_P,
     I_TRACK_TOKEN,
     I_TRACK_VP,
     KIND_RANDOM,
     LADDER,
-    MAX_AWARDS,
     MAX_NUMBER,
     MAX_SECTIONS,
     MAX_SPACES,
-    MAX_TERMS,
     N_DEPT,
     N_OWNERS,
     N_QUILT,
@@ -62,14 +58,6 @@ from simulator.layout import (
     S_SEC_STATE,
     S_TOKENS,
     S_UPG_LEFT,
-    T_ADJ_PER_PIECE,
-    T_ADJ_PRESENCE,
-    T_COMPLETER,
-    T_LONGEST_GROUP,
-    T_MAJORITY_ALL,
-    T_PER_PIECE,
-    T_RANK,
-    T_RANK_ORDER,
 )
 
 # Weight indices (order of WEIGHT_NAMES).
@@ -93,7 +81,6 @@ W_FINISH = P_WEIGHTS + 16
 
 # Scratch sizes (compile-time constants for ``stack_empty``).
 OCC_SIZE = 16  # occupancy masks: inner pieces by owner in 0-7, outer in 8-15
-HINT_SIZE = 2 * MAX_SECTIONS  # section worths, then section sizes
 ROUTE_DEPTH = 8  # an inspector route: the start, up to 4 scored steps and 2 cheese jumps
 # A search branch is cut only when its bound falls short of the best worth by more than this, so that
 # rounding in the bound (a sum taken in another order) never cuts the best route.
@@ -282,37 +269,6 @@ def choose_pri_space(st, geo, sp, rng, p, d, opts, n):
 # --------------------------------------------------------------------------- construct (R6)
 
 
-@kernel
-def section_hints(st, geo, d, hint):
-    """Rough worth of each section's objective, for the greedy placement value."""
-    base = inst_base(d)
-    nsec = geo[base + I_NSECTIONS]
-    for s in range(nsec):
-        h = 0.0
-        size = 0
-        sm = geo[base + I_SEC_SPACES + s]
-        while sm:
-            sm &= sm - 1
-            size += 1
-        for j in range(MAX_TERMS):
-            t = s * MAX_TERMS + j
-            code = geo[base + I_TERM_CODE + t]
-            if code == T_RANK or code == T_RANK_ORDER:
-                h += geo[base + I_TERM_AWARDS + t * MAX_AWARDS]
-            elif code == T_PER_PIECE:
-                h += geo[base + I_TERM_P + t * 4] * size * 0.5
-            elif code == T_COMPLETER or code == T_MAJORITY_ALL:
-                h += size
-            elif code == T_ADJ_PRESENCE:
-                h += geo[base + I_TERM_P + t * 4]
-            elif code == T_ADJ_PER_PIECE:
-                h += 2.0 * geo[base + I_TERM_P + t * 4]
-            elif code == T_LONGEST_GROUP:
-                h += 3.0 * geo[base + I_TERM_P + t * 4]
-        hint[s] = h / max(size, 1)
-        hint[MAX_SECTIONS + s] = size
-
-
 # Layout of the placement context (one float array, ``CTX_SIZE`` long).
 CTX_SHARE = 0  # [MAX_SECTIONS] worth of one more piece of p in an open section (0 once completed)
 CTX_CLOSE = MAX_SECTIONS  # [MAX_SECTIONS] extra worth of completing that section with this build
@@ -337,13 +293,13 @@ def occupancy(st, geo, d, occ):
 
 
 @kernel
-def placement_context(st, geo, sp, p, d, hint, occ, ctx):
+def placement_context(st, geo, sp, p, d, occ, ctx):
     """What every placement of one pip shares, so that each placement's worth is a few additions.
 
     Per section: the majority worth of one more piece of ``p`` (from ``p``'s pieces against the best
     other owner's, each inner and outer piece counted), the extra worth of completing it, and its
-    empty spaces; then the brag-award worth of one more piece and the free quilt spaces. ``hint``
-    holds the section worths of ``section_hints``, ``occ`` the masks of ``occupancy``."""
+    empty spaces; then the brag-award worth of one more piece and the free quilt spaces. The
+    section worths come from ``geo`` (``I_SEC_WORTH``), ``occ`` from ``occupancy``."""
     base = inst_base(d)
     nsec = geo[base + I_NSECTIONS]
     filled = occ[0] | occ[1] | occ[2] | occ[3] | occ[4]
@@ -362,9 +318,10 @@ def placement_context(st, geo, sp, p, d, hint, occ, ctx):
         if st[S_SEC_STATE + d * MAX_SECTIONS + s] == 0:
             m1 = mine + 1.0
             share = 1.0 if m1 > top else (0.5 if m1 == top else 0.2)
-            ctx[CTX_SHARE + s] = sp[W_MAJORITY] * hint[s] * share
+            worth = float_bits(geo[base + I_SEC_WORTH + s])
+            ctx[CTX_SHARE + s] = sp[W_MAJORITY] * worth * share
             # A build on the last empty space completes the section: its award lands now.
-            ctx[CTX_CLOSE + s] = sp[W_MAJORITY] * hint[s] * hint[MAX_SECTIONS + s] * (share - 0.3)
+            ctx[CTX_CLOSE + s] = sp[W_MAJORITY] * worth * np.float64(popcount(sm)) * (share - 0.3)
         else:
             ctx[CTX_SHARE + s] = 0.0
             ctx[CTX_CLOSE + s] = 0.0
@@ -467,7 +424,7 @@ def placement_ladders(st, geo, p, d, space, outer):
 
 
 @kernel
-def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
+def choose_placement(st, geo, sp, rng, p, d, ctx):
     """One pip of a construct: returns (space, outer, ladders) or space -1 to forfeit the pip."""
     occ = stack_empty(OCC_SIZE, np.int64)
     occupancy(st, geo, d, occ)
@@ -486,7 +443,7 @@ def choose_placement(st, geo, sp, rng, p, d, ctx, hint):
         return -1, 0, 0
     if both == 0:
         return -1, 0, 0
-    placement_context(st, geo, sp, p, d, hint, occ, ctx)
+    placement_context(st, geo, sp, p, d, occ, ctx)
     best = 0.0
     bs = -1
     bo = 0
@@ -520,9 +477,7 @@ def construct_estimate(st, geo, sp, p, d, values):
             values[k] = 0.0
         return
     ctx = stack_empty(CTX_SIZE, np.float64)
-    hint = stack_empty(HINT_SIZE, np.float64)
-    section_hints(st, geo, d, hint)
-    placement_context(st, geo, sp, p, d, hint, occ, ctx)
+    placement_context(st, geo, sp, p, d, occ, ctx)
     ladders = st[S_TOKENS + p * 3 + LADDER]
     # The best placements (value, space, outer), kept sorted.
     topv = stack_full(8, -1e18, np.float64)
