@@ -24,7 +24,7 @@ from simulator.kernel.engine import (
     play_turn,
     setup_game,
 )
-from simulator.kernel.policy import construct_estimate, enter_values, search_routes
+from simulator.kernel.policy import OCC_SIZE, construct_estimate, enter_values, occupancy, search_routes
 from simulator.layout import (
     CHEESE,
     CONSTRUCT,
@@ -133,13 +133,15 @@ def time_choose(states, geo, strat, reps):
 @njit
 def time_construct_estimates(states, geo, strat, reps):
     vals = np.empty(5)
+    occ = np.empty(OCC_SIZE, dtype=np.int64)
     acc = 0.0
     for _ in range(reps):
         for i in range(states.shape[0]):
             st = states[i]
             p = st[S_CUR]
             for d in range(N_DEPT):
-                construct_estimate(st, geo, strat[p], p, d, vals)
+                occupancy(st, geo, d, occ)
+                construct_estimate(st, geo, strat[p], p, d, occ, vals)
                 acc += vals[4]
     return acc
 
@@ -150,6 +152,7 @@ def time_inspect(states, geo, strat, offboard, pips, reps):
     jumps = np.empty(16, dtype=np.int64)
     nrng = np.ones(1, dtype=np.uint64)
     ev = np.empty(MAX_SPACES)
+    occ = np.empty(OCC_SIZE, dtype=np.int64)
     n = 0
     for _ in range(reps):
         for i in range(states.shape[0]):
@@ -158,7 +161,8 @@ def time_inspect(states, geo, strat, offboard, pips, reps):
             for d in range(N_DEPT):
                 if (st[S_INSPECTOR + d] < 0) != offboard:
                     continue
-                top = enter_values(st, geo, strat[p], p, d, ev)
+                occupancy(st, geo, d, occ)
+                top = enter_values(st, geo, strat[p], p, d, occ, ev)
                 search_routes(st, geo, strat[p], d, pips, st[S_TOKENS + p * 3 + CHEESE], path, jumps, nrng, ev, top)
                 n += 1
     return n

@@ -58,6 +58,8 @@ from simulator.kernel.policy import (
     search_inspect,
     search_routes,
     CTX_SIZE,
+    OCC_SIZE,
+    occupancy,
 )
 from simulator.kernel.rules import (
     bump,
@@ -154,6 +156,7 @@ MAX_CAND = 256
 VALS_SIZE = 2 * MAX_CAND  # act or brag, per candidate
 PLAN_SIZE = N_DEPT * 5  # per department, a worth for 0..4 pips
 EV_SIZE = N_DEPT * MAX_SPACES
+OCCS_SIZE = N_DEPT * OCC_SIZE  # occupancy masks of every department
 
 
 # --------------------------------------------------------------------------- setup
@@ -336,6 +339,9 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
     # Inspector entry worths per department, computed when a department's inspect is first met.
     ev = stack_empty(EV_SIZE, np.float64)
     top_enter = stack_full(N_DEPT, np.nan, np.float64)
+    # Who holds which spaces, per department, worked out when a department is first needed.
+    occ = stack_empty(OCCS_SIZE, np.int64)
+    occ_done = stack_full(N_DEPT, 0, np.int64)
     # Moving to department d picks up an own die on the way: the same for every candidate there.
     pick = stack_empty(N_DEPT, np.int64)
     for d in range(N_DEPT):
@@ -363,7 +369,11 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         if action == CONSTRUCT:
             if np.isnan(plan[d * 5 + 1]):
                 t0 = probe_clock()
-                construct_estimate(st, geo, sp, p, d, plan[d * 5 : d * 5 + 5])
+                occd = occ[d * OCC_SIZE : (d + 1) * OCC_SIZE]
+                if occ_done[d] == 0:
+                    occupancy(st, geo, d, occd)
+                    occ_done[d] = 1
+                construct_estimate(st, geo, sp, p, d, occd, plan[d * 5 : d * 5 + 5])
                 probe_add(PR_ESTIMATE, t0)
             av = plan[d * 5 + pips]
         elif action == REFRESH:
@@ -391,7 +401,11 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
             evd = ev[d * MAX_SPACES : (d + 1) * MAX_SPACES]
             if np.isnan(top_enter[d]):
                 t0 = probe_clock()
-                top_enter[d] = enter_values(st, geo, sp, p, d, evd)
+                occd = occ[d * OCC_SIZE : (d + 1) * OCC_SIZE]
+                if occ_done[d] == 0:
+                    occupancy(st, geo, d, occd)
+                    occ_done[d] = 1
+                top_enter[d] = enter_values(st, geo, sp, p, d, occd, evd)
                 probe_add(PR_ENTER, t0)
             if prune and vals[2 * i] + pips * top_enter[d] <= best:
                 vals[2 * i] = -1e18

@@ -463,13 +463,12 @@ def choose_placement(st, geo, sp, rng, p, d, ctx):
 
 
 @kernel
-def construct_estimate(st, geo, sp, p, d, values):
+def construct_estimate(st, geo, sp, p, d, occ, values):
     """Greedy worth of a construct at ``d`` with 1..4 pips (``values[k]``), estimated from one
-    look at the board: the best placements in order of worth, each taken while the cats, ladders and
-    pieces left can pay for it. The construct itself re-decides pip by pip on the real state."""
+    look at the board (``occ`` from ``occupancy``): the best placements in order of worth, each
+    taken while the cats, ladders and pieces left can pay for it. The construct itself re-decides
+    pip by pip on the real state."""
     base = inst_base(d)
-    occ = stack_empty(OCC_SIZE, np.int64)
-    occupancy(st, geo, d, occ)
     builds, upgrades = placement_masks(st, geo, p, d, occ)
     both = builds | upgrades
     if both == 0:
@@ -565,11 +564,17 @@ def enter_value(st, geo, sp, p, d, space):
 
 
 @kernel
-def enter_values(st, geo, sp, p, d, ev):
-    """Fill ``ev[space]`` with ``enter_value`` for every space of instrument ``d``; returns the
-    largest, or 0 when none is positive (the most one inspector entry could be worth to ``p``)."""
-    best = 0.0
+def enter_values(st, geo, sp, p, d, occ, ev):
+    """Fill ``ev[space]`` with ``enter_value`` for every space of instrument ``d`` (0 where no piece
+    stands; ``occ`` from ``occupancy``); returns the largest, or 0 when none is positive (the most
+    one inspector entry could be worth to ``p``)."""
     for t in range(geo[inst_base(d) + I_NSPACES]):
+        ev[t] = 0.0
+    held = occ[0] | occ[1] | occ[2] | occ[3] | occ[4] | occ[8] | occ[9] | occ[10] | occ[11] | occ[12]
+    best = 0.0
+    while held:
+        t = lowest_bit(held)
+        held &= held - 1
         v = enter_value(st, geo, sp, p, d, t)
         ev[t] = v
         if v > best:
@@ -591,7 +596,9 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
     ev = stack_full(MAX_SPACES, 0.0, np.float64)
     maxv = 0.0
     if not is_random(sp):
-        maxv = enter_values(st, geo, sp, p, d, ev)
+        occ = stack_empty(OCC_SIZE, np.int64)
+        occupancy(st, geo, d, occ)
+        maxv = enter_values(st, geo, sp, p, d, occ, ev)
     return search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv)
 
 
