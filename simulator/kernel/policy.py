@@ -305,6 +305,12 @@ def placement_context(st, geo, sp, p, d, occ, ctx):
     filled = occ[0] | occ[1] | occ[2] | occ[3] | occ[4]
     for s in range(nsec):
         sm = geo[base + I_SEC_SPACES + s]
+        ctx[CTX_EMPTY + s] = popcount(sm & ~filled)
+        if st[S_SEC_STATE + d * MAX_SECTIONS + s] != 0:
+            # Completed: one more piece changes nothing there.
+            ctx[CTX_SHARE + s] = 0.0
+            ctx[CTX_CLOSE + s] = 0.0
+            continue
         top = 0
         mine = 0
         for o in range(N_OWNERS):
@@ -313,18 +319,12 @@ def placement_context(st, geo, sp, p, d, occ, ctx):
                 mine = c
             elif c > top:
                 top = c
-        empty = popcount(sm & ~filled)
-        ctx[CTX_EMPTY + s] = empty
-        if st[S_SEC_STATE + d * MAX_SECTIONS + s] == 0:
-            m1 = mine + 1.0
-            share = 1.0 if m1 > top else (0.5 if m1 == top else 0.2)
-            worth = float_bits(geo[base + I_SEC_WORTH + s])
-            ctx[CTX_SHARE + s] = sp[W_MAJORITY] * worth * share
-            # A build on the last empty space completes the section: its award lands now.
-            ctx[CTX_CLOSE + s] = sp[W_MAJORITY] * worth * np.float64(popcount(sm)) * (share - 0.3)
-        else:
-            ctx[CTX_SHARE + s] = 0.0
-            ctx[CTX_CLOSE + s] = 0.0
+        m1 = mine + 1.0
+        share = 1.0 if m1 > top else (0.5 if m1 == top else 0.2)
+        worth = float_bits(geo[base + I_SEC_WORTH + s])
+        ctx[CTX_SHARE + s] = sp[W_MAJORITY] * worth * share
+        # A build on the last empty space completes the section: its award lands now.
+        ctx[CTX_CLOSE + s] = sp[W_MAJORITY] * worth * np.float64(popcount(sm)) * (share - 0.3)
     n = st[S_PIECES + d * N_OWNERS + p]
     pos = st[S_BRAG_POS + d * N_OWNERS + p]
     l0 = level_for(geo, d, n)
