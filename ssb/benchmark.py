@@ -226,6 +226,20 @@ def reference_loop(iterations=REFERENCE_ITERATIONS):
     return acc
 
 
+def _cpu_model():
+    """The CPU's model name (Linux: from /proc/cpuinfo), or None."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip() or None
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
 def _machine():
     import platform
 
@@ -237,6 +251,7 @@ def _machine():
         "numpy": np.__version__,
         "machine": platform.machine(),
         "processor": platform.processor() or None,
+        "cpu": _cpu_model(),
         "cpus": os.cpu_count(),
     }
 
@@ -342,6 +357,12 @@ def compare_speed(now, saved, ratio=DEFAULT_RATIO):
     for key in ("python", "numba", "numpy"):
         if m0.get(key) != m1.get(key):
             notes.append(f"{key} {m0.get(key)} when saved, {m1.get(key)} now: the reference may not cancel exactly")
+    if m0.get("cpu") != m1.get("cpu"):
+        # Interpreted Python and compiled code do not scale alike from one CPU model to another.
+        notes.append(
+            f"CPU {m0.get('cpu') or 'not recorded'} when saved, {m1.get('cpu') or 'unknown'} now: the reference "
+            "cancels the machine's speed on one CPU model, not across models; save again on this one"
+        )
     if now.get("games") != saved.get("games") or now.get("seed") != saved.get("seed"):
         notes.append("other games than the saved figures (games or seed differ)")
     return {"ratio": ratio, "rows": rows, "slow": any(r["slow"] for r in rows), "notes": notes}

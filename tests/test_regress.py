@@ -519,14 +519,14 @@ def test_committed_baseline_passes_an_unchanged_ci_run(tmp_path):
 # =========================================================================== engine speed against a saved figure
 
 
-def _speed(rel, ref=4.0, python="3.11.0"):
+def _speed(rel, ref=4.0, python="3.11.0", cpu="CPU A"):
     return {
         "format": "ssb-engine-speed",
         "version": 1,
         "games": 300,
         "seed": 11,
         "reference": {"mega_iterations_per_s": ref},
-        "machine": {"python": python, "numba": "x", "numpy": "y"},
+        "machine": {"python": python, "numba": "x", "numpy": "y", "cpu": cpu},
         "workloads": {
             "greedy_4p": {"games_per_s": rel * ref, "relative": rel, "turns_per_game": 100.0},
             "random_4p": {"games_per_s": 3 * rel * ref, "relative": 3 * rel, "turns_per_game": 170.0},
@@ -544,6 +544,10 @@ def test_compare_speed_flags_a_relative_slowdown_only():
     assert slower["slow"] and all(r["ratio"] == pytest.approx(2 / 3) for r in slower["rows"])
     assert not compare_speed(_speed(250.0), saved, 0.8)["slow"]
     assert compare_speed(_speed(300.0, python="3.12.1"), saved)["notes"]
+    assert not compare_speed(_speed(300.0), saved)["notes"]
+    # Another CPU model: the relative figure is not comparable, and the comparison says so.
+    other = compare_speed(_speed(300.0, cpu="CPU B"), saved)["notes"]
+    assert len(other) == 1 and "CPU A when saved, CPU B now" in other[0]
 
 
 def test_bench_save_and_compare(tmp_path, monkeypatch):
