@@ -334,7 +334,8 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
     path = stack_empty(16, np.int64)
     jumps = stack_empty(16, np.int64)
     nrng = stack_full(1, 1, np.uint64)
-    inspects = stack_empty(MAX_CAND, np.int64)
+    inspects = stack_empty(MAX_CAND, np.int64)  # the inspect candidates and their pips
+    insp_pips = stack_empty(MAX_CAND, np.int64)
     n_insp = 0
     # Inspector entry worths per department, computed when a department's inspect is first met.
     ev = stack_empty(EV_SIZE, np.float64)
@@ -385,6 +386,7 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         else:
             av = 0.0
             inspects[n_insp] = i
+            insp_pips[n_insp] = pips
             n_insp += 1
         vals[2 * i] = v + av
         vals[2 * i + 1] = v + brag_here[d]
@@ -396,7 +398,7 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
     for k in range(n_insp):
         i = inspects[k]
         d = c_spot[i] // 3
-        pips = FACE_PIPS[die_face_after_move(st, p, c_die[i])]
+        pips = insp_pips[k]
         if np.isnan(insp[d * 5 + pips]):
             evd = ev[d * MAX_SPACES : (d + 1) * MAX_SPACES]
             if np.isnan(top_enter[d]):
