@@ -147,7 +147,7 @@ I_INCIDENT = I_ALL_SPACES + 1  # [MAX_SPACES] bit mask of the lines at each spac
 I_EDGE_XOR = I_INCIDENT + MAX_SPACES  # [MAX_EDGES] a ^ b of a line's two spaces (the other end)
 # From the space numbers and colours, for the placements a seat can pay for (R6):
 MAX_NUMBER = 3  # space numbers are 1..MAX_NUMBER
-I_AFFORD = I_EDGE_XOR + MAX_EDGES  # [3 * (MAX_NUMBER + 1)] spaces of colour c numbered <= k, at c * 4 + k
+I_AFFORD = I_EDGE_XOR + MAX_EDGES  # [3 * (MAX_NUMBER + 1)] spaces of colour c numbered <= k, at c * (MAX_NUMBER + 1) + k
 # From the scoring terms, for the greedy placement worth: a rough worth per space of each section's
 # objective, as float64 bits (read with core.float_bits).
 I_SEC_WORTH = I_AFFORD + 3 * (MAX_NUMBER + 1)  # [MAX_SECTIONS]

@@ -89,6 +89,7 @@ from simulator.kernel.rules import (
     spot_occupied,
     spot_open_for_count,
     tick_up,
+    wheel_count,
 )
 from simulator.layout import (
     AUTOMA,
@@ -119,7 +120,6 @@ from simulator.layout import (
     MILK,
     N_DEPT,
     N_SLICES,
-    N_OWNERS,
     N_SPOTS,
     NOVICE_START,
     NOVICE_TOP,
@@ -214,23 +214,16 @@ def enumerate_turns(st, p, c_spot, c_die, c_slice):
     selected, on 2*."""
     npl = st[S_NPLAYERS]
     cur = st[S_PAWN + p]
-    taken = 0  # spots with a pawn on them (Pri's included)
-    for o in range(N_OWNERS):
-        if st[S_PAWN + o] >= 0:
-            taken |= 1 << st[S_PAWN + o]
     nov = supply_die(st, p, NOVICE_START)
     exp_supply = supply_die(st, p, EXPERT_START)
     n = 0
     for d in range(N_DEPT):
-        wheel = 0
-        for s in range(N_SLICES):
-            if st[S_SLICE_DIE + d * N_SLICES + s] >= 0:
-                wheel += 1
+        wheel = wheel_count(st, d)
         exp = exp_supply
         if exp < 0:
             exp = own_die_in_room(st, p, room_between(cur // 3, d) if cur >= 0 else -1)
         for spot in range(3 * d, 3 * d + 3):
-            if spot == cur or not spot_open_for_count(spot, npl) or (taken >> spot) & 1:
+            if spot == cur or not spot_open_for_count(spot, npl) or spot_occupied(st, spot):
                 continue
             for s in range(N_SLICES):
                 die = st[S_SLICE_DIE + d * N_SLICES + s]
@@ -315,6 +308,15 @@ def choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
 
 
 @kernel
+def ensure_occupancy(st, geo, d, occ, done):
+    """Fill department ``d``'s ``occupancy`` masks in ``occ`` (every department's, ``OCC_SIZE``
+    each) unless ``done[d]`` says this choice already has them."""
+    if done[d] == 0:
+        occupancy(st, geo, d, occ[d * OCC_SIZE : (d + 1) * OCC_SIZE])
+        done[d] = 1
+
+
+@kernel
 def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
     """Greedy worth of each candidate: ``vals[2i]`` acting with it, ``vals[2i + 1]`` bragging instead.
 
@@ -370,10 +372,8 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         if action == CONSTRUCT:
             if np.isnan(plan[d * 5 + 1]):
                 t0 = probe_clock()
+                ensure_occupancy(st, geo, d, occ, occ_done)
                 occd = occ[d * OCC_SIZE : (d + 1) * OCC_SIZE]
-                if occ_done[d] == 0:
-                    occupancy(st, geo, d, occd)
-                    occ_done[d] = 1
                 construct_estimate(st, geo, sp, p, d, occd, plan[d * 5 : d * 5 + 5])
                 probe_add(PR_ESTIMATE, t0)
             av = plan[d * 5 + pips]
@@ -403,10 +403,8 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
             evd = ev[d * MAX_SPACES : (d + 1) * MAX_SPACES]
             if np.isnan(top_enter[d]):
                 t0 = probe_clock()
+                ensure_occupancy(st, geo, d, occ, occ_done)
                 occd = occ[d * OCC_SIZE : (d + 1) * OCC_SIZE]
-                if occ_done[d] == 0:
-                    occupancy(st, geo, d, occd)
-                    occ_done[d] = 1
                 top_enter[d] = enter_values(st, geo, sp, p, d, occd, evd)
                 probe_add(PR_ENTER, t0)
             if prune and vals[2 * i] + pips * top_enter[d] <= best:

@@ -80,7 +80,10 @@ W_INSPECT = P_WEIGHTS + 15
 W_FINISH = P_WEIGHTS + 16
 
 # Scratch sizes (compile-time constants for ``stack_empty``).
-OCC_SIZE = 16  # occupancy masks: inner pieces by owner in 0-7, outer in 8-15
+# Occupancy masks (``occupancy``): inner pieces by owner in 0-7, outer in 8-15, then every owner's.
+OCC_INNER = 16  # spaces with an inner piece
+OCC_OUTER = 17  # spaces with an outer piece
+OCC_SIZE = 18
 ROUTE_DEPTH = 8  # an inspector route: the start, up to 4 scored steps and 2 cheese jumps
 # A search branch is cut only when its bound falls short of the best worth by more than this, so that
 # rounding in the bound (a sum taken in another order) never cuts the best route.
@@ -282,14 +285,16 @@ CTX_SIZE = CTX_PIECE + 4
 @kernel
 def occupancy(st, geo, d, occ):
     """The spaces of instrument ``d`` each owner holds, as bit masks: ``occ[o]`` inner pieces of owner
-    ``o``, ``occ[8 + o]`` outer ones (``OCC_SIZE`` slots). The loop has no branch: an empty cell (-1)
-    lands in the unused slot 7 or 15."""
+    ``o``, ``occ[8 + o]`` outer ones, ``occ[OCC_INNER]`` / ``occ[OCC_OUTER]`` those of every owner
+    (``OCC_SIZE`` slots). The loop has no branch: an empty cell (-1) lands in the unused slot 7 or 15."""
     for k in range(OCC_SIZE):
         occ[k] = 0
     for t in range(geo[inst_base(d) + I_NSPACES]):
         bit = np.int64(1) << t
         occ[st[S_INNER + d * MAX_SPACES + t] & 7] |= bit
         occ[8 + (st[S_OUTER + d * MAX_SPACES + t] & 7)] |= bit
+    occ[OCC_INNER] = occ[0] | occ[1] | occ[2] | occ[3] | occ[4]
+    occ[OCC_OUTER] = occ[8] | occ[9] | occ[10] | occ[11] | occ[12]
 
 
 @kernel
@@ -302,7 +307,7 @@ def placement_context(st, geo, sp, p, d, occ, ctx):
     section worths come from ``geo`` (``I_SEC_WORTH``), ``occ`` from ``occupancy``."""
     base = inst_base(d)
     nsec = geo[base + I_NSECTIONS]
-    filled = occ[0] | occ[1] | occ[2] | occ[3] | occ[4]
+    filled = occ[OCC_INNER]
     for s in range(nsec):
         sm = geo[base + I_SEC_SPACES + s]
         ctx[CTX_EMPTY + s] = popcount(sm & ~filled)
@@ -386,8 +391,8 @@ def placement_masks(st, geo, p, d, occ):
     base = inst_base(d)
     ladders = st[S_TOKENS + p * 3 + LADDER]
     total = st[S_READY + p * 3] + st[S_READY + p * 3 + 1] + st[S_READY + p * 3 + 2]
-    filled = occ[0] | occ[1] | occ[2] | occ[3] | occ[4]
-    capped = occ[8] | occ[9] | occ[10] | occ[11] | occ[12]
+    filled = occ[OCC_INNER]
+    capped = occ[OCC_OUTER]
     empty = geo[base + I_ALL_SPACES] & ~filled
     mine = occ[p] & ~capped
     others = filled & ~occ[p] & ~capped
@@ -570,7 +575,7 @@ def enter_values(st, geo, sp, p, d, occ, ev):
     one inspector entry could be worth to ``p``)."""
     for t in range(geo[inst_base(d) + I_NSPACES]):
         ev[t] = 0.0
-    held = occ[0] | occ[1] | occ[2] | occ[3] | occ[4] | occ[8] | occ[9] | occ[10] | occ[11] | occ[12]
+    held = occ[OCC_INNER] | occ[OCC_OUTER]
     best = 0.0
     while held:
         t = lowest_bit(held)
