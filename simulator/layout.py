@@ -251,15 +251,27 @@ S_DECISIONS = S_STAT + N_OWNERS * N_STAT  # decisions taken in the game (for the
 STATE_SIZE = S_DECISIONS + 4
 
 # --------------------------------------------------------------------------- strategy (float64) layout
-# A strategy is one row of floats: a policy kind, flags and the weights of the greedy evaluation.
+# A strategy is one row of floats: a policy kind, its parameters, and the weights of the greedy
+# evaluation, once for the early game and once for the late game.
+#
+#   [0 .. P_WEIGHTS)                     kind and parameters (PARAMS below)
+#   [P_WEIGHTS .. P_WEIGHTS_LATE)        weights, early game (the only row unless P_PHASE is 1)
+#   [P_WEIGHTS_LATE .. STRAT_SIZE)       weights, late game
 P_KIND = 0
 KIND_RANDOM = 0
 KIND_GREEDY = 1
 KIND_LOOKAHEAD = 2
-KIND_NAMES = ("random", "greedy", "lookahead")
+KIND_SEARCH = 3
+KIND_NAMES = ("random", "greedy", "lookahead", "search")
 P_FOCUS = 1  # department the player favours, -1 none
-P_BUDGET = 2  # rollouts per candidate for the lookahead kind
-P_WEIGHTS = 4
+P_BUDGET = 2  # rollouts: per candidate move (lookahead), per decision (search)
+P_HORIZON = 3  # search: turns a rollout plays before the leaf evaluation (0: to the end of the game)
+P_TEMPERATURE = 4  # softmax temperature over the evaluation's worths (0: the best worth; inf: uniform)
+P_MAX_JUMPS = 5  # cheese jumps the inspector route search considers in one inspect (R4, R8)
+P_PRI_SETUP = 6  # 0: Pri's start spot and Construct slices drawn at random; 1: chosen by the policy (R14)
+P_PHASE = 7  # 1: weights interpolated from the early to the late row by game progress
+P_CANDIDATES = 8  # search: distinct actions the budget is spread over (sequential halving)
+P_WEIGHTS = 16
 WEIGHT_NAMES = (
     "points",  # an immediate victory point
     "opponent_points",  # an immediate point to an opponent (subtracted)
@@ -280,7 +292,20 @@ WEIGHT_NAMES = (
     "finish",  # a point towards finishing instruments (game-end pressure)
 )
 N_WEIGHTS = len(WEIGHT_NAMES)
-STRAT_SIZE = P_WEIGHTS + N_WEIGHTS + 3
+P_WEIGHTS_LATE = P_WEIGHTS + N_WEIGHTS
+STRAT_SIZE = P_WEIGHTS_LATE + N_WEIGHTS
+
+# The parameters a profile may set in its [strategy] table: name -> (offset, lowest, highest,
+# default, integer). ``strategies.library`` validates against this table, so a new parameter is one
+# line here plus the kernel code that reads it.
+PARAMS = {
+    "budget": (P_BUDGET, 1, 100000, 0, True),
+    "horizon": (P_HORIZON, 0, 1000, 0, True),
+    "temperature": (P_TEMPERATURE, 0.0, float("inf"), 0.0, False),
+    "max_jumps": (P_MAX_JUMPS, 0, 16, 2, True),
+    "pri_setup": (P_PRI_SETUP, 0, 1, 0, True),
+    "candidates": (P_CANDIDATES, 1, 256, 8, True),
+}
 
 # --------------------------------------------------------------------------- event log (int32 rows)
 LOG_WIDTH = 8  # turn, seat, code, a, b, c, d, e

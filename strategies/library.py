@@ -1,12 +1,15 @@
 """Named strategies as data: a TOML profile per strategy, turned into one float row for the kernel.
 
-A profile names a policy kind (``random``, ``greedy``, ``lookahead``), optional flags (``focus``: the
-department or instrument a specialist favours; ``budget``: rollouts for the lookahead kind) and the
-weights of the greedy evaluation (``simulator.layout.WEIGHT_NAMES``; unspecified weights take the
-``greedy`` profile's values). A designer adds a strategy by dropping a file in a folder.
+A profile names a policy kind (``simulator.layout.KIND_NAMES``), optional flags (``focus``: the
+department or instrument a specialist favours; the parameters of ``simulator.layout.PARAMS`` such as
+``budget``, ``horizon`` or ``temperature``) and the weights of the greedy evaluation
+(``simulator.layout.WEIGHT_NAMES``; unspecified weights take the ``greedy`` profile's values). A
+``[weights_late]`` table gives a second row for the late game: the kernel then interpolates from
+``[weights]`` to it by game progress (unspecified late weights take the early row's values). A
+designer adds a strategy by dropping a file in a folder.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +20,12 @@ from simulator.layout import (
     DEPT_NAMES,
     KIND_NAMES,
     KIND_RANDOM,
-    P_BUDGET,
     P_FOCUS,
     P_KIND,
+    P_PHASE,
     P_WEIGHTS,
+    P_WEIGHTS_LATE,
+    PARAMS,
     STRAT_SIZE,
     WEIGHT_NAMES,
 )
@@ -38,23 +43,37 @@ class Strategy:
     description: str
     weights: dict = field(default_factory=dict)
     focus: int = -1
-    budget: int = 0
+    params: dict = field(default_factory=dict)
     path: str = ""
+    late_weights: dict | None = None
+
+    @property
+    def budget(self):
+        """Rollouts of a search kind (0 when the profile sets none)."""
+        return self.param("budget")
+
+    def param(self, name):
+        """A parameter of ``simulator.layout.PARAMS``: the profile's value or the default."""
+        return self.params.get(name, PARAMS[name][3])
 
     def row(self):
         """The float row the kernel reads (``simulator.layout`` P_* offsets)."""
         r = np.zeros(STRAT_SIZE, dtype=np.float64)
         r[P_KIND] = KIND_NAMES.index(self.kind)
         r[P_FOCUS] = self.focus
-        r[P_BUDGET] = self.budget
+        for name, (offset, _lo, _hi, _default, _integer) in PARAMS.items():
+            r[offset] = self.param(name)
+        late = self.weights if self.late_weights is None else self.late_weights
+        r[P_PHASE] = 0.0 if self.late_weights is None else 1.0
         for i, name in enumerate(WEIGHT_NAMES):
             r[P_WEIGHTS + i] = self.weights.get(name, 0.0)
+            r[P_WEIGHTS_LATE + i] = late.get(name, 0.0)
         return r
 
     def with_focus(self, focus):
         """A copy favouring department ``focus`` (index or name)."""
         d = _focus_index(focus, self.path or self.name, "focus")
-        return Strategy(self.name, self.kind, self.description, dict(self.weights), d, self.budget, self.path)
+        return replace(self, weights=dict(self.weights), focus=d)
 
 
 def _focus_index(value, file, key):
@@ -72,9 +91,9 @@ def load_strategy(path, base_weights=None):
     path = Path(path)
     raw = read_toml(path)
     ck = Checker(path)
-    ck.table(raw, "", required=("strategy",), optional=("weights",))
+    ck.table(raw, "", required=("strategy",), optional=("weights", "weights_late"))
     head = ck.table(
-        raw["strategy"], "strategy", required=("name", "kind"), optional=("description", "focus", "budget")
+        raw["strategy"], "strategy", required=("name", "kind"), optional=("description", "focus", *PARAMS)
     )
     name = ck.string(head["name"], "strategy.name")
     kind = ck.string(head["kind"], "strategy.kind", choices=KIND_NAMES)
@@ -82,17 +101,41 @@ def load_strategy(path, base_weights=None):
     if not isinstance(description, str):
         raise DataError(path, "strategy.description", "expected a string")
     focus = _focus_index(head["focus"], path, "strategy.focus") if "focus" in head else -1
-    budget = ck.integer(head["budget"], "strategy.budget", lo=1, hi=100000) if "budget" in head else 0
-    weights = dict(base_weights or {})
-    table = raw.get("weights", {})
-    ck.table(table, "weights", optional=WEIGHT_NAMES)
-    for key, value in table.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise DataError(path, f"weights.{key}", f"expected a number, got {value!r}")
-        weights[key] = float(value)
+    params = {}
+    for key, (_offset, lo, hi, _default, integer) in PARAMS.items():
+        if key not in head:
+            continue
+        if integer:
+            params[key] = ck.integer(head[key], f"strategy.{key}", lo=lo, hi=hi)
+        else:
+            params[key] = _number(head[key], path, f"strategy.{key}", lo, hi)
+    weights = _weight_table(raw.get("weights", {}), "weights", dict(base_weights or {}), ck, path)
+    late = None
+    if "weights_late" in raw:
+        late = _weight_table(raw["weights_late"], "weights_late", dict(weights), ck, path)
     if kind != KIND_NAMES[KIND_RANDOM] and not weights:
         raise DataError(path, "weights", "a non-random strategy needs weights")
-    return Strategy(name, kind, description, weights, focus, budget, str(path))
+    return Strategy(name, kind, description, weights, focus, params, str(path), late)
+
+
+def _number(value, path, key, lo, hi):
+    """A real number within [lo, hi] (``inf`` allowed only where ``hi`` is infinite)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataError(path, key, f"expected a number, got {value!r}")
+    value = float(value)
+    if value != value or not lo <= value <= hi:
+        raise DataError(path, key, f"{value!r} is outside {lo}..{hi}")
+    return value
+
+
+def _weight_table(table, where, weights, ck, path):
+    """``weights`` updated from one ``[weights]``-style table of the profile."""
+    ck.table(table, where, optional=WEIGHT_NAMES)
+    for key, value in table.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise DataError(path, f"{where}.{key}", f"expected a number, got {value!r}")
+        weights[key] = float(value)
+    return weights
 
 
 class StrategyLibrary:
