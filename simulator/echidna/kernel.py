@@ -746,7 +746,8 @@ def check_invariants(geo, st):
         if s < 0 or s >= ns or (occ >> s) & 1:
             return 1
         occ |= np.int64(1) << s
-        if st[S_SPACE + s] != e:
+    for e in range(N_ECHIDNAS):
+        if st[S_SPACE + st[S_EPOS + e]] != e:
             return 2
         c = st[S_EBUG + e]
         if c < NONE or c >= n:

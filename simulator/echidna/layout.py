@@ -22,6 +22,7 @@ N_CAND = 2 * N_ECHIDNAS  # most legal steps at once (two arrows per echidna)
 
 COLOUR_NAMES = ("red", "orange", "blue", "yellow", "green", "purple")
 BUG_NAMES = ("ladybug", "butterfly", "ant", "bee", "grasshopper", "beetle")
+BUG_PLURALS = ("ladybugs", "butterflies", "ants", "bees", "grasshoppers", "beetles")
 
 # --------------------------------------------------------------------------- geo (int64)
 G_NSPACES = 0
