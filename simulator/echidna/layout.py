@@ -98,6 +98,25 @@ STAT_NAMES = (
 N_STAT = len(STAT_NAMES)
 STATE_SIZE = S_STAT + MAX_PLAYERS * N_STAT
 
+# Result columns (per seat, per game) the lab's tables hold for this game.
+SEAT_COLUMNS = (
+    "won",
+    "bugs_home",
+    "moves_made",
+    "moves_lost",
+    "tokens_gained",
+    "tokens_spent",
+    "tokens_left",
+    "pickups",
+    "deliveries",
+    "deliveries_off_turn",
+    "turns",
+    "rank",
+)
+GAME_COLUMNS = ("winner", "rounds", "turns", "stalled", "decisions", "moves_lost")
+
+
+
 # --------------------------------------------------------------------------- strategy rows (float64)
 KIND_NAMES = ("random", "greedy", "lookahead")
 KIND_RANDOM, KIND_GREEDY, KIND_LOOKAHEAD = range(3)

@@ -14,21 +14,8 @@ from simulator.echidna.kernel import play_batch, play_game
 from simulator.errors import DataError
 from simulator.kernel.core import mix_seed
 
-SEAT_COLUMNS = (
-    "won",
-    "bugs_home",
-    "moves_made",
-    "moves_lost",
-    "tokens_gained",
-    "tokens_spent",
-    "tokens_left",
-    "pickups",
-    "deliveries",
-    "deliveries_off_turn",
-    "turns",
-    "rank",
-)
-GAME_COLUMNS = ("winner", "rounds", "turns", "stalled", "decisions", "moves_lost")
+SEAT_COLUMNS = L.SEAT_COLUMNS
+GAME_COLUMNS = L.GAME_COLUMNS
 
 
 def game_seed(run_seed, index):
