@@ -308,7 +308,7 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
             ck.fail(f"strategy_dirs[{i}]", f"folder not found: {p}")
         resolved.append(str(p))
     lib = g.strategies(tuple(resolved))
-    lineups = _lineups(ck, doc["lineup"], players, lib, path)
+    lineups = _game_lineups(ck, doc["lineup"], players, lib, path, g)
     # Every setting must pack (e.g. a token schedule too short for 6 players).
     for n in players:
         for vname, v in variants.items():
@@ -357,6 +357,32 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         strategy_dirs=tuple(resolved),
         set_args=set_args,
     )
+
+
+def _game_lineups(ck, raw, players, lib, path, game):
+    """``scenario._lineups`` with ``lineup.seats = { N = [...] }`` keyed by this game's player counts
+    (the shared parser knows only Shuffle and Swing's)."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("seats"), dict):
+        return _lineups(ck, raw, players, lib, path)
+    seats = raw["seats"]
+    for k in seats:
+        if k not in {str(n) for n in game.player_counts}:
+            ck.fail(f"lineup.seats.{k}", f"keys of lineup.seats are player counts ({', '.join(map(str, game.player_counts))})")
+    rest = {k: v for k, v in raw.items() if k != "seats"}
+    out = _lineups(ck, rest, players, lib, path) if rest else {n: [] for n in players}
+    for k, v in seats.items():
+        n = int(k)
+        if n not in players:
+            continue
+        try:
+            more = _lineups(ck, {"seats": v}, [n], lib, path)[n]
+        except DataError as exc:
+            raise DataError(exc.file, exc.key.replace("lineup.seats", f"lineup.seats.{k}", 1), exc.reason) from None
+        out[n] += [x for x in more if x not in out[n]]
+    for n in players:
+        if not out[n]:
+            ck.fail("lineup", f"no lineup for {n} players (lineup.seats has none for that count)")
+    return out
 
 
 # =========================================================================== worker side

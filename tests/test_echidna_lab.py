@@ -79,6 +79,20 @@ def test_scenario_errors_name_file_and_key(change, key, reason):
     assert exc.value.file == "tiny.toml" and exc.value.key == key and reason in exc.value.reason
 
 
+def test_seated_lineups_at_five_and_six_players():
+    doc = {**DOC, "players": [5, 6], "boards": ["snow"], "lineup": {"seats": {
+        "5": ["lookahead", "greedy", "greedy", "greedy", "greedy"], "6": [["random"] * 6, ["saboteur"] + ["greedy"] * 5]}}}
+    sc = scenario_from_doc(doc, "tiny.toml")
+    assert sorted({(c.players, c.lineup[0]) for c in sc.cells}) == [(5, "lookahead"), (6, "random"), (6, "saboteur")]
+    bad = {**doc, "lineup": {"seats": {"5": ["greedy"] * 4}}}
+    with pytest.raises(DataError) as exc:
+        scenario_from_doc(bad, "tiny.toml")
+    assert exc.value.key == "lineup.seats.5" and "needs 5 strategies" in exc.value.reason
+    with pytest.raises(DataError) as exc:
+        scenario_from_doc({**doc, "lineup": {"seats": {"7": ["greedy"] * 7}}}, "tiny.toml")
+    assert exc.value.key == "lineup.seats.7"
+
+
 def test_run_results_and_report(tmp_path):
     sc = scenario_from_doc(DOC, tmp_path / "tiny.toml")
     one = run_scenario(sc, tmp_path / "a", jobs=1, chunk_size=5, progress=False)
