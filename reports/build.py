@@ -530,7 +530,13 @@ def make_report(
     """Read a run directory, build its report and write it (default ``<results_dir>/report``).
 
     Returns ``(report, written)``; raises :class:`reports.io.ReportInputError` for bad input.
+    A run of another game (its manifest names the game and its columns) gets that report instead
+    (``reports.game_report``).
     """
+    from reports.game_report import is_game_run, make_game_report
+
+    if is_game_run(results_dir):
+        return make_game_report(results_dir, out_dir, margin, confidence, allow_partial, seed)
     run = load_run(results_dir, allow_partial=allow_partial)
     report = build_report(run, margin=margin, confidence=confidence, seed=seed)
     out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"

@@ -136,6 +136,8 @@ def load_results(out_dir, allow_partial=False):
     if manifest.get("status") == STATUS_COMPLETE and len(done) != nchunks:
         missing = sorted(set(range(nchunks)) - set(done))
         raise RunDirError(out_dir, "chunks", f"marked complete but chunk files are missing: {missing[:10]}")
-    seats = _read_tables([chunk_paths(out_dir, c)[0] for c in done], SEAT_COLUMNS, SORT_SEATS)
-    games = _read_tables([chunk_paths(out_dir, c)[1] for c in done], GAME_COLUMNS, SORT_GAMES)
+    # A run of another game declares its columns in the manifest (scenarios.generic).
+    cols = manifest.get("columns", {})
+    seats = _read_tables([chunk_paths(out_dir, c)[0] for c in done], cols.get("seats", SEAT_COLUMNS), SORT_SEATS)
+    games = _read_tables([chunk_paths(out_dir, c)[1] for c in done], cols.get("games", GAME_COLUMNS), SORT_GAMES)
     return seats, games, manifest

@@ -90,23 +90,35 @@ def _sha256_file(path):
     return h.hexdigest()
 
 
-def code_version():
-    """Package version and a hash of the kernel sources (the code that decides every game)."""
+def code_version(scenario=None):
+    """Package version and a hash of the kernel sources (the code that decides every game); the
+    files are the game's own for a scenario of another game (``scenarios.generic``)."""
     try:
         version = metadata.version(PACKAGE)
     except metadata.PackageNotFoundError:
         version = "unknown"
-    files = kernel_sources()
+    if hasattr(scenario, "kernel_files"):
+        files = scenario.kernel_files()
+        h = hashlib.sha256()
+        for f in files:
+            h.update(Path(f).name.encode())
+            h.update(Path(f).read_bytes())
+        digest = h.hexdigest()
+    else:
+        files = kernel_sources()
+        digest = kernel_hash()
     return {
         "package": PACKAGE,
         "version": version,
-        "kernel_sha256": kernel_hash(),
+        "kernel_sha256": digest,
         "kernel_files": [f"{f.parent.name}/{f.name}" for f in files],
     }
 
 
 def data_files(scenario):
     """Paths and SHA-256 of the board and of every instrument and strategy file the cells use."""
+    if hasattr(scenario, "data_files"):  # another game's scenario knows its own files
+        return scenario.data_files()
     insts = sorted({n for c in scenario.cells for n in c.instruments})
     strats = sorted({s.partition(":")[0] for c in scenario.cells for s in c.lineup})
     board = scenario.board.path
@@ -161,6 +173,7 @@ def _new_manifest(scenario, plan, chunk_size, data, code):
         "chunks": {"size": chunk_size, "plan": plan},
         "data_files": data,
         "code": code,
+        **({"game": scenario.game, "columns": scenario.columns()} if hasattr(scenario, "columns") else {}),
         "timings": {
             "created": _now(),
             "finished": None,
@@ -334,6 +347,8 @@ def _dispatcher(backend, jobs, scheduler):
 
 def cell_specs(scenario, run_id="adhoc"):
     """Cell index -> :class:`CellSpec`: what a worker needs to play the cell."""
+    if hasattr(scenario, "cell_specs"):  # another game's scenario
+        return scenario.cell_specs(run_id)
     specs = {}
     for cell in scenario.cells:
         specs[cell.index] = CellSpec(
@@ -410,7 +425,7 @@ def run_scenario(
         raise ValueError("resume and force exclude each other")
     jobs = resolve_jobs(jobs)
 
-    if isinstance(scenario, Scenario):
+    if isinstance(scenario, Scenario) or hasattr(scenario, "cell_specs"):
         if games is not None or seed is not None or sets:
             scenario = scenario_from_doc(scenario.doc, scenario.path, sets=sets, games=games, seed=seed)
     else:
@@ -421,7 +436,7 @@ def run_scenario(
         raise RunDirError(out_dir, "", "exists and is not a directory")
 
     data = data_files(scenario)
-    code = code_version()
+    code = code_version(scenario)
     if chunk_size is None and resume and (out_dir / MANIFEST).is_file():
         try:
             chunk_size = int(read_manifest(out_dir)["chunks"]["size"])

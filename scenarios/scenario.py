@@ -258,7 +258,16 @@ def load_scenario(path, sets=(), games=None, seed=None):
 
 
 def scenario_from_doc(doc, path, sets=(), games=None, seed=None):
-    """Validate an already-parsed scenario document; ``path`` names it in errors and anchors its dirs."""
+    """Validate an already-parsed scenario document; ``path`` names it in errors and anchors its dirs.
+
+    A document naming another registered game (``game = "echidna"``) is that game's scenario
+    (``scenarios.generic``)."""
+    from scenarios.generic import game_scenario_from_doc, is_generic
+
+    if is_generic(doc):
+        return game_scenario_from_doc(doc, path, sets=sets, games=games, seed=seed)
+    if isinstance(doc, dict) and "game" in doc:
+        doc = {k: v for k, v in doc.items() if k != "game"}  # the default game, named explicitly
     doc = copy.deepcopy(doc)
     path = str(path)
     set_args = tuple(sets)

@@ -177,6 +177,10 @@ def parquet_bytes(df):
 
 def play_chunk(task):
     """Play a chunk and return its two tables as Parquet bytes."""
+    if hasattr(task.spec, "chunk_tables"):  # a cell of another game (scenarios.generic)
+        from scenarios.generic import play_generic_chunk
+
+        return play_generic_chunk(task)
     t0 = time.perf_counter()
     seats_df, games_df = chunk_tables(task)
     result = ChunkResult(

@@ -18,6 +18,8 @@ from simulator import layout as L
 from simulator.errors import DataError
 from simulator.instruments import STARTER, InstrumentLibrary, load_board, load_instrument
 
+from ssb.game_options import game_options  # noqa: E402
+
 PLAYER_CHOICES = (2, 3, 4)
 
 
@@ -95,8 +97,8 @@ class PlayerCounts(click.ParamType):
             part = part.strip()
             if not part:
                 continue
-            if not part.isdigit() or int(part) not in PLAYER_CHOICES:
-                self.fail(f"'{part}' is not a player count (2, 3 or 4)", param, ctx)
+            if not part.isdigit() or not 2 <= int(part) <= 6:
+                self.fail(f"'{part}' is not a player count (2, 3 or 4; 2 to 6 for echidna)", param, ctx)
             if int(part) not in out:
                 out.append(int(part))
         if not out:
@@ -108,11 +110,11 @@ def players_option(f):
     """``--players``: the player count of one game, 2, 3 or 4 (default 4)."""
     return click.option(
         "--players",
-        type=click.IntRange(2, 4),
+        type=click.IntRange(2, 6),
         default=4,
         show_default=True,
         metavar="2|3|4",
-        help="Number of players (2 adds Pri, 3 the neutral pieces).",
+        help="Number of players (2 adds Pri, 3 the neutral pieces; 2 to 6 with --game echidna).",
     )(f)
 
 
@@ -246,7 +248,8 @@ def cli():
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of the account.")
 @instrument_dir_option
 @strategy_dir_option
-def play(players, instruments, strategies, seed, as_json, instrument_dirs, strategy_dirs):
+@game_options
+def play(players, instruments, strategies, seed, as_json, instrument_dirs, strategy_dirs, game, board, variants):
     """Play one game and tell it turn by turn, ending with the final scoring table.
 
     The account shows every pawn move, die, recruit, build, brag, inspector step and score with its
@@ -259,7 +262,12 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
     \b
         ssb play --players 2 --strategies greedy,random --seed 5
         ssb play --instruments Bass,Vibes,Drums --json > game.json
+        ssb play --game echidna --players 5 --board snow --variant catch_up --seed 3
     """
+    if not game_cmd.is_default(game):
+        return game_cmd.play(game, players, strategies, seed, as_json, board, variants, strategy_dirs)
+    if players > 4:
+        raise click.BadParameter(f"'{players}' is not a player count (2, 3 or 4)", param_hint="--players")
     from simulator.narrate import game_document, narrate
     from simulator.playout import GameSetup, play_one
     from strategies.library import StrategyLibrary
@@ -300,7 +308,8 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
     help="Soak every instrument set (one instrument per department from the library) instead of one.",
 )
 @instrument_dir_option
-def check(games, seed, player_counts, instruments, all_sets, instrument_dirs):
+@game_options
+def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, game, board, variants):
     """Soak the rules: play random games and check every invariant after every turn.
 
     Every seat plays the uniformly random strategy. For each player count (and, with --all-sets,
@@ -313,7 +322,13 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs):
     \b
         ssb check --games 2000 --seed 1 --players 3,4
         ssb check --games 20 --all-sets
+        ssb check --game echidna --games 20000 --players 2,3,4,5,6
     """
+    if not game_cmd.is_default(game):
+        return game_cmd.check(game, games, seed, player_counts, board, variants)
+    for n in player_counts:
+        if n not in PLAYER_CHOICES:
+            raise click.BadParameter(f"'{n}' is not a player count (2, 3 or 4)", param_hint="--players")
     import itertools
 
     from simulator.instruments import InstrumentLibrary
@@ -684,11 +699,14 @@ def bench(games, quick, as_json, save_path, compare_path, ratio):
     click.echo(json.dumps(fig, indent=2) if as_json else format_report(fig))
 
 
+from ssb import game_cmd  # noqa: E402  (other games: play/check --game, boards)
+from ssb.game_cmd import boards  # noqa: E402
 from ssb.report_cmd import report  # noqa: E402  (the balance report)
 from ssb.run_cmd import run  # noqa: E402  (the experiment runner)
 
 cli.add_command(run)
 cli.add_command(report)
+cli.add_command(boards)
 
 from ssb.regress_cmd import baseline, regress  # noqa: E402  (the balance regression gate)
 

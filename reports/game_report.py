@@ -1,0 +1,236 @@
+"""The balance report of a run of another game than Shuffle and Swing (``scenarios.generic``).
+
+It reads only the result tables and the manifest (which names the game and declares its columns),
+never the kernel. Sections:
+
+1. Seat advantage: :func:`reports.seats.seat_advantage`, unchanged, on the games table with the
+   setting (board / variant / lineup) in place of the instrument set; games that reached the stall
+   cap (no winner) are left out of it and counted in section 3.
+2. Variants: :func:`reports.variants.compare_variants`, the variants on the same deals.
+3. Game shape: rounds, stalled games and the per-seat counters the game declares.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reports import present as P
+from reports import stats
+from reports.build import Report, Section, Table, _seat_section, write_report
+from reports.frames import deal_ids, pct
+from reports.headline import render_text
+from reports.io import ReportInputError
+from reports.variants import compare_variants
+
+GAME_TITLES = {"echidna": "Echidna Shuffle"}
+
+
+@dataclass
+class GameReport(Report):
+    game: str = ""
+
+    @property
+    def title(self):
+        return f"{GAME_TITLES.get(self.game, self.game)} balance report: {self.scenario}"
+
+
+def is_game_run(results_dir):
+    """The game a run directory names in its manifest, if it is not the default game; else None."""
+    import json
+
+    path = Path(results_dir) / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    game = manifest.get("game")
+    return game if game and "columns" in manifest else None
+
+
+def load_game_run(results_dir, allow_partial=False):
+    from scenarios.results import load_results
+    from simulator.errors import DataError
+
+    try:
+        seats, games, manifest = load_results(results_dir, allow_partial=allow_partial)
+    except DataError as exc:
+        raise ReportInputError(exc.file, exc.key, exc.reason) from None
+    if len(games) == 0:
+        raise ReportInputError(results_dir, "", "the run holds no finished game yet: nothing to report")
+    return seats, games, manifest
+
+
+def seat_frame(games):
+    """The games table in the shape ``seat_advantage`` reads: the setting as the instrument label."""
+    g = games[games["stalled"] == 0].copy()
+    g["inst_black"] = g["board"].astype(str)
+    g["inst_orange"] = g["variant"].astype(str)
+    g["inst_gray"] = g["lineup"].astype(str)
+    g["tied"] = 1  # E10: a game stops at the first win, so no ties
+    g["tiebreak"] = 0
+    return g
+
+
+def _headline(adv, margin, confidence, partial):
+    rows = []
+    for row in adv.cells.itertuples(index=False):
+        r = adv.rates[(adv.rates["players"] == row.players) & (adv.rates["instruments"] == row.instruments)]
+        seats = " / ".join(pct(x) for x in r["win_rate"])
+        gap = f"{100 * row.gap:.1f} pp [{100 * row.gap_lo:.1f}, {100 * row.gap_hi:.1f}]"
+        rows.append([row.players, row.instruments, f"{row.games:,}", seats, gap, row.verdict, row.note])
+    cols = ["players", "board/variant/lineup", "games", "seat win % (seat 0 first)", "largest seat gap", "verdict", "note"]
+    frame = pd.DataFrame(rows, columns=cols)
+    return frame, render_text(frame, margin, confidence, partial)
+
+
+def _variant_section(games, reference, margin, confidence, seed):
+    seats, changes, settings = compare_variants(games, reference, margin, confidence, seed)
+    c = int(100 * confidence)
+    sec = Section("variants", "2. Variants", "What does each variant change, on the same deals?")
+    base_cols = [("players", P.integer("players")), ("board", P.text("board")), ("lineup", P.text("lineup"))]
+    set_spec = [
+        *base_cols,
+        ("variant", P.text("variant")),
+        ("deals", P.integer("deals")),
+        (f"rounds [{c}% CI]", P.points("rounds", "rounds_lo", "rounds_hi")),
+        (f"unfairness: largest |seat - 1/N|, pp [{c}% CI]", P.pp("unfairness", "unfairness_lo", "unfairness_hi")),
+        ("fairest", P.text("fairest")),
+        ("fairest, lead shown", P.text("fairest_shown")),
+    ]
+    seat_spec = [
+        *base_cols,
+        ("variant", P.text("variant")),
+        ("seat", P.integer("seat")),
+        (f"win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
+        ("deviation from 1/N, pp", P.pp("deviation")),
+    ]
+    sec.tables.append(Table("variant_settings", "Game length and unfairness per variant", settings, P.present(settings, set_spec)))
+    sec.tables.append(Table("variant_seat_win_rates", "Win rate per seat and variant", seats, P.present(seats, seat_spec)))
+    if len(changes):
+        ch_spec = [
+            *base_cols,
+            ("variant", P.text("variant")),
+            ("vs", P.text("reference")),
+            ("what", P.text("what")),
+            (f"change [{c}% CI]", P.text("change_text")),
+            ("verdict", P.text("verdict")),
+            ("equivalence p (TOST)", P.pvalue("tost_p")),
+            ("outside-margin p (before Holm)", P.pvalue("outside_p")),
+        ]
+        changes = changes.copy()
+        changes["change_text"] = [
+            (
+                f"{100 * r.change:+.1f} pp [{100 * r.change_lo:+.1f}, {100 * r.change_hi:+.1f}]"
+                if r.seat >= 0
+                else f"{r.change:+.2f} [{r.change_lo:+.2f}, {r.change_hi:+.2f}]"
+            )
+            for r in changes.itertuples(index=False)
+        ]
+        sec.tables.append(Table("variant_changes", f"Change against '{reference}', paired by deal", changes, P.present(changes, ch_spec)))
+    sec.notes.append(
+        f"Every variant of a player count, board and lineup plays the same deals. A seat's change is the mean over "
+        f"deals of (win under the variant - win under '{reference}'), with a t interval over deals. Unchanged: two "
+        f"one-sided tests show the change within ±{100 * margin:.1f} pp; changed: shown beyond it, Holm-corrected over "
+        "every seat change of the section (the error controlled is a false 'changed' anywhere in the section); "
+        "inconclusive otherwise. Unfairness is the largest distance of a seat's win rate from 1/N, with a bootstrap "
+        "interval over deals; the fairest variant's lead counts as shown when the one-sided bootstrap interval of "
+        "its difference to the runner-up excludes 0 at the report's level."
+    )
+    for key, part in settings.groupby(["players", "board", "lineup"], sort=True):
+        best = part[part["fairest"]].iloc[0]
+        shown = "lead shown" if best["fairest_shown"] else "lead not shown"
+        others = ", ".join(f"{r.variant} {100 * r.unfairness:.1f}" for r in part.itertuples(index=False) if r.variant != best["variant"])
+        sec.findings.append(
+            f"{key[0]} players, {key[1]}: fairest **{best['variant']}** (largest seat gap from 1/N "
+            f"{100 * best['unfairness']:.1f} pp [{100 * best['unfairness_lo']:.1f}, {100 * best['unfairness_hi']:.1f}]; "
+            f"others: {others} pp; {shown})."
+        )
+    if len(changes):
+        rc = changes[changes["seat"] < 0]
+        for r in rc.itertuples(index=False):
+            sec.findings.append(
+                f"{r.players} players, {r.board}, {r.variant}: rounds {r.change:+.2f} [{r.change_lo:+.2f}, {r.change_hi:+.2f}] ({r.verdict})."
+            )
+    return sec
+
+
+def _shape_section(seats, games, confidence, seat_columns):
+    g = games.copy()
+    g["_deal"] = deal_ids(g)
+    rows = []
+    for key, part in g.groupby(["players", "board", "variant"], sort=True):
+        st, lo, hi, _ = stats.wilson_clustered(part["stalled"].to_numpy(), part["_deal"].to_numpy(), confidence)
+        r, rlo, rhi = stats.mean_interval(part["rounds"].to_numpy(dtype=float), confidence, cluster=part["_deal"].to_numpy())[:3]
+        rows.append(
+            {"players": key[0], "board": key[1], "variant": key[2], "games": len(part), "rounds": r, "rounds_lo": rlo, "rounds_hi": rhi, "stalled": st, "stalled_lo": lo, "stalled_hi": hi}
+        )
+    shape = pd.DataFrame(rows)
+    c = int(100 * confidence)
+    spec = [
+        ("players", P.integer("players")),
+        ("board", P.text("board")),
+        ("variant", P.text("variant")),
+        ("games", P.integer("games")),
+        (f"rounds [{c}% CI]", P.points("rounds", "rounds_lo", "rounds_hi")),
+        (f"stalled % [{c}% CI]", P.rate("stalled", "stalled_lo", "stalled_hi")),
+    ]
+    own = list(seat_columns)[list(seat_columns).index("strategy") + 1 :] if "strategy" in seat_columns else list(seat_columns)
+    counters = [k for k in own if k not in ("won", "rank")]
+    per_seat = seats.groupby(["players", "board", "variant", "seat"], sort=True)[counters].mean().reset_index()
+    seat_spec = [(k, P.text(k)) for k in ("players", "board", "variant", "seat")] + [
+        (k.replace("_", " "), (lambda name: (lambda row: f"{row[name]:.2f}"))(k)) for k in counters
+    ]
+    sec = Section("shape", "3. Game shape", "How long are the games, how often do they stall, what does each seat do?")
+    sec.tables.append(Table("game_shape", "Rounds and stalled games", shape, P.present(shape, spec)))
+    sec.tables.append(Table("seat_counters", "Mean per game of each seat's counters", per_seat, P.present(per_seat, seat_spec)))
+    stalled = int(games["stalled"].sum())
+    sec.findings.append(f"{stalled:,} of {len(games):,} games reached the stall cap (left out of section 1).")
+    return sec
+
+
+def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed=0, source="", partial=False):
+    game = manifest.get("game", "")
+    reference = manifest.get("settings", {}).get("reference") or str(games["variant"].iloc[0])
+    seat_sec, adv = _seat_section(seat_frame(games), margin, confidence, seed)
+    seat_sec.notes = [n.replace("instrument set", "board/variant/lineup") for n in seat_sec.notes if "tie-break" not in n] + [
+        "The setting column reads board/variant/lineup. Games stopped by the stall cap have no winner and are "
+        "left out here; a game stops at the first win (E6, E10), so there are no ties."
+    ]
+    sections = [seat_sec]
+    if games["variant"].nunique() > 1:
+        sections.append(_variant_section(games, reference, margin, confidence, seed))
+    sections.append(_shape_section(seats, games, confidence, manifest.get("columns", {}).get("seats", [])))
+    frame, text = _headline(adv, margin, confidence, partial)
+    return GameReport(
+        scenario=manifest.get("scenario", {}).get("name", ""),
+        description=str(manifest.get("scenario", {}).get("description", "")),
+        source=source,
+        partial=partial,
+        partial_reason="",
+        margin=margin,
+        confidence=confidence,
+        games=len(games),
+        settings=len(adv.cells),
+        headline=frame,
+        headline_text=text,
+        sections=sections,
+        generated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        game=game,
+    )
+
+
+def make_game_report(results_dir, out_dir=None, margin=0.03, confidence=0.95, allow_partial=False, seed=0):
+    seats, games, manifest = load_game_run(results_dir, allow_partial)
+    partial = manifest.get("status") != "complete"
+    rep = build_game_report(seats, games, manifest, margin, confidence, seed, str(results_dir), partial)
+    out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
+    return rep, write_report(rep, out)
+
+
+__all__ = ["build_game_report", "make_game_report", "is_game_run", "seat_frame", "GameReport"]
+

@@ -1,0 +1,182 @@
+"""Variant section: the same deals played under several rule variants, compared with a reference.
+
+For every setting (player count x board x lineup) and every variant, on the deals all its variants
+share (``scenarios.generic`` seeds the deals without the variant):
+
+* each seat's win rate with an interval clustered by deal;
+* the change of each seat's win rate against the reference variant, paired deal by deal (the mean
+  of the per-deal differences, a t interval over deals), and a verdict against the margin:
+  **unchanged** (two one-sided tests show |change| < margin), **changed** (the change is shown
+  beyond the margin, Holm over every seat test of the section), **inconclusive** otherwise;
+* the change in game length (rounds), paired likewise;
+* unfairness: the largest distance of a seat's win rate from 1/N, with a bootstrap interval over
+  deals; the variant with the smallest is named the fairest of its setting, and the note says
+  whether its lead over the runner-up is shown (the bootstrap interval of the difference excludes 0).
+
+The independent unit is the deal throughout; stalled games (no winner) count as a win for nobody.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from reports import stats
+
+UNCHANGED = "unchanged"
+CHANGED = "changed"
+INCONCLUSIVE = "inconclusive"
+SETTING = ["players", "board", "lineup"]
+
+
+def _per_deal(part, nplayers):
+    """deal -> per-seat mean win (over the deal's rotations) and mean rounds."""
+    w = part["winner"].to_numpy()
+    onehot = (w[:, None] == np.arange(nplayers)[None, :]).astype(float)
+    df = pd.DataFrame(onehot, columns=[f"s{k}" for k in range(nplayers)])
+    df["rounds"] = part["rounds"].to_numpy(dtype=float)
+    df["deal"] = part["deal"].to_numpy()
+    return df.groupby("deal").mean()
+
+
+def _t_interval(x, confidence):
+    n = len(x)
+    m = float(np.mean(x)) if n else float("nan")
+    if n < 2:
+        return m, float("nan"), float("nan"), float("nan")
+    se = float(np.std(x, ddof=1)) / np.sqrt(n)
+    if se == 0:
+        return m, m, m, 0.0
+    q = sps.t.ppf(0.5 + confidence / 2, n - 1)
+    return m, m - q * se, m + q * se, se
+
+
+def _tost_p(mean, se, n, margin):
+    if not np.isfinite(se) or n < 2:
+        return float("nan")
+    if se == 0:
+        return 0.0 if abs(mean) < margin else 1.0
+    lo = 1 - sps.t.cdf((mean + margin) / se, n - 1)
+    hi = sps.t.cdf((mean - margin) / se, n - 1)
+    return float(max(lo, hi))
+
+
+def _outside_p(mean, se, n, margin):
+    """One-sided p that |change| > margin (the nearer side)."""
+    if not np.isfinite(se) or n < 2:
+        return float("nan")
+    if se == 0:
+        return 0.0 if abs(mean) > margin else 1.0
+    return float(1 - sps.t.cdf((abs(mean) - margin) / se, n - 1))
+
+
+def _unfairness(mat, share, rng, resamples):
+    """Largest |seat win rate - share| of a deals x seats matrix and its bootstrap draws."""
+    point = float(np.max(np.abs(mat.mean(axis=0) - share)))
+    n = len(mat)
+    idx = rng.integers(0, n, size=(resamples, n))
+    draws = np.max(np.abs(mat[idx].mean(axis=1) - share), axis=1)
+    return point, draws
+
+
+def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, resamples=1000):
+    """``(seats, changes, settings)`` DataFrames of the variant section (see the module doc).
+
+    ``games`` needs players, board, variant, lineup, deal, winner, rounds."""
+    rng = np.random.default_rng(seed)
+    seat_rows, change_rows, setting_rows = [], [], []
+    alpha = stats.alpha_of(confidence)
+    for key, part in games.groupby(SETTING, sort=True):
+        players, board, lineup = key
+        n = int(players)
+        share = 1.0 / n
+        per = {v: _per_deal(p, n) for v, p in part.groupby("variant", sort=False)}
+        variants = list(per)
+        common = sorted(set.intersection(*(set(d.index) for d in per.values())))
+        mats = {v: per[v].loc[common] for v in variants}
+        unfair = {}
+        for v in variants:
+            m = mats[v][[f"s{k}" for k in range(n)]].to_numpy()
+            pt, draws = _unfairness(m, share, rng, resamples) if len(m) else (float("nan"), np.array([np.nan]))
+            unfair[v] = (pt, draws)
+            for k in range(n):
+                rate, lo, hi, _ = _t_interval(m[:, k], confidence)
+                seat_rows.append((players, board, lineup, v, k, len(common), rate, lo, hi, rate - share))
+            r, rlo, rhi, _ = _t_interval(mats[v]["rounds"].to_numpy(), confidence)
+            setting_rows.append(
+                {
+                    "players": players,
+                    "board": board,
+                    "lineup": lineup,
+                    "variant": v,
+                    "deals": len(common),
+                    "rounds": r,
+                    "rounds_lo": rlo,
+                    "rounds_hi": rhi,
+                    "unfairness": pt,
+                    "unfairness_lo": float(np.quantile(draws, alpha / 2)),
+                    "unfairness_hi": float(np.quantile(draws, 1 - alpha / 2)),
+                }
+            )
+        if reference in mats:
+            ref = mats[reference]
+            for v in variants:
+                if v == reference:
+                    continue
+                for k in [*range(n), "rounds"]:
+                    col = f"s{k}" if k != "rounds" else "rounds"
+                    d = mats[v][col].to_numpy() - ref[col].to_numpy()
+                    mean, lo, hi, se = _t_interval(d, confidence)
+                    m = margin if k != "rounds" else float("nan")
+                    change_rows.append(
+                        {
+                            "players": players,
+                            "board": board,
+                            "lineup": lineup,
+                            "variant": v,
+                            "reference": reference,
+                            "what": f"seat {k} win rate" if k != "rounds" else "rounds per game",
+                            "seat": k if k != "rounds" else -1,
+                            "deals": len(d),
+                            "change": mean,
+                            "change_lo": lo,
+                            "change_hi": hi,
+                            "tost_p": _tost_p(mean, se, len(d), m) if k != "rounds" else float("nan"),
+                            "outside_p": _outside_p(mean, se, len(d), m) if k != "rounds" else float("nan"),
+                        }
+                    )
+        # The fairest variant of the setting, and whether its lead is shown.
+        order = sorted(variants, key=lambda v: unfair[v][0])
+        best = order[0]
+        lead_shown = False
+        if len(order) > 1:
+            diff = unfair[order[1]][1] - unfair[best][1]
+            lead_shown = bool(np.quantile(diff, alpha) > 0)
+        for row in setting_rows:
+            if (row["players"], row["board"], row["lineup"]) == key:
+                row["fairest"] = row["variant"] == best
+                row["fairest_shown"] = lead_shown and row["variant"] == best
+    seats = pd.DataFrame(
+        seat_rows,
+        columns=["players", "board", "lineup", "variant", "seat", "deals", "win_rate", "win_lo", "win_hi", "deviation"],
+    )
+    changes = pd.DataFrame(change_rows)
+    if len(changes):
+        mask = changes["seat"] >= 0
+        pvals = changes.loc[mask, "outside_p"].fillna(1.0).to_numpy()
+        rejected, _ = stats.holm(pvals, alpha)
+        verdict = np.full(len(changes), "", dtype=object)
+        idx = np.nonzero(mask.to_numpy())[0]
+        for j, i in enumerate(idx):
+            if rejected[j]:
+                verdict[i] = CHANGED
+            elif changes["tost_p"].iloc[i] < alpha:
+                verdict[i] = UNCHANGED
+            else:
+                verdict[i] = INCONCLUSIVE
+        for i in np.nonzero(~mask.to_numpy())[0]:
+            lo, hi = changes["change_lo"].iloc[i], changes["change_hi"].iloc[i]
+            verdict[i] = "shorter" if hi < 0 else "longer" if lo > 0 else "no shown change"
+        changes["verdict"] = verdict
+    return seats, changes, pd.DataFrame(setting_rows)

@@ -1,0 +1,460 @@
+"""Scenarios of any registered game but the first (``game = "echidna"``): cells, seeds, chunk tables.
+
+The runner (``scenarios/runner.py``), the result files and resume work unchanged: a
+:class:`GameScenario` offers what the runner asks of a scenario (cells, seed, text and hash,
+settings, data files, cell specs), and its chunks are played through the game's registry entry
+(``simulator.games``) into tables with the generic cell columns plus the columns the game declares::
+
+    game = "echidna"                  # a name of simulator.games (the default game uses scenario.py)
+    name = "echidna-seats"
+    description = "..."
+    seed = 1
+    games = 4000                      # per cell, rounded up to whole deals
+    players = [2, 3, 4, 5, 6]
+    boards = ["forest", "snow"]       # the game's boards (names, or paths to board files)
+    strategy_dirs = ["my_strategies"] # optional
+    reference = "base"                # optional: the variant the others are compared with
+
+    [variants]                        # optional: named variants, each a table of the game's switches
+    base = {}
+    catch_up = { catch_up = true }
+    schedule_b = { catch_up = true, token_schedule = [0, 1, 1, 2, 2, 3] }
+
+    [lineup]                          # as in scenario.py: mirror / seats / round_robin
+    mirror = "greedy"
+
+A cell is one player count x board x variant x lineup. The deals of a cell are seeded from its key
+*without* the variant, so every variant of a (players, board, lineup) plays the very same deals:
+the variant section of the report compares them pairwise, deal by deal.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from scenarios.canonical import to_toml
+from scenarios.scenario import LINEUP_KEYS, MAX_GAMES, MAX_SEED, _lineups, apply_set, lineup_period, parse_set
+from scenarios.seeding import deal_seeds, game_layout
+from simulator import games as registry
+from simulator.errors import DataError
+from simulator.instruments import Checker
+
+TOP_KEYS = (
+    "game",
+    "name",
+    "description",
+    "seed",
+    "games",
+    "players",
+    "boards",
+    "variants",
+    "reference",
+    "strategy_dirs",
+    "lineup",
+)
+REQUIRED = ("game", "name", "seed", "games", "players", "lineup")
+
+# Columns every game's tables start with (one cell: players x board x variant x lineup).
+CELL_COLUMNS = (
+    "cell",
+    "cell_key",
+    "players",
+    "board",
+    "variant",
+    "lineup",
+    "deal",
+    "rotation",
+    "game",
+    "seed",
+)
+STRING_COLUMNS = ("cell_key", "board", "variant", "lineup", "strategy", "winner_strategy")
+
+
+@dataclass(frozen=True)
+class GameCell:
+    index: int
+    players: int
+    board: str
+    variant: str
+    lineup: tuple
+    deals: int
+
+    @property
+    def rotations(self):
+        return lineup_period(self.lineup)
+
+    @property
+    def games(self):
+        return self.deals * self.rotations
+
+    @property
+    def deal_key(self):
+        """What the deals are seeded from: the cell but its variant (variants share deals)."""
+        return f"players={self.players}|board={self.board}|lineup={','.join(self.lineup)}"
+
+    @property
+    def key(self):
+        return f"players={self.players}|board={self.board}|variant={self.variant}|lineup={','.join(self.lineup)}"
+
+    def as_dict(self):
+        return {
+            "cell": self.index,
+            "cell_key": self.key,
+            "players": self.players,
+            "board": self.board,
+            "variant": self.variant,
+            "lineup": list(self.lineup),
+            "deals": self.deals,
+            "rotations": self.rotations,
+            "games": self.games,
+        }
+
+
+@dataclass(frozen=True)
+class GameCellSpec:
+    """What a worker needs for one cell: the game's name, its packed setup and strategy rows."""
+
+    run_id: str
+    game: str
+    cell: GameCell
+    setup: object
+    strategy_rows: np.ndarray
+
+    def chunk_tables(self, task):
+        return chunk_tables(task)
+
+
+@dataclass
+class GameScenario:
+    path: str
+    doc: dict
+    text: str
+    sha256: str
+    game: str
+    name: str
+    description: str
+    seed: int
+    games: int
+    players: tuple
+    boards: tuple
+    variants: dict  # name -> the game's variants object
+    reference: str
+    cells: tuple
+    strategies: object = field(repr=False)
+    board_objects: dict = field(repr=False, default_factory=dict)
+    strategy_dirs: tuple = ()
+    set_args: tuple = ()
+
+    @property
+    def total_games(self):
+        return sum(c.games for c in self.cells)
+
+    def settings(self):
+        return {
+            "game": self.game,
+            "games": self.games,
+            "seed": self.seed,
+            "players": list(self.players),
+            "boards": list(self.boards),
+            "variants": sorted(self.variants),
+            "reference": self.reference,
+            "strategy_dirs": list(self.strategy_dirs),
+            "set": list(self.set_args),
+        }
+
+    def columns(self):
+        g = registry.get(self.game)
+        return {
+            "seats": list(CELL_COLUMNS + ("seat", "strategy") + tuple(g.seat_columns)),
+            "games": list(CELL_COLUMNS + tuple(g.game_columns) + ("winner_strategy",)),
+            "score_sources": list(g.score_sources),
+        }
+
+    def data_files(self):
+        """Paths and SHA-256 of the boards, the game's rule numbers and the strategy files, in the
+        shape the runner's manifest keeps (a changed file refuses ``--resume``)."""
+        from scenarios.runner import _sha256_file
+
+        files = {f"board {name}": b.path for name, b in self.board_objects.items()}
+        rules = getattr(next(iter(self._setups().values())), "rules", None)
+        if rules is not None:
+            files["rules"] = rules.path
+        first = next(iter(self.board_objects.values())).path
+        out = {
+            "board": {"path": first, "sha256": _sha256_file(first)},
+            "instruments": {k: {"path": p, "sha256": _sha256_file(p)} for k, p in files.items()},
+            "strategies": {},
+        }
+        for n in sorted({s for c in self.cells for s in c.lineup}):
+            p = self.strategies.get(n).path
+            out["strategies"][n] = {"path": p, "sha256": _sha256_file(p)}
+        return out
+
+    def kernel_files(self):
+        return registry.get(self.game).kernel_sources()
+
+    def _setups(self):
+        if not hasattr(self, "_setup_cache"):
+            g = registry.get(self.game)
+            self._setup_cache = {}
+            for c in self.cells:
+                k = (c.players, c.board, c.variant)
+                if k not in self._setup_cache:
+                    self._setup_cache[k] = g.setup(c.players, self.board_objects[c.board], self.variants[c.variant])
+        return self._setup_cache
+
+    def cell_specs(self, run_id="adhoc"):
+        setups = self._setups()
+        return {
+            c.index: GameCellSpec(
+                run_id, self.game, c, setups[(c.players, c.board, c.variant)], self.strategies.matrix(list(c.lineup))
+            )
+            for c in self.cells
+        }
+
+
+def is_generic(doc):
+    """True when a scenario document names a game other than the default one."""
+    g = doc.get("game") if isinstance(doc, dict) else None
+    return g is not None and registry.get(g, "scenario", "game").name != registry.DEFAULT_GAME
+
+
+def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
+    """Validate a scenario document of a registered game (see the module doc)."""
+    doc = copy.deepcopy(doc)
+    path = str(path)
+    set_args = tuple(sets)
+    for item in set_args:
+        key, value = parse_set(item, path)
+        top = key.split(".")[0]
+        if top not in TOP_KEYS:
+            raise DataError(path, key, f"unknown scenario key (known: {', '.join(TOP_KEYS)})")
+        if top == "variants":
+            parts = key.split(".")
+            table = doc.setdefault("variants", {})
+            for p in parts[1:-1]:
+                table = table.setdefault(p, {})
+            table[parts[-1]] = value
+        elif top == "lineup":
+            apply_set(doc, key, value, path)
+        else:
+            doc[top] = value
+    if games is not None:
+        doc["games"] = games
+        set_args += (f"games={games}",)
+    if seed is not None:
+        doc["seed"] = seed
+        set_args += (f"seed={seed}",)
+
+    ck = Checker(path)
+    ck.table(doc, "", required=REQUIRED, optional=TOP_KEYS)
+    g = registry.get(doc["game"], path, "game")
+    name = ck.string(doc["name"], "name").strip()
+    description = doc.get("description", "")
+    if not isinstance(description, str):
+        ck.fail("description", "expected a string")
+    seed_v = ck.integer(doc["seed"], "seed", lo=0, hi=MAX_SEED)
+    games_v = ck.integer(doc["games"], "games", lo=1, hi=MAX_GAMES)
+    raw_players = doc["players"]
+    if isinstance(raw_players, int) and not isinstance(raw_players, bool):
+        raw_players = [raw_players]
+    players = ck.int_list(raw_players, "players", min_len=1)
+    for i, n in enumerate(players):
+        if n not in g.player_counts:
+            ck.fail(f"players[{i}]", f"{n} players is not supported by {g.title} ({', '.join(map(str, g.player_counts))})")
+    if len(set(players)) != len(players):
+        ck.fail("players", "a player count is listed twice")
+    boards = doc.get("boards", [g.boards[0]] if g.boards else [])
+    if isinstance(boards, str):
+        boards = [boards]
+    boards = ck.str_list(boards, "boards", min_len=1, what="boards")
+    base_dir = Path(path).resolve().parent
+    board_objects = {}
+    for i, b in enumerate(boards):
+        ref = b if b in g.boards else str((base_dir / b).resolve())
+        try:
+            setup = g.setup(players[0], ref, None)
+        except DataError as exc:
+            raise DataError(path, f"boards[{i}]", f"{exc.file}: {exc.key}: {exc.reason}" if exc.key else exc.reason) from None
+        board_objects[b] = setup.board
+    raw_var = doc.get("variants", {"base": {}})
+    ck.table(raw_var, "variants", optional=tuple(raw_var))
+    if not raw_var:
+        ck.fail("variants", "no variants; leave the table out for the base game alone")
+    variants = {}
+    for vname, table in raw_var.items():
+        if not isinstance(table, dict):
+            ck.fail(f"variants.{vname}", "expected a table of the game's switches (e.g. { catch_up = true })")
+        variants[vname] = g.variants_from_dict(table, path, f"variants.{vname}")
+    reference = doc.get("reference", next(iter(variants)))
+    if reference not in variants:
+        ck.fail("reference", f"'{reference}' is not one of the variants ({', '.join(variants)})")
+    sdirs = doc.get("strategy_dirs", [])
+    if isinstance(sdirs, str):
+        sdirs = [sdirs]
+    sdirs = ck.str_list(sdirs, "strategy_dirs", what="folders")
+    resolved = []
+    for i, d in enumerate(sdirs):
+        p = (base_dir / d).resolve()
+        if not p.is_dir():
+            ck.fail(f"strategy_dirs[{i}]", f"folder not found: {p}")
+        resolved.append(str(p))
+    lib = g.strategies(tuple(resolved))
+    lineups = _game_lineups(ck, doc["lineup"], players, lib, path, g)
+    # Every setting must pack (e.g. a token schedule too short for 6 players).
+    for n in players:
+        for vname, v in variants.items():
+            try:
+                g.setup(n, board_objects[boards[0]], v)
+            except DataError as exc:
+                raise DataError(path, f"variants.{vname}", f"with {n} players: {exc.reason}") from None
+    cells = []
+    for n in players:
+        for b in boards:
+            for vname in variants:
+                for lineup in lineups[n]:
+                    cells.append(GameCell(len(cells), n, b, vname, lineup, math.ceil(games_v / lineup_period(lineup))))
+    eff = {
+        "game": g.name,
+        "name": name,
+        "description": description,
+        "seed": seed_v,
+        "games": games_v,
+        "players": list(players),
+        "boards": list(boards),
+        "variants": {k: raw_var[k] for k in variants},
+        "reference": reference,
+        "strategy_dirs": list(sdirs),
+        "lineup": doc["lineup"],
+    }
+    text = to_toml(eff)
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return GameScenario(
+        path=path,
+        doc=eff,
+        text=text,
+        sha256=sha,
+        game=g.name,
+        name=name,
+        description=description,
+        seed=seed_v,
+        games=games_v,
+        players=tuple(players),
+        boards=tuple(boards),
+        variants=variants,
+        reference=reference,
+        cells=tuple(cells),
+        strategies=lib,
+        board_objects=board_objects,
+        strategy_dirs=tuple(resolved),
+        set_args=set_args,
+    )
+
+
+def _game_lineups(ck, raw, players, lib, path, game):
+    """``scenario._lineups`` with ``lineup.seats = { N = [...] }`` keyed by this game's player counts
+    (the shared parser knows only Shuffle and Swing's)."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("seats"), dict):
+        return _lineups(ck, raw, players, lib, path)
+    seats = raw["seats"]
+    for k in seats:
+        if k not in {str(n) for n in game.player_counts}:
+            ck.fail(f"lineup.seats.{k}", f"keys of lineup.seats are player counts ({', '.join(map(str, game.player_counts))})")
+    rest = {k: v for k, v in raw.items() if k != "seats"}
+    out = _lineups(ck, rest, players, lib, path) if rest else {n: [] for n in players}
+    for k, v in seats.items():
+        n = int(k)
+        if n not in players:
+            continue
+        try:
+            more = _lineups(ck, {"seats": v}, [n], lib, path)[n]
+        except DataError as exc:
+            raise DataError(exc.file, exc.key.replace("lineup.seats", f"lineup.seats.{k}", 1), exc.reason) from None
+        out[n] += [x for x in more if x not in out[n]]
+    for n in players:
+        if not out[n]:
+            ck.fail("lineup", f"no lineup for {n} players (lineup.seats has none for that count)")
+    return out
+
+
+# =========================================================================== worker side
+
+
+def chunk_tables(task):
+    """(seats, games) DataFrames of one chunk of a generic cell."""
+    spec = task.spec
+    cell = spec.cell
+    g = registry.get(spec.game)
+    n = cell.players
+    gidx = np.arange(task.start, task.stop, dtype=np.int64)
+    deal, rotation = game_layout(gidx, cell.rotations)
+    first = int(deal[0]) if len(gidx) else 0
+    last = int(deal[-1]) + 1 if len(gidx) else 0
+    seeds = deal_seeds(task.run_seed, cell.deal_key, range(first, last))[deal - first]
+    seat_cols = {k: np.zeros((len(gidx), n), dtype=np.int64) for k in g.seat_columns}
+    game_cols = {k: np.zeros(len(gidx), dtype=np.int64) for k in g.game_columns}
+    for r in range(cell.rotations):
+        idx = np.nonzero(rotation == r)[0]
+        if len(idx) == 0:
+            continue
+        strat = spec.strategy_rows[[(s - r) % n for s in range(n)]]
+        sr, gr = g.play_batch(spec.setup, seeds[idx], strat)
+        for k in g.seat_columns:
+            seat_cols[k][idx] = sr[k]
+        for k in g.game_columns:
+            game_cols[k][idx] = gr[k]
+    m = len(gidx)
+    lineup = np.array(cell.lineup, dtype=object)
+    per_game = {
+        "cell": np.full(m, cell.index, dtype=np.int32),
+        "cell_key": np.full(m, cell.key, dtype=object),
+        "players": np.full(m, n, dtype=np.int8),
+        "board": np.full(m, cell.board, dtype=object),
+        "variant": np.full(m, cell.variant, dtype=object),
+        "lineup": np.full(m, ",".join(cell.lineup), dtype=object),
+        "deal": deal.astype(np.int32),
+        "rotation": rotation.astype(np.int8),
+        "game": gidx.astype(np.int32),
+        "seed": seeds.view(np.int64),
+    }
+    pos = (np.arange(n)[None, :] - rotation[:, None]) % n
+    seats = {k: np.repeat(v, n) for k, v in per_game.items()}
+    seats["seat"] = np.tile(np.arange(n, dtype=np.int8), m)
+    seats["strategy"] = lineup[pos].reshape(-1)
+    for k in g.seat_columns:
+        seats[k] = seat_cols[k].reshape(-1).astype(np.int32)
+    games = dict(per_game)
+    for k in g.game_columns:
+        games[k] = game_cols[k].astype(np.int32)
+    winner = game_cols.get("winner", np.full(m, -1))
+    games["winner_strategy"] = np.where(winner >= 0, lineup[(winner - rotation) % n], "").astype(object)
+    return pd.DataFrame(seats), pd.DataFrame(games)
+
+
+def play_generic_chunk(task):
+    """A chunk of a generic cell as Parquet bytes (what ``scenarios.worker.play_chunk`` returns)."""
+    import os
+
+    from scenarios.worker import ChunkResult, parquet_bytes
+
+    t0 = time.perf_counter()
+    seats_df, games_df = chunk_tables(task)
+    return ChunkResult(
+        chunk=task.chunk,
+        games=task.games,
+        seats=parquet_bytes(seats_df),
+        table_games=parquet_bytes(games_df),
+        seconds=time.perf_counter() - t0,
+        pid=os.getpid(),
+    )
+
+
+__all__ = ["GameScenario", "game_scenario_from_doc", "is_generic", "chunk_tables", "play_generic_chunk", "LINEUP_KEYS"]

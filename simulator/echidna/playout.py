@@ -1,0 +1,106 @@
+"""The Python face of the Echidna Shuffle kernel: play games, unpack results, soak.
+
+``play_one`` plays one logged game; ``play_many`` a batch, returning final states; ``seat_results``
+and ``game_results`` turn final states into the result columns the lab's tables hold; ``soak`` plays
+games checking every invariant after every turn.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from simulator.echidna import layout as L
+from simulator.echidna.kernel import play_batch, play_game
+from simulator.errors import DataError
+from simulator.kernel.core import mix_seed
+
+SEAT_COLUMNS = L.SEAT_COLUMNS
+GAME_COLUMNS = L.GAME_COLUMNS
+
+
+def game_seed(run_seed, index):
+    """Seed of game ``index`` of a run."""
+    return int(mix_seed(np.uint64(run_seed), np.uint64(index)))
+
+
+def _strat(setup, strat):
+    strat = np.asarray(strat, dtype=np.float64)
+    if strat.ndim != 2 or strat.shape[0] != setup.nplayers or strat.shape[1] != L.STRAT_SIZE:
+        raise DataError("game", "strategies", f"need {setup.nplayers} Echidna Shuffle strategies, one per seat")
+    return np.ascontiguousarray(strat)
+
+
+@dataclass
+class GameRecord:
+    setup: object
+    seed: int
+    state: np.ndarray
+    events: np.ndarray
+    violation: int = 0
+    violation_turn: int = -1
+
+
+def play_one(setup, strat, seed, log_rows=200_000, check=True):
+    """One game with its event log (rows of ``LOG_WIDTH`` ints)."""
+    log = np.zeros((log_rows, L.LOG_WIDTH), dtype=np.int64)
+    st = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    code, turn = play_game(setup.geo, _strat(setup, strat), np.uint64(seed), st, log, check)
+    n = int(log[0, 0])
+    return GameRecord(setup, int(seed), st, log[1 : n + 1].copy(), int(code), int(turn))
+
+
+def play_many(setup, strat, seeds, check=False):
+    """Final states of one game per seed, plus violations found (game index, code, turn)."""
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    out = np.zeros((len(seeds), L.STATE_SIZE), dtype=np.int64)
+    bad = play_batch(setup.geo, _strat(setup, strat), seeds, out, check)
+    return out, bad
+
+
+def seat_results(states, nplayers):
+    """Per-seat result columns (games x seats arrays) from final states."""
+    seats = np.arange(nplayers)
+    stat = {name: states[:, L.S_STAT + seats * L.N_STAT + k] for k, name in enumerate(L.STAT_NAMES)}
+    winner = states[:, L.S_WINNER]
+    home = states[:, L.S_HOME + seats]
+    cols = {
+        "won": (winner[:, None] == seats[None, :]).astype(np.int8),
+        "bugs_home": home,
+        "tokens_left": states[:, L.S_TOKENS + seats],
+        **stat,
+    }
+    # Rank: the winner first, then by bugs home, then by turn order.
+    key = -(cols["won"].astype(np.int64) * 100 + home) * 8 + seats[None, :]
+    order = np.argsort(key, axis=1, kind="stable")
+    rank = np.empty_like(order)
+    rank[np.arange(len(states))[:, None], order] = seats[None, :]
+    cols["rank"] = rank + 1
+    return {k: cols[k] for k in SEAT_COLUMNS}
+
+
+def game_results(states, nplayers):
+    """Per-game result columns from final states."""
+    lost = states[:, L.S_STAT + np.arange(nplayers) * L.N_STAT + L.ST_MOVES_LOST].sum(axis=1)
+    return {
+        "winner": states[:, L.S_WINNER].copy(),
+        "rounds": states[:, L.S_ROUND].copy(),
+        "turns": states[:, L.S_TURN].copy(),
+        "stalled": states[:, L.S_STALLED].copy(),
+        "decisions": states[:, L.S_DECISIONS].copy(),
+        "moves_lost": lost,
+    }
+
+
+@dataclass
+class SoakReport:
+    games: int
+    turns: int
+    violations: list  # (seed, turn, code, message)
+
+
+def soak(setup, strat, games, seed):
+    """Play ``games`` games checking every invariant after every turn."""
+    seeds = np.array([game_seed(seed, i) for i in range(games)], dtype=np.uint64)
+    states, bad = play_many(setup, strat, seeds, check=True)
+    found = [(int(seeds[g]), int(t), int(c), L.VIOLATIONS.get(int(c), "unknown")) for g, c, t in bad]
+    return SoakReport(games, int(states[:, L.S_TURN].sum()), found)

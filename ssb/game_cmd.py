@@ -1,0 +1,143 @@
+"""``ssb`` for games other than Shuffle and Swing: ``play``/``check`` with ``--game``, and ``ssb boards``.
+
+Everything here goes through the registry (``simulator.games``), so a third game needs no change.
+"""
+
+import json
+import time
+
+import click
+
+from simulator import games as registry
+from ssb.cli import SsbGroup  # ssb.cli imports this module at its end, after SsbGroup exists
+
+
+from ssb.game_options import game_options, is_default  # noqa: E402,F401
+
+
+def _variants(game, items):
+    from scenarios.scenario import parse_value
+
+    table = {}
+    for item in items:
+        key, sep, value = str(item).partition("=")
+        table[key.strip()] = parse_value(value.strip()) if sep else True
+    return game.variants_from_dict(table, "--variant", "variant")
+
+
+def _setup(game, players, board, variants):
+    if players not in game.player_counts:
+        raise click.BadParameter(
+            f"'{players}' is not a player count of {game.title} ({', '.join(map(str, game.player_counts))})",
+            param_hint="--players",
+        )
+    return game.setup(players, board or game.boards[0], _variants(game, variants))
+
+
+def play(game_name, players, strategies, seed, as_json, board, variants, strategy_dirs):
+    """``ssb play --game NAME``: one game, narrated (or as JSON)."""
+    game = registry.get(game_name, "--game", "")
+    setup = _setup(game, players, board, variants)
+    names = list(strategies) if strategies else [game.default_strategy]
+    if len(names) == 1:
+        names = names * players
+    if len(names) != players:
+        raise click.BadParameter(
+            f"give one strategy for all seats or one per seat: {players} players, got {len(names)} names",
+            param_hint="--strategies",
+        )
+    strat = game.strategies(tuple(strategy_dirs)).matrix(names)
+    record = game.play_one(setup, strat, seed)
+    if as_json:
+        click.echo(json.dumps(game.document(record, names), indent=2))
+    else:
+        click.echo(game.narrate(record, names), nl=False)
+    if record.violation:
+        raise click.exceptions.Exit(1)
+
+
+def check(game_name, games, seed, player_counts, board, variants):
+    """``ssb check --game NAME``: random games on every board (or the one given), every invariant
+    after every turn."""
+    game = registry.get(game_name, "--game", "")
+    boards = [board] if board else list(game.boards)
+    lib = game.strategies(())
+    found = total = 0
+    t_all = 0.0
+    click.echo(f"Soak: {game.title}, random seats, run seed {seed}, {games} games per board and player count")
+    for b in boards:
+        for n in player_counts:
+            setup = _setup(game, n, b, variants)
+            strat = lib.matrix(["random"] * n)
+            game.soak(setup, strat, 1, seed)  # load the compiled kernel before timing
+            t0 = time.perf_counter()
+            rep = game.soak(setup, strat, games, seed)
+            dt = time.perf_counter() - t0
+            t_all += dt
+            total += rep.games
+            verdict = "no violation" if not rep.violations else f"{len(rep.violations)} violation(s)"
+            click.echo(f"{setup.board.name}, {n} players: {rep.games} games, {rep.turns} turns, {rep.games / dt:.0f} games/s, {verdict}")
+            for s, turn, code, message in rep.violations[:20]:
+                found += 1
+                click.echo(f"  violation {code} ({message}) at turn {turn} of game seed {s}")
+                click.echo(f"    replay: ssb play --game {game.name} --players {n} --board {b} --strategies random --seed {s}")
+            found += max(0, len(rep.violations) - 20)
+    click.echo(f"Total: {total} games, {total / t_all if t_all else 0:.0f} games/s, {'no violation' if not found else f'{found} violation(s)'}")
+    if found:
+        raise click.exceptions.Exit(1)
+
+
+@click.group(name="boards", cls=SsbGroup)
+def boards():
+    """Boards of the games other than Shuffle and Swing: list them, draw them.
+
+    Example:
+
+    \b
+        ssb boards list
+    """
+
+
+@boards.command("list")
+@click.option("--game", default="echidna", show_default=True, metavar="NAME", help="Game whose boards to list.")
+def boards_list(game):
+    """List a game's boards: spaces, arrows, branch points, whether the layout is reconstructed.
+
+    Example:
+
+    \b
+        ssb boards list --game echidna
+    """
+    g = registry.get(game, "--game", "")
+    for name in g.boards:
+        b = g.setup(g.player_counts[0], name, None).board
+        arrows = sum(len(a) for a in b.arrows)
+        branches = sum(1 for a in b.arrows if len(a) > 1)
+        recon = "reconstructed" if b.reconstructed else "printed"
+        click.echo(f"{name:8s} {b.nspaces} spaces, {arrows} arrows, {branches} with two ways out, {recon}: {b.description}")
+
+
+@boards.command("draw")
+@click.argument("name")
+@click.option("--game", default="echidna", show_default=True, metavar="NAME", help="Game the board belongs to.")
+@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False), metavar="FILE", help="Picture to write (PNG, SVG or PDF); default NAME.png.")
+def boards_draw(name, game, output):
+    """Draw a board: its spaces at their coordinates and the arrows between them.
+
+    NAME is a board of the game (forest, snow) or a board file.
+
+    Example:
+
+    \b
+        ssb boards draw snow -o snow.png
+    """
+    g = registry.get(game, "--game", "")
+    if g.draw_board is None:
+        raise click.BadParameter(f"{g.title} has no board to draw", param_hint="--game")
+    board = g.setup(g.player_counts[0], name, None).board
+    out = output or f"{board.name}.png"
+    try:
+        g.draw_board(board, out)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {out}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {out}")
