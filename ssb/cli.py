@@ -266,7 +266,7 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
 
     setup = GameSetup(nplayers=players, instruments=instruments, instrument_dirs=tuple(instrument_dirs))
     names = _lineup(strategies, players)
-    strat = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).matrix(names)
+    strat = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).matrix(names, source="--strategies")
     record = play_one(setup, strat, seed)
     if as_json:
         click.echo(json.dumps(game_document(record, names), indent=2))
@@ -492,23 +492,15 @@ def instruments_validate(paths):
     \b
         ssb instruments validate my_instruments/tuba.toml
     """
-    board = load_board()
-    files = []
-    for p in paths:
-        p = Path(p)
-        files.extend(sorted(p.glob("*.toml")) if p.is_dir() else [p])
+    from simulator.instruments import validate_paths
+
     failed = 0
-    for f in files:
-        try:
-            inst = load_instrument(f, board)
-        except DataError as exc:
+    for f, result in validate_paths(paths, load_board()):
+        if isinstance(result, DataError):
             failed += 1
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {result}", err=True)
         else:
-            click.echo(f"OK {f}: {inst}")
-    if not files:
-        click.echo("error: no instrument files found", err=True)
-        failed = 1
+            click.echo(f"OK {f}: {result}")
     if failed:
         raise click.exceptions.Exit(2)
 
@@ -588,7 +580,7 @@ def strategies_show(name, strategy_dirs):
     """
     from strategies.library import StrategyLibrary
 
-    s = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).get(name)
+    s = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).get(name, source="NAME")
     click.echo(f"{s.name}: {s.kind}")
     if s.description:
         click.echo(s.description)
