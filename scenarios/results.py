@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -185,7 +186,7 @@ def read_chunk(path, columns, rows=None):
     try:
         table = pq.read_table(path)
     except (pa.ArrowException, OSError, ValueError) as exc:
-        reason = str(exc).split("\n")[0]
+        reason = re.sub(r"^Could not open Parquet input source '[^']*': ", "", str(exc).split("\n")[0])
         raise ChunkError(path, "", f"not a readable Parquet file ({reason}); {fix}") from None
     names = table.column_names
     missing = [c for c in columns if c not in names]

@@ -30,10 +30,10 @@ def _fmt_rate(games, seconds):
 @click.option(
     "--jobs",
     "-j",
-    type=int,
+    type=click.IntRange(min=0, max=1024),
     default=0,
     metavar="J",
-    help="Worker processes (local backend) or local dask workers. Default: all cores.",
+    help="Worker processes (local backend) or local dask workers; 0 (the default): all cores.",
 )
 @click.option(
     "--seed",
@@ -71,7 +71,9 @@ def _fmt_rate(games, seconds):
     help="Address of a running dask scheduler (tcp://host:8786); implies --backend dask.",
 )
 @click.option("--resume", is_flag=True, help="Continue an interrupted run in DIR, playing only missing chunks.")
-@click.option("--force", is_flag=True, help="Replace whatever run DIR holds.")
+@click.option(
+    "--force", is_flag=True, help="Replace whatever run DIR holds (its tables, manifest and report/ folder)."
+)
 @click.option(
     "--chunk-size",
     type=click.IntRange(min=1),
@@ -87,8 +89,10 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
     Each cell (player count x instrument set x lineup) plays its deals in every seat rotation;
     results go to DIR/seats/*.parquet (one row per game and seat), DIR/games/*.parquet (one row per
     game) and DIR/manifest.json. Results are the same whatever --jobs, --chunk-size or --backend.
-    An interrupted run (Ctrl-C, a killed machine) continues with --resume; a directory holding a
-    finished or different run is never overwritten without --force.
+    An interrupted run (Ctrl-C, a killed machine) continues with --resume, which also plays again
+    any chunk it cannot read back; a directory holding a finished or different run is never
+    overwritten without --force. On the first run after a change to the kernel, it is compiled
+    once, here, before the workers start (a one-line notice says so and for about how long).
 
     Example:
 
