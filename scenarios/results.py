@@ -200,7 +200,8 @@ def read_chunk(path, columns, rows=None):
         raise ChunkError(path, "", f"cannot decode ({exc}); {fix}") from None
     for c in columns:
         is_text = c in STRING_COLUMNS
-        if is_text != (df[c].dtype.kind in "OUT" or str(df[c].dtype).startswith("str")):
+        ok = (df[c].dtype.kind in "OUT" or str(df[c].dtype).startswith("str")) if is_text else df[c].dtype.kind in "iu"
+        if not ok:
             raise ChunkError(path, c, f"column of type {df[c].dtype}, expected {'text' if is_text else 'integers'}; {fix}")
     return df
 

@@ -192,6 +192,20 @@ def _lineup(names, nplayers, param_hint="--strategies"):
     return names
 
 
+def _game_setup(nplayers, instruments, **kw):
+    """``GameSetup`` for ``--instruments``; a wrong choice of names blames the argument (a broken
+    instrument file keeps naming its file)."""
+    from simulator.instruments import LIBRARY_SOURCE
+    from simulator.playout import GameSetup
+
+    try:
+        return GameSetup(nplayers=nplayers, instruments=instruments, **kw)
+    except DataError as exc:
+        if exc.file in (LIBRARY_SOURCE, "game") and exc.key in ("name", "instruments"):
+            raise DataError("--instruments", ",".join(instruments), exc.reason) from None
+        raise
+
+
 def announce_compile(entry):
     """One line on stderr when the kernel entry point ``entry`` is not compiled and cached yet."""
     from simulator.warmup import compile_notice, kernel_cached
@@ -272,7 +286,7 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
     from simulator.playout import GameSetup, play_one
     from strategies.library import StrategyLibrary
 
-    setup = GameSetup(nplayers=players, instruments=instruments, instrument_dirs=tuple(instrument_dirs))
+    setup = _game_setup(players, instruments, instrument_dirs=tuple(instrument_dirs))
     names = _lineup(strategies, players)
     strat = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).matrix(names, source="--strategies")
     announce_compile("play_game")
@@ -338,7 +352,7 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs):
         sets = [tuple(instruments)]
     # One untimed game first, so loading the compiled kernel does not count against games/s.
     announce_compile("play_batch")
-    warm = GameSetup(nplayers=player_counts[0], instruments=sets[0], library=library)
+    warm = _game_setup(player_counts[0], sets[0], library=library)
     soak(warm, lib.matrix(["random"] * player_counts[0]), 1, seed)
     total_games = total_turns = 0
     total_time = 0.0
