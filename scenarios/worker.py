@@ -11,8 +11,8 @@ Workers only load the compiled kernel: the parent compiles it before any worker 
 No orphans: a task names the process that runs the scenario (:func:`parent_token`). On its first
 task a worker on the same machine starts a watcher thread that ends the worker as soon as that
 process is gone (a ``kill -9`` of ``ssb run`` included). A batch of games holds the interpreter
-lock while it plays, so a chunk is played in sub-batches of ``SUB_BATCH`` games, between which the
-watcher gets its turn; a game depends only on its seed, so the tables are the same.
+lock while it plays, so a chunk is played in sub-batches of about ``SUB_BATCH_SECONDS`` each, between
+which the watcher gets its turn; a game depends only on its seed, so the tables are the same.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ from simulator.layout import STATE_SIZE
 from simulator.playout import GameSetup, game_results, play_many, seat_results
 
 PARQUET_COMPRESSION = "zstd"
-SUB_BATCH = 64  # games per kernel call within a chunk (see the module docstring)
+SUB_BATCH = 8  # games of the first kernel call within a chunk (see the module docstring)
+SUB_BATCH_SECONDS = 0.25  # the sub-batch size adapts so that a kernel call takes about this long
 WATCH_SECONDS = 0.5  # how often a worker checks that the run's process is alive
 ORPHAN_EXIT = 3  # exit status of a worker whose run process died
 
@@ -183,10 +184,16 @@ def play_states(task):
         if len(idx) == 0:
             continue
         strat = spec.strategy_rows[[(s - r) % n for s in range(n)]]
-        for k in range(0, len(idx), SUB_BATCH):
-            part = idx[k : k + SUB_BATCH]
+        k, size = 0, SUB_BATCH
+        while k < len(idx):
+            part = idx[k : k + size]
+            t0 = time.perf_counter()
             st, _ = play_many(setup, strat, seeds[part])
             states[part] = st
+            k += len(part)
+            # Keep each kernel call near a quarter of a second, whatever the strategies' speed.
+            dt = time.perf_counter() - t0
+            size = min(size * 2, 4096) if dt < SUB_BATCH_SECONDS / 2 else max(1, size // 2) if dt > SUB_BATCH_SECONDS * 2 else size
     return games, deal, rotation, seeds, states
 
 
