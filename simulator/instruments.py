@@ -243,6 +243,9 @@ class Checker:
             self.fail(key, f"expected a string, got {_typename(value)} {value!r}")
         if not value.strip():
             self.fail(key, "must not be empty")
+        bad = next((ch for ch in value if not ch.isprintable() and ch not in "\n\t"), None)
+        if bad is not None:
+            self.fail(key, f"{value!r} contains the control character {bad!r}")
         if choices is not None and value not in choices:
             self.fail(key, f"'{value}' is not one of: {', '.join(choices)}")
         return value
