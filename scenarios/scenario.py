@@ -355,6 +355,12 @@ def apply_set(doc, key, value, path):
         return
     if len(parts) > 1:
         raise DataError(path, key, f"'{top}' has no sub-keys")
+    if top in ("instrument_dirs", "strategy_dirs"):
+        # Folders given on the command line are relative to where the command runs, not to the
+        # scenario file (which may be a shipped one inside the package).
+        items = [value] if isinstance(value, str) else value
+        if isinstance(items, list) and all(isinstance(d, str) and d.strip() for d in items):
+            value = [str((Path.cwd() / d).resolve()) for d in items]
     doc[top] = value
 
 

@@ -82,7 +82,8 @@ def _fmt_rate(games, seconds):
     help="Games per chunk (a task and a pair of files). Default 1000, or the run's own on --resume.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
-def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, force, chunk_size, quiet):
+@click.option("--instrument-dir", "instrument_dirs", multiple=True, hidden=True, expose_value=True)
+def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, force, chunk_size, quiet, instrument_dirs):
     """Play every cell of a scenario and write the result tables.
 
     SCENARIO is a scenario TOML file or the name of a shipped one (starter, expansion, grid, ci).
@@ -104,6 +105,13 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
     from scenarios.results import RunDirError
     from scenarios.runner import run_scenario
 
+    if instrument_dirs:
+        # The scenario names its instrument folders, so that the run (and its hash) records them.
+        dirs = ", ".join(f'"{d}"' for d in instrument_dirs)
+        raise RunError(
+            f"--instrument-dir: ssb run reads instrument folders from the scenario: write "
+            f"instrument_dirs = [{dirs}] in the scenario file, or pass --set 'instrument_dirs=[{dirs}]'"
+        )
     if resume and force:
         raise RunError("--resume and --force exclude each other")
     if scheduler and backend == "local":

@@ -637,3 +637,19 @@ def test_mutated_scenario_is_valid_or_a_clear_error(data, which):
                     assert all(0 <= a <= 1000 for a in t.awards + t.later)
                     assert all(0 <= p <= 1000 for p in t.params)
     assert not math.isnan(float(sc.seed))
+
+
+def test_set_instrument_dirs_are_relative_to_the_working_directory(tmp_path, monkeypatch):
+    """`--set instrument_dirs=[...]` names folders where the command runs (a shipped scenario's own
+    folder is inside the package), and the hint of `ssb run --instrument-dir` works as written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "tuba.toml").write_text(_tuba(HORNS))
+    result = invoke("run", "ci", "--instrument-dir", "mine")
+    assert_clean_error(result, "--instrument-dir", "instrument_dirs")
+    result = invoke(
+        "run", "ci", "--games", 4, "--jobs", 1, "-q", "--out", tmp_path / "out",
+        "--set", 'instrument_dirs=["mine"]', "--set", 'instruments.sets=[["Violin", "Piano", "Tuba"]]',
+    )
+    assert result.exit_code == 0, result.output
+    assert len(list((tmp_path / "out" / "games").glob("chunk-*.parquet"))) == 1
