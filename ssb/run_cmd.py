@@ -82,7 +82,13 @@ def _fmt_rate(games, seconds):
     help="Games per chunk (a task and a pair of files). Default 1000, or the run's own on --resume.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
-@click.option("--instrument-dir", "instrument_dirs", multiple=True, hidden=True, expose_value=True)
+@click.option(
+    "--instrument-dir",
+    "instrument_dirs",
+    multiple=True,
+    hidden=True,
+    help="Not an option of ssb run: the scenario's instrument_dirs key names the folders (this says so).",
+)
 def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, force, chunk_size, quiet, instrument_dirs):
     """Play every cell of a scenario and write the result tables.
 
