@@ -19,7 +19,7 @@ import os
 import time
 from pathlib import Path
 
-# Cold compile of the batch entry point: about 48 s of CPU time on one core of the 2-core AMD EPYC
+# Cold compile of the batch entry point: about 53 s of CPU time on one core of the 2-core AMD EPYC
 # development machine (README, "First run"); on a quiet machine the wall time is close to that, on
 # a shared one a multiple. Quoted until this machine has measured its own (RECORD_FILE).
 DEFAULT_COMPILE_SECONDS = 60
