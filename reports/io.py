@@ -45,23 +45,14 @@ def _check_columns(df, columns, what, source):
         raise ReportInputError(source, what, f"columns missing from the {what} table: {', '.join(missing[:8])}")
 
 
-def _read_present(out_dir, chunks, columns, sort, which):
-    """The chunk files on disk of one table, read straight with pyarrow."""
-    import pyarrow.dataset as ds
-
-    files = [str(R.chunk_paths(out_dir, c)[which]) for c in chunks]
-    if not files:
-        return pd.DataFrame({c: pd.Series(dtype="int64") for c in columns})
-    df = ds.dataset(files, format="parquet").to_table().to_pandas()
-    return df.sort_values(sort, kind="stable").reset_index(drop=True)
-
-
 def load_run(results_dir, allow_partial=False):
     """Read a run directory for a report.
 
     Raises :class:`ReportInputError` when the directory is missing or holds no run, when it was
-    written in another result format, when the run is unfinished (manifest status other than
+    written in another result format, when its manifest is damaged (naming the key), when a chunk
+    file is damaged (naming the file), when the run is unfinished (manifest status other than
     complete, or chunk files missing) unless ``allow_partial``, and when it holds no game.
+    Every chunk is read through ``scenarios.results.read_chunks``, the one checked way in.
     """
     out_dir = Path(results_dir)
     manifest_path = out_dir / R.MANIFEST
@@ -78,7 +69,10 @@ def load_run(results_dir, allow_partial=False):
             f"written in {age} result format ({version}); these reports read format {FORMAT_VERSION}: "
             "run the scenario again with this version",
         )
-    plan = manifest.get("chunks", {}).get("plan", [])
+    try:
+        plan = R.check_manifest(manifest, manifest_path)
+    except DataError as exc:
+        raise ReportInputError(exc.file, exc.key, exc.reason) from None
     nchunks = len(plan)
     done = sorted(R.done_chunks(out_dir, nchunks))
     status = manifest.get("status")
@@ -99,16 +93,9 @@ def load_run(results_dir, allow_partial=False):
             "or report what is there with --allow-partial",
         )
     try:
-        if status == R.STATUS_COMPLETE and partial:
-            # Marked complete yet chunks are gone: the loader refuses, so read what is there.
-            seats = _read_present(out_dir, done, SEAT_COLUMNS, R.SORT_SEATS, 0)
-            games = _read_present(out_dir, done, GAME_COLUMNS, R.SORT_GAMES, 1)
-        else:
-            seats, games, manifest = R.load_results(out_dir, allow_partial=allow_partial)
+        seats, games = R.read_chunks(out_dir, done, manifest)
     except DataError as exc:
         raise ReportInputError(exc.file, exc.key, exc.reason) from None
-    except KeyError as exc:
-        raise ReportInputError(out_dir, "columns", f"a result table lacks column {exc}") from None
     except OSError as exc:
         raise ReportInputError(out_dir, "", f"cannot read the result tables: {exc}") from None
     _check_columns(seats, SEAT_COLUMNS, "seats", out_dir / R.SEATS_DIR)

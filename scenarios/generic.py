@@ -176,6 +176,7 @@ class GameScenario:
             "seats": list(CELL_COLUMNS + ("seat", "strategy") + tuple(g.seat_columns)),
             "games": list(CELL_COLUMNS + tuple(g.game_columns) + ("winner_strategy",)),
             "score_sources": list(g.score_sources),
+            "strings": list(STRING_COLUMNS),
         }
 
     def data_files(self):

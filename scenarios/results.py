@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.dataset as ds
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-from scenarios.schema import FORMAT_VERSION, GAME_COLUMNS, SEAT_COLUMNS
+from scenarios.schema import FORMAT_VERSION, GAME_COLUMNS, SEAT_COLUMNS, STRING_COLUMNS
 from simulator.errors import DataError
 
 MANIFEST = "manifest.json"
@@ -95,6 +97,64 @@ def check_format(manifest, path):
         )
 
 
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_manifest(manifest, path):
+    """Check the keys of a manifest that reading a run relies on; RunDirError names the key.
+
+    Returns the chunk plan as a list of ``(chunk, cell, start, stop)`` tuples. ``cells`` may be
+    absent (hand-made tables); when present, the plan's cells must be listed there."""
+    check_format(manifest, path)
+    damaged = "the manifest is damaged (run the scenario again with --force)"
+    status = manifest.get("status")
+    if status not in (STATUS_RUNNING, STATUS_COMPLETE):
+        raise RunDirError(path, "status", f"expected '{STATUS_RUNNING}' or '{STATUS_COMPLETE}', got {status!r}; {damaged}")
+    if not isinstance(manifest.get("scenario", {}), dict):
+        raise RunDirError(path, "scenario", f"expected a JSON object; {damaged}")
+    if "chunks" not in manifest:
+        raise RunDirError(path, "chunks", f"missing key; {damaged}")
+    chunks = manifest["chunks"]
+    if not isinstance(chunks, dict):
+        raise RunDirError(path, "chunks", f"expected a JSON object, got {chunks!r}; {damaged}")
+    players = None
+    if "cells" in manifest:
+        cells = manifest["cells"]
+        if not isinstance(cells, list) or not cells:
+            raise RunDirError(path, "cells", f"expected a non-empty list of cells; {damaged}")
+        players = {}
+        for i, c in enumerate(cells):
+            if not isinstance(c, dict) or not _is_int(c.get("cell")) or c.get("players") not in (2, 3, 4):
+                raise RunDirError(
+                    path, f"cells[{i}]", f"expected an object with integer 'cell' and 'players' 2..4; {damaged}"
+                )
+            players[c["cell"]] = c["players"]
+    size = chunks.get("size")
+    if not _is_int(size) or size < 1:
+        raise RunDirError(path, "chunks.size", f"expected an integer >= 1, got {size!r}; {damaged}")
+    if "plan" not in chunks:
+        raise RunDirError(path, "chunks.plan", f"missing key; {damaged}")
+    plan = chunks["plan"]
+    if not isinstance(plan, list):
+        raise RunDirError(path, "chunks.plan", f"expected a list of [chunk, cell, start, stop] rows, got {plan!r}; {damaged}")
+    out = []
+    for i, row in enumerate(plan):
+        if not (isinstance(row, list) and len(row) == 4 and all(_is_int(x) for x in row)):
+            raise RunDirError(path, f"chunks.plan[{i}]", f"expected [chunk, cell, start, stop] integers, got {row!r}; {damaged}")
+        k, cell, a, b = row
+        if not 0 <= a <= b or b - a > size or (players is not None and cell not in players):
+            raise RunDirError(
+                path,
+                f"chunks.plan[{i}]",
+                f"expected a listed cell and 0 <= start <= stop <= start + chunks.size, got {row!r}; {damaged}",
+            )
+        out.append((k, cell, a, b))
+    if not out:
+        raise RunDirError(path, "chunks.plan", f"the plan lists no chunk; {damaged}")
+    return out
+
+
 def done_chunks(out_dir, nchunks):
     """Indices of the chunks whose two files are both on disk."""
     out_dir = Path(out_dir)
@@ -106,38 +166,129 @@ def done_chunks(out_dir, nchunks):
     return {c for c in range(nchunks) if all(chunk_name(c) in names for names in present)}
 
 
-def _read_tables(files, columns, sort):
-    if not files:
-        return pd.DataFrame({c: pd.Series(dtype="int64") for c in columns})
-    table = ds.dataset([str(f) for f in files], format="parquet").to_table()
-    df = table.to_pandas()
-    return df.sort_values(sort, kind="stable").reset_index(drop=True)[list(columns)]
+class ChunkError(RunDirError):
+    """A chunk file on disk cannot be read back as the table it should hold."""
+
+
+def table_columns(manifest):
+    """``(seat columns, game columns, text columns)`` of a run's chunks: Shuffle and Swing's schema,
+    or the columns a run of another game declares in its manifest (``scenarios.generic``)."""
+    cols = manifest.get("columns", {})
+    strings = frozenset(cols["strings"]) if "strings" in cols else STRING_COLUMNS
+    return tuple(cols.get("seats", SEAT_COLUMNS)), tuple(cols.get("games", GAME_COLUMNS)), strings
+
+
+def read_chunk(path, columns, rows=None, strings=STRING_COLUMNS):
+    """One chunk file as a DataFrame with exactly ``columns`` (and ``rows`` rows, if given); the
+    ``strings`` columns hold text, every other one integers.
+
+    The only place a chunk is opened: an empty, truncated or overwritten file, or one with other
+    columns or another row count, raises :class:`ChunkError` naming the file."""
+    path = Path(path)
+    fix = "the chunk is damaged: play it again with `ssb run ... --resume` (it replays damaged chunks)"
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ChunkError(path, "", f"cannot read: {exc.strerror or exc}") from None
+    if size == 0:
+        raise ChunkError(path, "", f"empty file; {fix}")
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        reason = re.sub(r"^Could not open Parquet input source '[^']*': ", "", str(exc).split("\n")[0])
+        raise ChunkError(path, "", f"not a readable Parquet file ({reason}); {fix}") from None
+    names = table.column_names
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise ChunkError(path, "columns", f"columns missing: {', '.join(missing[:8])}; {fix}")
+    if rows is not None and table.num_rows != rows:
+        raise ChunkError(path, "rows", f"holds {table.num_rows} rows, the chunk plan says {rows}; {fix}")
+    try:
+        df = table.select(list(columns)).to_pandas()
+    except (pa.ArrowException, ValueError) as exc:
+        raise ChunkError(path, "", f"cannot decode ({exc}); {fix}") from None
+    for c in columns:
+        is_text = c in strings
+        ok = (df[c].dtype.kind in "OUT" or str(df[c].dtype).startswith("str")) if is_text else df[c].dtype.kind in "iu"
+        if not ok:
+            raise ChunkError(path, c, f"column of type {df[c].dtype}, expected {'text' if is_text else 'integers'}; {fix}")
+    return df
+
+
+def chunk_rows(plan, manifest):
+    """Chunk position -> (rows of its seats file, rows of its games file), from the plan; ``None``
+    for a count the manifest does not tell (no ``cells``)."""
+    if "cells" not in manifest:
+        return {i: (None, None) for i in range(len(plan))}
+    players = {c["cell"]: c["players"] for c in manifest["cells"]}
+    return {i: ((b - a) * players[cell], b - a) for i, (_, cell, a, b) in enumerate(plan)}
+
+
+def damaged_chunks(out_dir, manifest, chunks=None):
+    """``{chunk: ChunkError}`` of the chunks on disk (or of ``chunks``) that cannot be read back."""
+    out_dir = Path(out_dir)
+    plan = check_manifest(manifest, out_dir / MANIFEST)
+    rows = chunk_rows(plan, manifest)
+    todo = sorted(done_chunks(out_dir, len(plan)) if chunks is None else chunks)
+    seat_cols, game_cols, strings = table_columns(manifest)
+    bad = {}
+    for c in todo:
+        seats, games = chunk_paths(out_dir, c)
+        try:
+            read_chunk(seats, seat_cols, rows[c][0], strings)
+            read_chunk(games, game_cols, rows[c][1], strings)
+        except ChunkError as exc:
+            bad[c] = exc
+    return bad
+
+
+def read_chunks(out_dir, chunks, manifest):
+    """``(seats_df, games_df)`` of the given chunks, each file checked by :func:`read_chunk`,
+    sorted by cell, game (and seat)."""
+    out_dir = Path(out_dir)
+    rows = chunk_rows(check_manifest(manifest, out_dir / MANIFEST), manifest)
+    seat_cols, game_cols, strings = table_columns(manifest)
+    frames = ([], [])
+    for c in sorted(chunks):
+        for which, columns in ((0, seat_cols), (1, game_cols)):
+            frames[which].append(read_chunk(chunk_paths(out_dir, c)[which], columns, rows[c][which], strings))
+    out = []
+    for dfs, columns, sort in ((frames[0], seat_cols, SORT_SEATS), (frames[1], game_cols, SORT_GAMES)):
+        if not dfs:
+            out.append(pd.DataFrame({c: pd.Series(dtype="int64") for c in columns}))
+            continue
+        df = pd.concat(dfs, ignore_index=True) if len(dfs) > 1 else dfs[0]
+        out.append(df.sort_values(sort, kind="stable").reset_index(drop=True)[list(columns)])
+    return out[0], out[1]
 
 
 def load_results(out_dir, allow_partial=False):
     """``(seats_df, games_df, manifest)`` of a run, sorted by cell, game (and seat).
 
-    Raises :class:`RunDirError` for a missing directory, an older format version, or an unfinished run
-    unless ``allow_partial`` (then only the chunks on disk are read).
+    Raises :class:`RunDirError` for a missing directory, a damaged manifest, an older format
+    version, a damaged chunk, or an unfinished run unless ``allow_partial`` (then only the chunks
+    on disk are read).
     """
     out_dir = Path(out_dir)
     manifest = read_manifest(out_dir)
-    check_format(manifest, out_dir / MANIFEST)
-    nchunks = len(manifest.get("chunks", {}).get("plan", []))
+    path = out_dir / MANIFEST
+    plan = check_manifest(manifest, path)
+    nchunks = len(plan)
     done = sorted(done_chunks(out_dir, nchunks))
-    if manifest.get("status") != STATUS_COMPLETE and not allow_partial:
+    if manifest["status"] != STATUS_COMPLETE and not allow_partial:
+        raise RunDirError(
+            path,
+            "status",
+            f"the run is not finished ({len(done)} of {nchunks} chunks on disk): finish it first with "
+            f"`ssb run {manifest.get('scenario', {}).get('file', 'SCENARIO')} --out {out_dir} --resume`",
+        )
+    if manifest["status"] == STATUS_COMPLETE and len(done) != nchunks:
+        missing = sorted(set(range(nchunks)) - set(done))
         raise RunDirError(
             out_dir,
-            "status",
-            f"the run is not finished ({len(done)} of {nchunks} chunks on disk): resume it with "
-            f"`ssb run {manifest.get('scenario', {}).get('file', 'SCENARIO')} --out {out_dir} --resume`, "
-            "or read what is there with allow_partial=True",
+            "chunks",
+            f"marked complete but chunk files are missing: {missing[:10]}; play them again with "
+            f"`ssb run {manifest.get('scenario', {}).get('file', 'SCENARIO')} --out {out_dir} --resume`",
         )
-    if manifest.get("status") == STATUS_COMPLETE and len(done) != nchunks:
-        missing = sorted(set(range(nchunks)) - set(done))
-        raise RunDirError(out_dir, "chunks", f"marked complete but chunk files are missing: {missing[:10]}")
-    # A run of another game declares its columns in the manifest (scenarios.generic).
-    cols = manifest.get("columns", {})
-    seats = _read_tables([chunk_paths(out_dir, c)[0] for c in done], cols.get("seats", SEAT_COLUMNS), SORT_SEATS)
-    games = _read_tables([chunk_paths(out_dir, c)[1] for c in done], cols.get("games", GAME_COLUMNS), SORT_GAMES)
+    seats, games = read_chunks(out_dir, done, manifest)
     return seats, games, manifest

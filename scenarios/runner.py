@@ -24,6 +24,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from scenarios.results import (
     GAMES_DIR,
+    damaged_chunks,
     MANIFEST,
     SEATS_DIR,
     STATUS_COMPLETE,
@@ -47,7 +49,7 @@ from scenarios.results import (
 )
 from scenarios.scenario import Scenario, load_scenario, scenario_from_doc
 from scenarios.schema import FORMAT_VERSION
-from scenarios.worker import CellSpec, ChunkTask, play_chunk
+from scenarios.worker import CellSpec, ChunkTask, parent_token, play_chunk
 from simulator.errors import DataError
 from simulator.kernel import kernel_hash, kernel_sources
 
@@ -56,6 +58,7 @@ RESULTS_ROOT = Path("results")
 BACKENDS = ("local", "dask")
 PACKAGE = "shuffle-swing-balance"
 LOCK_FILE = ".lock"
+REPORT_DIR = "report"  # what `ssb report` writes inside a run directory by default
 MANIFEST_EVERY = 15.0  # seconds between manifest updates during a run
 
 
@@ -238,8 +241,12 @@ def _has_tables(out_dir):
 
 
 def _clear(out_dir):
-    """Remove what a run writes (manifest, chunk files), nothing else."""
+    """Remove what a run and its default report write (manifest, chunk files, ``report/``), nothing
+    else: a report of the old run beside the new tables would describe games no longer there."""
     (out_dir / MANIFEST).unlink(missing_ok=True)
+    report = out_dir / REPORT_DIR
+    if report.is_dir() and not report.is_symlink():
+        shutil.rmtree(report)
     for d in TABLE_DIRS:
         folder = out_dir / d
         if not folder.is_dir():
@@ -403,6 +410,7 @@ def run_scenario(
     force=False,
     chunk_size=None,
     progress=None,
+    announce=None,
 ):
     """Play a scenario and write its result tables to ``out_dir`` (default ``results/<name>``).
 
@@ -412,7 +420,12 @@ def run_scenario(
     (a ``dask.distributed`` scheduler at ``scheduler``, or a local cluster of ``jobs`` workers).
     ``resume`` continues an interrupted run of the same scenario, playing only missing chunks;
     ``force`` replaces whatever run the directory holds. ``progress``: a progress bar on stderr
-    (default: when stderr is a terminal). Returns a :class:`RunSummary`.
+    (default: when stderr is a terminal). ``announce``: called with a one-line notice (the first
+    compile of the kernel, a damaged chunk to be played again); default: printed on stderr.
+    Returns a :class:`RunSummary`.
+
+    Before any worker starts, the kernel is compiled (if it is not cached yet) in this process, so
+    that workers only load it; with a remote ``scheduler`` the workers compile on their machines.
 
     Raises :class:`simulator.errors.DataError` (a bad scenario, naming file and key) or
     :class:`scenarios.results.RunDirError` (a directory that holds another run) before writing anything.
@@ -431,7 +444,14 @@ def run_scenario(
     else:
         scenario = load_scenario(scenario, sets=sets, games=games, seed=seed)
 
-    out_dir = Path(out_dir) if out_dir is not None else RESULTS_ROOT / scenario.name
+    if announce is None:
+        announce = _stderr_line
+    if out_dir is None:
+        out_dir = RESULTS_ROOT / scenario.name
+        root = RESULTS_ROOT.resolve()
+        if out_dir.resolve().parent != root:
+            raise DataError(scenario.path, "name", f"'{scenario.name}' would write outside {RESULTS_ROOT}/")
+    out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise RunDirError(out_dir, "", "exists and is not a directory")
 
@@ -451,6 +471,7 @@ def run_scenario(
     out_dir.mkdir(parents=True, exist_ok=True)
     with _locked(out_dir):
         old, clear = _previous(out_dir, manifest, resume, force)
+        compile_seconds = 0.0 if scheduler else compile_in_parent(scenario, announce)
         # Connect to the workers before changing anything on disk: a scheduler that cannot be
         # reached leaves the directory as it was.
         with _dispatcher(backend, jobs, scheduler) as dispatch:
@@ -463,12 +484,53 @@ def run_scenario(
             for d in (SEATS_DIR, GAMES_DIR):
                 (out_dir / d).mkdir(exist_ok=True)
             done = done_chunks(out_dir, len(plan)) if old is not None else set()
+            if done:
+                done -= set(_drop_damaged(out_dir, manifest, done, announce))
             return _execute(
-                scenario, out_dir, manifest, plan, done, dispatch, jobs, backend, scheduler, progress, old is not None
+                scenario,
+                out_dir,
+                manifest,
+                plan,
+                done,
+                dispatch,
+                jobs,
+                backend,
+                scheduler,
+                progress,
+                old is not None,
+                compile_seconds=compile_seconds,
             )
 
 
-def _execute(scenario, out_dir, manifest, plan, done, dispatch, jobs, backend, scheduler, progress, resumed):
+def _stderr_line(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def compile_in_parent(scenario, announce=_stderr_line):
+    """Compile the kernel here, before any worker starts, if it is not cached yet: one game of the
+    scenario's first cell through the workers' own code path, after a one-line notice. Returns the
+    seconds spent compiling (0.0 when it was cached)."""
+    from simulator.warmup import compile_once
+
+    cell = scenario.cells[0]
+    spec = cell_specs(scenario, run_id="compile")[cell.index]
+    task = ChunkTask(chunk=-1, spec=spec, start=0, stop=1, run_seed=scenario.seed)
+    return compile_once(lambda: play_chunk(task), announce)
+
+
+def _drop_damaged(out_dir, manifest, done, announce):
+    """Chunks on disk that cannot be read back: named, removed, and so played again."""
+    bad = damaged_chunks(out_dir, manifest, done)
+    for c, exc in sorted(bad.items()):
+        announce(f"{exc.file}: {exc.reason.split(';')[0]}: playing chunk {c} again")
+        for path in chunk_paths(out_dir, c):
+            path.unlink(missing_ok=True)
+    return bad
+
+
+def _execute(
+    scenario, out_dir, manifest, plan, done, dispatch, jobs, backend, scheduler, progress, resumed, compile_seconds=0.0
+):
     timings = manifest["timings"]
     run_entry = {
         "started": _now(),
@@ -477,6 +539,8 @@ def _execute(scenario, out_dir, manifest, plan, done, dispatch, jobs, backend, s
         "jobs": jobs,
         "scheduler": scheduler,
         "chunks_skipped": len(done),
+        "compile_seconds": round(compile_seconds, 1),
+        "worker_compiles": 0,
         "games": 0,
         "wall_seconds": 0.0,
         "finished": None,
@@ -493,7 +557,13 @@ def _execute(scenario, out_dir, manifest, plan, done, dispatch, jobs, backend, s
     todo = [row for row in plan if row[0] not in done]
     total = sum(c.games for c in cells.values())
     skipped_games = sum(row[3] - row[2] for row in plan if row[0] in done)
-    tasks = (ChunkTask(chunk=k, spec=specs[c], start=a, stop=b, run_seed=scenario.seed) for k, c, a, b in todo)
+    # Workers on this machine watch this process and exit when it dies (no orphans).
+    token = None if scheduler else parent_token()
+    tasks = (
+        ChunkTask(chunk=k, spec=specs[c], start=a, stop=b, run_seed=scenario.seed, parent=token)
+        for k, c, a, b in todo
+    )
+    compiles = {}
 
     if progress is None:
         progress = sys.stderr.isatty()
@@ -523,6 +593,9 @@ def _execute(scenario, out_dir, manifest, plan, done, dispatch, jobs, backend, s
                 write_atomic(seats_path, res.seats)
                 write_atomic(games_path, res.table_games)
                 played += res.games
+                if res.pid != os.getpid():  # a compile in this process is the parent's own
+                    compiles[res.pid] = res.compiles
+                run_entry["worker_compiles"] = sum(compiles.values())
                 bar.update(res.games)
                 if time.perf_counter() - flushed > MANIFEST_EVERY:
                     # Keep the timings roughly current, should the run be killed.

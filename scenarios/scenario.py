@@ -56,6 +56,7 @@ import copy
 import hashlib
 import itertools
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +95,21 @@ LINEUP_KEYS = ("mirror", "seats", "round_robin")
 ROUND_ROBIN_KEYS = ("pool", "mix", "mirrors")
 MIXES = ("all", "pairs")
 FIXED_INSTRUMENT_KEYS = (("instrument", "name"), ("instrument", "department"))
+# A scenario's name is the folder of its results (results/<name>): one plain path component.
+SCENARIO_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
+
+
+def check_scenario_name(ck, value, key="name"):
+    """The scenario name as one folder name: letters, digits, '.', '_' and '-', starting with a letter
+    or digit, at most 80 characters; so ``results/<name>`` never leaves ``results/``."""
+    name = ck.string(value, key).strip()
+    if not SCENARIO_NAME.fullmatch(name) or ".." in name:
+        ck.fail(
+            key,
+            f"{name!r} cannot name a results folder: use letters, digits, '.', '_' and '-' (starting with a "
+            "letter or digit, no '..', at most 80 characters); choose where results go with --out",
+        )
+    return name
 
 
 def cell_key(players, instruments, lineup):
@@ -348,6 +364,12 @@ def apply_set(doc, key, value, path):
         return
     if len(parts) > 1:
         raise DataError(path, key, f"'{top}' has no sub-keys")
+    if top in ("instrument_dirs", "strategy_dirs"):
+        # Folders given on the command line are relative to where the command runs, not to the
+        # scenario file (which may be a shipped one inside the package).
+        items = [value] if isinstance(value, str) else value
+        if isinstance(items, list) and all(isinstance(d, str) and d.strip() for d in items):
+            value = [str((Path.cwd() / d).resolve()) for d in items]
     doc[top] = value
 
 
@@ -363,7 +385,7 @@ def _validate(doc, path, set_args):
     ck = Checker(path)
     ck.table(doc, "", required=REQUIRED_KEYS, optional=TOP_KEYS)
 
-    name = ck.string(doc["name"], "name").strip()
+    name = check_scenario_name(ck, doc["name"])
     description = doc.get("description", "")
     if not isinstance(description, str):
         ck.fail("description", "expected a string")

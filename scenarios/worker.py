@@ -4,11 +4,22 @@ A task carries everything a worker needs (the cell, its three validated instrume
 strategy rows), so a worker reads no files: a dask worker on another machine needs only the package.
 A worker builds :class:`simulator.playout.GameSetup` once per cell and keeps it for later chunks of
 the same cell. The tables are encoded as Parquet in the worker; the parent only writes the bytes.
+
+Workers only load the compiled kernel: the parent compiles it before any worker starts
+(``scenarios.runner``), and each result says whether its worker had to compile after all.
+
+No orphans: a task names the process that runs the scenario (:func:`parent_token`). On its first
+task a worker on the same machine starts a watcher thread that ends the worker as soon as that
+process is gone (a ``kill -9`` of ``ssb run`` included). A batch of games holds the interpreter
+lock while it plays, so a chunk is played in sub-batches of about ``SUB_BATCH_SECONDS`` each, between
+which the watcher gets its turn; a game depends only on its seed, so the tables are the same.
 """
 
 from __future__ import annotations
 
 import os
+import socket
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -24,6 +35,62 @@ from simulator.layout import STATE_SIZE
 from simulator.playout import GameSetup, game_results, play_many, seat_results
 
 PARQUET_COMPRESSION = "zstd"
+SUB_BATCH = 8  # games of the first kernel call within a chunk (see the module docstring)
+SUB_BATCH_SECONDS = 0.25  # the sub-batch size adapts so that a kernel call takes about this long
+WATCH_SECONDS = 0.5  # how often a worker checks that the run's process is alive
+ORPHAN_EXIT = 3  # exit status of a worker whose run process died
+
+
+def parent_token():
+    """``(host, pid, start time)`` of this process, for the workers to watch."""
+    import psutil
+
+    return (socket.gethostname(), os.getpid(), psutil.Process().create_time())
+
+
+def parent_alive(token):
+    """Whether the process named by ``token`` is still running (same pid and start time)."""
+    import psutil
+
+    _, pid, started = token
+    try:
+        return abs(psutil.Process(pid).create_time() - started) < 1e-3
+    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+        return False
+
+
+_WATCHED = {"token": None}
+_WATCH_LOCK = threading.Lock()
+
+
+def watch_parent(token):
+    """Start (once per process) a daemon thread that ends this process when ``token``'s process is
+    gone. A worker on another machine (a dask cluster) cannot see the process and does not watch;
+    the process running the scenario itself never watches itself."""
+    if token is None or token[0] != socket.gethostname() or token[1] == os.getpid():
+        return
+    with _WATCH_LOCK:
+        if _WATCHED["token"] == token:
+            return
+        _WATCHED["token"] = token
+
+    def watch():
+        while True:
+            if not parent_alive(token):
+                os._exit(ORPHAN_EXIT)
+            time.sleep(WATCH_SECONDS)
+
+    threading.Thread(target=watch, name="ssb-parent-watch", daemon=True).start()
+
+
+def kernel_compiles():
+    """How many times this process compiled the batch kernel instead of loading it from the cache."""
+    from simulator.kernel.engine import play_batch
+
+    try:
+        return int(sum(play_batch.stats.cache_misses.values()))
+    except AttributeError:  # running interpreted
+        return 0
 
 
 @dataclass(frozen=True)
@@ -48,6 +115,7 @@ class ChunkTask:
     start: int
     stop: int
     run_seed: int
+    parent: tuple | None = None  # parent_token() of the process running the scenario
 
     @property
     def games(self):
@@ -62,6 +130,7 @@ class ChunkResult:
     table_games: bytes
     seconds: float  # time spent playing and encoding in the worker
     pid: int
+    compiles: int = 0  # times this worker compiled the kernel so far (0: it only loaded the cache)
 
 
 class _CellInstruments:
@@ -115,8 +184,16 @@ def play_states(task):
         if len(idx) == 0:
             continue
         strat = spec.strategy_rows[[(s - r) % n for s in range(n)]]
-        st, _ = play_many(setup, strat, seeds[idx])
-        states[idx] = st
+        k, size = 0, SUB_BATCH
+        while k < len(idx):
+            part = idx[k : k + size]
+            t0 = time.perf_counter()
+            st, _ = play_many(setup, strat, seeds[part])
+            states[part] = st
+            k += len(part)
+            # Keep each kernel call near a quarter of a second, whatever the strategies' speed.
+            dt = time.perf_counter() - t0
+            size = min(size * 2, 4096) if dt < SUB_BATCH_SECONDS / 2 else max(1, size // 2) if dt > SUB_BATCH_SECONDS * 2 else size
     return games, deal, rotation, seeds, states
 
 
@@ -177,6 +254,7 @@ def parquet_bytes(df):
 
 def play_chunk(task):
     """Play a chunk and return its two tables as Parquet bytes."""
+    watch_parent(task.parent)
     if hasattr(task.spec, "chunk_tables"):  # a cell of another game (scenarios.generic)
         from scenarios.generic import play_generic_chunk
 
@@ -190,5 +268,6 @@ def play_chunk(task):
         table_games=parquet_bytes(games_df),
         seconds=time.perf_counter() - t0,
         pid=os.getpid(),
+        compiles=kernel_compiles(),
     )
     return result

@@ -115,8 +115,20 @@ def _section_outline(pos, members, pad):
     return _convex_hull(pts)
 
 
-def draw_instrument(inst, path, dpi=120):
-    """Write a PNG picture of ``inst`` (an :class:`simulator.instruments.Instrument`) to ``path``."""
+PICTURE_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf", ".jpg": "jpeg", ".jpeg": "jpeg"}
+
+
+def picture_format(path):
+    """The picture format a file name asks for (``.png``, ``.svg``, ``.pdf``, ``.jpg``), or
+    ``None`` for any other suffix."""
+    from pathlib import Path
+
+    return PICTURE_FORMATS.get(Path(path).suffix.lower())
+
+
+def draw_instrument(inst, path, dpi=120, format=None):
+    """Write a picture of ``inst`` (an :class:`simulator.instruments.Instrument`) to ``path``, in the
+    format its suffix names (PNG, SVG, PDF or JPEG; ``format`` overrides it, default PNG)."""
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
     from matplotlib.patches import Circle, Patch, Polygon
@@ -186,5 +198,7 @@ def draw_instrument(inst, path, dpi=120):
     fig.text(0.5, 0.915, f"{n} spaces, total cost {inst.total_cost}; placement by spring layout, not the printed "
              "board", ha="center", fontsize=9, color="#555555")
     # The legend sits to the right of the axes; widen the canvas to hold long rule summaries.
-    fig.savefig(path, dpi=dpi, format="png", bbox_inches="tight", pad_inches=0.3)
+    fmt = format or picture_format(path) or "png"
+    extra = {"facecolor": "white"} if fmt == "jpeg" else {}
+    fig.savefig(path, dpi=dpi, format=fmt, bbox_inches="tight", pad_inches=0.3, **extra)
     return path

@@ -85,6 +85,73 @@ SCOPE_SECTION = "section"
 SCOPE_INSTRUMENT = "instrument"
 
 
+# =========================================================================== bounds on numbers
+
+# The kernel keeps scores, piece counts and rounds in its int32 state (``layout``), and its final
+# scoring looks for the best score starting from -2**30. Every integer read from a data file is
+# bounded here, so that no valid file can overflow a game's arithmetic: the bounds below keep the
+# largest score any seat can reach (``score_bound``) far below 2**30.
+MAX_POINTS = 1000  # any award, points value, penalty per space, brag-track points, fraction part
+MAX_PIECES = 1000  # build or upgrade pieces per player, pieces a brag-track space needs
+MAX_CATS = 100  # ready cats of one colour at setup
+MAX_ROUNDS = 10_000  # the round cap
+MAX_SECTION_NUMBER = 1000  # a section's number (number_rank)
+MAX_OFFSET = 1000  # |offset| of a number_rank award
+DATA_INT_MAX = 1_000_000  # any other integer of a data file
+SCORE_LIMIT = 2**30
+POINTS_WHY = (
+    f"scores are 32-bit integers in the rules kernel, so every award, points value and penalty is "
+    f"at most {MAX_POINTS}"
+)
+
+
+def score_bound(max_rounds=MAX_ROUNDS):
+    """An upper bound on the absolute score of one seat in any game of valid data.
+
+    Each section scores once (on completion or at the end); a scoring term gives an owner at most
+    ``MAX_POINTS`` per piece (inner and outer) of the instrument, or per space of a group, or one
+    award; brag-track points and the penalty are at most ``MAX_POINTS`` per space. The inspector
+    scores a space's number for each of its two pieces, at most once per step, a turn having at
+    most the largest die face plus one placement steps (doubled here for margin)."""
+    pieces = 2 * L.MAX_SPACES
+    term = MAX_POINTS * pieces
+    objectives = L.N_DEPT * L.MAX_SECTIONS * L.MAX_TERMS * term
+    track = L.N_DEPT * MAX_POINTS
+    penalty = L.N_DEPT * MAX_POINTS * L.MAX_SPACES
+    steps = 2 * (max(L.FACE_PIPS) + 1)
+    inspector = max_rounds * L.N_OWNERS * steps * 2 * L.MAX_NUMBER
+    return objectives + track + penalty + inspector
+
+
+# =========================================================================== names
+
+# Names travel on the command line (``--instruments A,B,C``, ``--strategies a,b``, ``name:focus``),
+# in cell keys (``players=4|black=...|lineup=a,b``), in override keys (``Horns.section...``) and
+# in file names, so they are restricted to what all of these carry.
+NAME_MAX_LEN = 40
+NAME_EXTRA_CHARS = " -_'+&()"
+
+
+def name_problem(name):
+    """Why ``name`` cannot name an instrument or a strategy, or ``None`` when it can."""
+    if not name:
+        return "must not be empty"
+    if len(name) > NAME_MAX_LEN:
+        return f"at most {NAME_MAX_LEN} characters, got {len(name)}"
+    for ch in name:
+        if not ch.isprintable():
+            return f"contains the control character {ch!r}; use letters, digits, spaces and {NAME_EXTRA_CHARS.strip()}"
+        if not (ch.isalnum() or ch in NAME_EXTRA_CHARS):
+            return (
+                f"contains {ch!r}, which the command line or the result files cannot carry "
+                f"(names are given as A,B,C and name:focus); use letters, digits, spaces and "
+                f"{NAME_EXTRA_CHARS.strip()}"
+            )
+    if not name[0].isalnum():
+        return f"must start with a letter or digit, got {name[0]!r}"
+    return None
+
+
 # =========================================================================== small checking helpers
 
 
@@ -139,14 +206,32 @@ class Checker:
                 self.fail(_join(key, name), "missing required key")
         return value
 
-    def integer(self, value, key, lo=None, hi=None):
+    def integer(self, value, key, lo=None, hi=None, why=""):
+        """An integer within ``lo..hi``; without ``hi`` at most ``DATA_INT_MAX`` (and without ``lo``
+        at least ``-DATA_INT_MAX``), so no unbounded number reaches the kernel. ``why`` explains
+        the bound in the error."""
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(key, f"expected an integer, got {_typename(value)} {value!r}")
-        if lo is not None and value < lo:
-            self.fail(key, f"{value} is below the minimum {lo}")
-        if hi is not None and value > hi:
-            self.fail(key, f"{value} is above the maximum {hi}")
+        lo = -DATA_INT_MAX if lo is None else lo
+        hi = DATA_INT_MAX if hi is None else hi
+        note = f" ({why})" if why else ""
+        if value < lo:
+            self.fail(key, f"{value} is below the minimum {lo}{note}")
+        if value > hi:
+            self.fail(key, f"{value} is above the maximum {hi}{note}")
         return value
+
+    def points(self, value, key, lo=0):
+        """A score contribution: an integer ``lo..MAX_POINTS``."""
+        return self.integer(value, key, lo, MAX_POINTS, POINTS_WHY)
+
+    def name(self, value, key):
+        """A name the command line and the result files can carry (see ``name_problem``)."""
+        text = self.string(value, key).strip()
+        problem = name_problem(text)
+        if problem:
+            self.fail(key, f"{text!r}: {problem}")
+        return text
 
     def boolean(self, value, key):
         if not isinstance(value, bool):
@@ -158,6 +243,9 @@ class Checker:
             self.fail(key, f"expected a string, got {_typename(value)} {value!r}")
         if not value.strip():
             self.fail(key, "must not be empty")
+        bad = next((ch for ch in value if not ch.isprintable() and ch not in "\n\t"), None)
+        if bad is not None:
+            self.fail(key, f"{value!r} contains the control character {bad!r}")
         if choices is not None and value not in choices:
             self.fail(key, f"'{value}' is not one of: {', '.join(choices)}")
         return value
@@ -171,11 +259,11 @@ class Checker:
             self.fail(key, f"at most {max_len} {what} supported, got {len(value)}")
         return value
 
-    def int_list(self, value, key, min_len=0, max_len=None, lo=None, hi=None, exact=None):
+    def int_list(self, value, key, min_len=0, max_len=None, lo=None, hi=None, exact=None, why=""):
         if exact is not None:
             min_len = max_len = exact
         self.array(value, key, min_len, max_len, what="numbers")
-        return tuple(self.integer(v, f"{key}[{i}]", lo, hi) for i, v in enumerate(value))
+        return tuple(self.integer(v, f"{key}[{i}]", lo, hi, why) for i, v in enumerate(value))
 
     def bool_list(self, value, key, exact):
         self.array(value, key, exact, exact, what="values")
@@ -260,8 +348,14 @@ def _parse_track(ck, table, key, default_need=None, default_vp=None, default_tok
                 _join(key, name),
                 f"the kernel supports exactly {n} brag-track spaces, got {len(table[name])}",
             )
-    need = ck.int_list(table["need"], _join(key, "need"), exact=n, lo=0) if "need" in table else default_need
-    vp = ck.int_list(table["vp"], _join(key, "vp"), exact=n, lo=0) if "vp" in table else default_vp
+    need = (
+        ck.int_list(table["need"], _join(key, "need"), exact=n, lo=0, hi=MAX_PIECES) if "need" in table else default_need
+    )
+    vp = (
+        ck.int_list(table["vp"], _join(key, "vp"), exact=n, lo=0, hi=MAX_POINTS, why=POINTS_WHY)
+        if "vp" in table
+        else default_vp
+    )
     token = ck.bool_list(table["token"], _join(key, "token"), exact=n) if "token" in table else default_token
     if need is not None and "need" in table:
         if need[0] != 0:
@@ -306,8 +400,8 @@ def load_board(path=None):
     four = ck.integer(b["four_player_spot"], "board.four_player_spot")
     if four != 1:
         ck.fail("board.four_player_spot", f"the kernel opens the middle spot (index 1) for 4 players, got {four}")
-    penalty = ck.integer(b["penalty_per_space"], "board.penalty_per_space", lo=0)
-    max_rounds = ck.integer(b["max_rounds"], "board.max_rounds", lo=1, hi=10_000)
+    penalty = ck.points(b["penalty_per_space"], "board.penalty_per_space")
+    max_rounds = ck.integer(b["max_rounds"], "board.max_rounds", lo=1, hi=MAX_ROUNDS)
 
     w = ck.table(doc["wheel"], "wheel", required=("slices", "shuffle_wheels"))
     slice_names = ck.str_list(w["slices"], "wheel.slices", what="slices", unique=False)
@@ -327,15 +421,15 @@ def load_board(path=None):
         ck.fail("dice.pips", f"the kernel's face pips are {list(L.FACE_PIPS)}, got {list(pips)}")
 
     p = ck.table(doc["player"], "player", required=("build_pieces", "upgrade_pieces", "starting_cats"))
-    build = ck.integer(p["build_pieces"], "player.build_pieces", lo=1, hi=1000)
-    upg = ck.integer(p["upgrade_pieces"], "player.upgrade_pieces", lo=0, hi=1000)
+    build = ck.integer(p["build_pieces"], "player.build_pieces", lo=1, hi=MAX_PIECES)
+    upg = ck.integer(p["upgrade_pieces"], "player.upgrade_pieces", lo=0, hi=MAX_PIECES)
     cats_t = ck.table(p["starting_cats"], "player.starting_cats", optional=L.COLOUR_NAMES)
     start_cats = tuple(
-        ck.integer(cats_t.get(c, 0), f"player.starting_cats.{c}", lo=0, hi=100) for c in L.COLOUR_NAMES
+        ck.integer(cats_t.get(c, 0), f"player.starting_cats.{c}", lo=0, hi=MAX_CATS) for c in L.COLOUR_NAMES
     )
 
     q = ck.table(doc["quilt"], "quilt", required=("rows",))
-    rows = ck.integer(q["rows"], "quilt.rows", lo=1)
+    rows = ck.integer(q["rows"], "quilt.rows", lo=1, hi=100)
     quilt_spaces = rows * (rows + 1) // 2
     if quilt_spaces != L.N_QUILT:
         ck.fail(
@@ -591,7 +685,9 @@ def _parse_term(ck, raw, key, sec, sec_index, sec_masks, all_mask):
     sc = _scope_text(scope)
 
     def award_list(name):
-        return ck.int_list(raw[name], _join(key, name), min_len=1, max_len=L.MAX_AWARDS, lo=0)
+        return ck.int_list(
+            raw[name], _join(key, name), min_len=1, max_len=L.MAX_AWARDS, lo=0, hi=MAX_POINTS, why=POINTS_WHY
+        )
 
     if rule == "rank":
         awards = award_list("awards")
@@ -601,14 +697,14 @@ def _parse_term(ck, raw, key, sec, sec_index, sec_masks, all_mask):
         later = award_list("later")
         text = f"rank {_awards_text(awards)} first, then {_awards_text(later)}{sc}"
     elif rule == "per_piece":
-        pts = ck.integer(raw["points"], _join(key, "points"), lo=0)
+        pts = ck.points(raw["points"], _join(key, "points"))
         params = (pts, 0, 0, 0)
         text = f"{pts} per piece{sc}"
     elif rule == "completer":
         fr = []
         for name, default in (("completer", (1, 1)), ("others", (1, 2))):
             if name in raw:
-                num, den = ck.int_list(raw[name], _join(key, name), exact=2, lo=0)
+                num, den = ck.int_list(raw[name], _join(key, name), exact=2, lo=0, hi=MAX_POINTS, why=POINTS_WHY)
                 if den < 1:
                     ck.fail(_join(key, f"{name}[1]"), "the denominator must be at least 1")
             else:
@@ -617,16 +713,24 @@ def _parse_term(ck, raw, key, sec, sec_index, sec_masks, all_mask):
         params = (fr[0][0], fr[0][1], fr[1][0], fr[1][1])
         text = f"completer {_frac(*fr[0])}, others {_frac(*fr[1])}{sc}"
     elif rule == "number_rank":
-        offsets = ck.int_list(raw["offsets"], _join(key, "offsets"), min_len=1, max_len=L.MAX_AWARDS)
-        floor = ck.integer(raw["floor"], _join(key, "floor"), lo=0) if "floor" in raw else 0
+        offsets = ck.int_list(
+            raw["offsets"], _join(key, "offsets"), min_len=1, max_len=L.MAX_AWARDS, lo=-MAX_OFFSET, hi=MAX_OFFSET
+        )
+        floor = ck.points(raw["floor"], _join(key, "floor")) if "floor" in raw else 0
         if sec["number"] is None:
             ck.fail(f"section[{sec['id']}].number", "the number_rank rule needs the section's number")
         n = sec["number"]
         awards = tuple(max(n + off, floor) for off in offsets)
+        for i, a in enumerate(awards):
+            if a > MAX_POINTS:
+                ck.fail(
+                    f"{_join(key, 'offsets')}[{i}]",
+                    f"the award number {n} + offset {offsets[i]} = {a} is above the maximum {MAX_POINTS} ({POINTS_WHY})",
+                )
         offs = "/".join("N" if o == 0 else f"N{o:+d}" for o in offsets)
         text = f"rank {offs}" + (f" (floor {floor})" if floor else "") + sc
     elif rule in ("adjacent_presence", "adjacent_per_piece"):
-        pts = ck.integer(raw["points"], _join(key, "points"), lo=0)
+        pts = ck.points(raw["points"], _join(key, "points"))
         if not sec["adjacent"]:
             ck.fail(f"section[{sec['id']}].adjacent", f"the {rule} rule needs at least one adjacent section")
         params = (pts, 0, 0, 0)
@@ -637,7 +741,7 @@ def _parse_term(ck, raw, key, sec, sec_index, sec_masks, all_mask):
     elif rule == "majority_takes_all":
         text = f"majority takes all pieces{sc}"
     else:  # longest_group
-        pts = ck.integer(raw["points"], _join(key, "points"), lo=0)
+        pts = ck.points(raw["points"], _join(key, "points"))
         params = (pts, 0, 0, 0)
         text = f"{pts} per space of longest group"
     return Term(rule=rule, code=code, scope=scope, scope_mask=scope_mask, params=params,
@@ -700,7 +804,7 @@ def instrument_from_doc(doc, source, board=None):
     # ------------------------------------------------------------------ [instrument]
     meta = ck.table(doc["instrument"], "instrument", required=("name", "department"), optional=_INSTRUMENT_KEYS,
                     top_level_hint=True)
-    name = ck.string(meta["name"], "instrument.name").strip()
+    name = ck.name(meta["name"], "instrument.name")
     dept_name = ck.string(meta["department"], "instrument.department")
     if dept_name not in L.DEPT_NAMES:
         ck.fail("instrument.department", f"unknown department '{dept_name}'; expected one of {', '.join(L.DEPT_NAMES)}")
@@ -710,7 +814,7 @@ def instrument_from_doc(doc, source, board=None):
     description = ck.string(meta["description"], "instrument.description") if "description" in meta else ""
     penalty = board.penalty_per_space
     if "penalty_per_space" in meta:
-        penalty = ck.integer(meta["penalty_per_space"], "instrument.penalty_per_space", lo=0)
+        penalty = ck.points(meta["penalty_per_space"], "instrument.penalty_per_space")
 
     need, vp, token = board.track_need, board.track_vp, board.track_token
     if "track" in doc:
@@ -792,7 +896,7 @@ def instrument_from_doc(doc, source, board=None):
     for s, raw in enumerate(raw_secs):
         k = sec_keys[s]
         sec_symbols.append(ck.string(raw["symbol"], f"{k}.symbol") if "symbol" in raw else "")
-        sec_numbers.append(ck.integer(raw["number"], f"{k}.number", lo=0, hi=1000) if "number" in raw else None)
+        sec_numbers.append(ck.integer(raw["number"], f"{k}.number", lo=0, hi=MAX_SECTION_NUMBER) if "number" in raw else None)
         adj = ck.str_list(raw.get("adjacent", []), f"{k}.adjacent", max_len=L.MAX_SECTIONS, what="sections")
         for j, a in enumerate(adj):
             if a not in sec_index:
@@ -911,6 +1015,62 @@ def instrument_from_doc(doc, source, board=None):
 
 
 # =========================================================================== library
+
+
+def instrument_files(path):
+    """The instrument files a path names: a ``.toml`` file, or every ``*.toml`` of a folder.
+
+    A missing path, or a folder holding no ``*.toml``, raises :class:`DataError` naming it."""
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(p.glob("*.toml"))
+        if not files:
+            raise DataError(p, "", "no instrument files (*.toml) in this folder")
+        return files
+    if p.is_file():
+        return [p]
+    if p.suffix == ".toml":
+        raise DataError(p, "", "file not found")
+    raise DataError(p, "", "instrument file or folder not found")
+
+
+def validate_paths(paths, board=None):
+    """Check instrument files as ``--instrument-dir`` would load them: yields ``(file, Instrument or
+    DataError)`` per file. Besides each file's own checks, a name that differs only in case from a
+    packaged instrument or from another file given here is an error (the library compares names
+    without regard to case)."""
+    board = board if board is not None else load_board()
+    seen = {}
+    for f in sorted(INSTRUMENT_DIR.glob("*.toml")):
+        try:
+            inst = load_instrument(f, board)
+        except DataError:
+            continue
+        seen[inst.name.casefold()] = (inst.name, f.resolve())
+    for p in paths:
+        try:
+            files = instrument_files(p)
+        except DataError as exc:
+            yield Path(p), exc
+            continue
+        for f in files:
+            try:
+                inst = load_instrument(f, board)
+                key = inst.name.casefold()
+                other = seen.get(key)
+                if other is not None and other[1] != f.resolve():
+                    raise DataError(
+                        f,
+                        "instrument.name",
+                        f"'{inst.name}' is already the name of an instrument ({other[0]}, {other[1]}); "
+                        "names are compared without regard to case",
+                    )
+                seen[key] = (inst.name, f.resolve())
+            except DataError as exc:
+                yield f, exc
+            else:
+                yield f, inst
+
 
 
 class InstrumentLibrary:

@@ -194,6 +194,28 @@ def _lineup(names, nplayers, param_hint="--strategies"):
     return names
 
 
+def _game_setup(nplayers, instruments, **kw):
+    """``GameSetup`` for ``--instruments``; a wrong choice of names blames the argument (a broken
+    instrument file keeps naming its file)."""
+    from simulator.instruments import LIBRARY_SOURCE
+    from simulator.playout import GameSetup
+
+    try:
+        return GameSetup(nplayers=nplayers, instruments=instruments, **kw)
+    except DataError as exc:
+        if exc.file in (LIBRARY_SOURCE, "game") and exc.key in ("name", "instruments"):
+            raise DataError("--instruments", ",".join(instruments), exc.reason) from None
+        raise
+
+
+def announce_compile(entry):
+    """One line on stderr when the kernel entry point ``entry`` is not compiled and cached yet."""
+    from simulator.warmup import compile_notice, kernel_cached
+
+    if kernel_cached(entry) is False:
+        click.echo(compile_notice(), err=True)
+
+
 def _replay_command(nplayers, setup, seed, strategies, instrument_dirs):
     parts = ["ssb play", f"--players {nplayers}", f"--instruments {','.join(setup.instruments)}"]
     if len(set(strategies)) == 1:
@@ -272,9 +294,10 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
     from simulator.playout import GameSetup, play_one
     from strategies.library import StrategyLibrary
 
-    setup = GameSetup(nplayers=players, instruments=instruments, instrument_dirs=tuple(instrument_dirs))
+    setup = _game_setup(players, instruments, instrument_dirs=tuple(instrument_dirs))
     names = _lineup(strategies, players)
-    strat = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).matrix(names)
+    strat = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).matrix(names, source="--strategies")
+    announce_compile("play_game")
     record = play_one(setup, strat, seed)
     if as_json:
         click.echo(json.dumps(game_document(record, names), indent=2))
@@ -343,7 +366,8 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
     else:
         sets = [tuple(instruments)]
     # One untimed game first, so loading the compiled kernel does not count against games/s.
-    warm = GameSetup(nplayers=player_counts[0], instruments=sets[0], library=library)
+    announce_compile("play_batch")
+    warm = _game_setup(player_counts[0], sets[0], library=library)
     soak(warm, lib.matrix(["random"] * player_counts[0]), 1, seed)
     total_games = total_turns = 0
     total_time = 0.0
@@ -507,23 +531,15 @@ def instruments_validate(paths):
     \b
         ssb instruments validate my_instruments/tuba.toml
     """
-    board = load_board()
-    files = []
-    for p in paths:
-        p = Path(p)
-        files.extend(sorted(p.glob("*.toml")) if p.is_dir() else [p])
+    from simulator.instruments import validate_paths
+
     failed = 0
-    for f in files:
-        try:
-            inst = load_instrument(f, board)
-        except DataError as exc:
+    for f, result in validate_paths(paths, load_board()):
+        if isinstance(result, DataError):
             failed += 1
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {result}", err=True)
         else:
-            click.echo(f"OK {f}: {inst}")
-    if not files:
-        click.echo("error: no instrument files found", err=True)
-        failed = 1
+            click.echo(f"OK {f}: {result}")
     if failed:
         raise click.exceptions.Exit(2)
 
@@ -531,11 +547,16 @@ def instruments_validate(paths):
 @instruments.command("draw")
 @click.argument("name")
 @click.option(
-    "-o", "--output", required=True, type=click.Path(dir_okay=False), metavar="FILE.png", help="PNG file to write."
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    metavar="FILE.png",
+    help="Picture to write; its suffix chooses the format: .png, .svg, .pdf or .jpg.",
 )
 @instrument_dir_option
 def instruments_draw(name, output, instrument_dirs):
-    """Draw an instrument's reconstructed layout as a PNG picture.
+    """Draw an instrument's reconstructed layout as a picture (PNG, SVG, PDF or JPEG, by suffix).
 
     Spaces are circles filled with the cat colour they cost, labelled with id and number; grey lines
     are the inspector lines; each section is an outlined, labelled group.
@@ -545,8 +566,13 @@ def instruments_draw(name, output, instrument_dirs):
     \b
         ssb instruments draw Piano -o piano.png
     """
-    from simulator.drawing import draw_instrument
+    from simulator.drawing import PICTURE_FORMATS, draw_instrument, picture_format
 
+    if picture_format(output) is None:
+        raise UserError(
+            f"-o: {output}: cannot tell the picture type from the suffix "
+            f"'{Path(output).suffix}'; use one of {', '.join(PICTURE_FORMATS)}"
+        )
     inst = InstrumentLibrary(extra_dirs=tuple(instrument_dirs)).get(name)
     try:
         draw_instrument(inst, output)
@@ -603,7 +629,7 @@ def strategies_show(name, strategy_dirs):
     """
     from strategies.library import StrategyLibrary
 
-    s = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).get(name)
+    s = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).get(name, source="NAME")
     click.echo(f"{s.name}: {s.kind}")
     if s.description:
         click.echo(s.description)
@@ -618,7 +644,13 @@ def strategies_show(name, strategy_dirs):
 
 
 @cli.command()
-@click.option("--games", default=2000, show_default=True, help="Games per throughput measurement.")
+@click.option(
+    "--games",
+    type=click.IntRange(min=1, max=1_000_000),
+    default=2000,
+    show_default=True,
+    help="Games per throughput measurement (1 .. 1,000,000; --quick plays at most 200).",
+)
 @click.option("--quick", is_flag=True, help="Small counts and no child-process timings (JIT speed-up, compile).")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option(

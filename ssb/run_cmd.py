@@ -30,10 +30,10 @@ def _fmt_rate(games, seconds):
 @click.option(
     "--jobs",
     "-j",
-    type=int,
+    type=click.IntRange(min=0, max=1024),
     default=0,
     metavar="J",
-    help="Worker processes (local backend) or local dask workers. Default: all cores.",
+    help="Worker processes (local backend) or local dask workers; 0 (the default): all cores.",
 )
 @click.option(
     "--seed",
@@ -71,7 +71,9 @@ def _fmt_rate(games, seconds):
     help="Address of a running dask scheduler (tcp://host:8786); implies --backend dask.",
 )
 @click.option("--resume", is_flag=True, help="Continue an interrupted run in DIR, playing only missing chunks.")
-@click.option("--force", is_flag=True, help="Replace whatever run DIR holds.")
+@click.option(
+    "--force", is_flag=True, help="Replace whatever run DIR holds (its tables, manifest and report/ folder)."
+)
 @click.option(
     "--chunk-size",
     type=click.IntRange(min=1),
@@ -80,15 +82,24 @@ def _fmt_rate(games, seconds):
     help="Games per chunk (a task and a pair of files). Default 1000, or the run's own on --resume.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
-def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, force, chunk_size, quiet):
+@click.option(
+    "--instrument-dir",
+    "instrument_dirs",
+    multiple=True,
+    hidden=True,
+    help="Not an option of ssb run: the scenario's instrument_dirs key names the folders (this says so).",
+)
+def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, force, chunk_size, quiet, instrument_dirs):
     """Play every cell of a scenario and write the result tables.
 
     SCENARIO is a scenario TOML file or the name of a shipped one (starter, expansion, grid, ci).
     Each cell (player count x instrument set x lineup) plays its deals in every seat rotation;
     results go to DIR/seats/*.parquet (one row per game and seat), DIR/games/*.parquet (one row per
     game) and DIR/manifest.json. Results are the same whatever --jobs, --chunk-size or --backend.
-    An interrupted run (Ctrl-C, a killed machine) continues with --resume; a directory holding a
-    finished or different run is never overwritten without --force.
+    An interrupted run (Ctrl-C, a killed machine) continues with --resume, which also plays again
+    any chunk it cannot read back; a directory holding a finished or different run is never
+    overwritten without --force. On the first run after a change to the kernel, it is compiled
+    once, here, before the workers start (a one-line notice says so and for about how long).
 
     Example:
 
@@ -100,6 +111,13 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
     from scenarios.results import RunDirError
     from scenarios.runner import run_scenario
 
+    if instrument_dirs:
+        # The scenario names its instrument folders, so that the run (and its hash) records them.
+        dirs = ", ".join(f'"{d}"' for d in instrument_dirs)
+        raise RunError(
+            f"--instrument-dir: ssb run reads instrument folders from the scenario: write "
+            f"instrument_dirs = [{dirs}] in the scenario file, or pass --set 'instrument_dirs=[{dirs}]'"
+        )
     if resume and force:
         raise RunError("--resume and --force exclude each other")
     if scheduler and backend == "local":

@@ -9,6 +9,7 @@ department or instrument a specialist favours; the parameters of ``simulator.lay
 designer adds a strategy by dropping a file in a folder.
 """
 
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -32,6 +33,20 @@ from simulator.layout import (
 
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
 BASE_PROFILE = "greedy"
+MAX_WEIGHT = 1e6  # |weight|: the greedy sums weighted figures in float64; inf or nan would poison them
+STRATEGY_ARG = "strategy name"  # what errors name when a strategy name given by the user is wrong
+
+
+def check_weight(value, file, key):
+    """A finite number of at most ``MAX_WEIGHT`` in size, as a float; DataError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataError(file, key, f"expected a number, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise DataError(file, key, f"{value!r} is not a finite number")
+    if abs(v) > MAX_WEIGHT:
+        raise DataError(file, key, f"{value!r} is outside -{MAX_WEIGHT:g} .. {MAX_WEIGHT:g}")
+    return v
 
 
 @dataclass(frozen=True)
@@ -95,7 +110,7 @@ def load_strategy(path, base_weights=None):
     head = ck.table(
         raw["strategy"], "strategy", required=("name", "kind"), optional=("description", "focus", *PARAMS)
     )
-    name = ck.string(head["name"], "strategy.name")
+    name = ck.name(head["name"], "strategy.name")
     kind = ck.string(head["kind"], "strategy.kind", choices=KIND_NAMES)
     description = head.get("description", "")
     if not isinstance(description, str):
@@ -132,9 +147,7 @@ def _weight_table(table, where, weights, ck, path):
     """``weights`` updated from one ``[weights]``-style table of the profile."""
     ck.table(table, where, optional=WEIGHT_NAMES)
     for key, value in table.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise DataError(path, f"{where}.{key}", f"expected a number, got {value!r}")
-        weights[key] = float(value)
+        weights[key] = check_weight(value, path, f"{where}.{key}")
     return weights
 
 
@@ -163,16 +176,27 @@ class StrategyLibrary:
     def all(self):
         return list(self._by_name.values())
 
-    def get(self, name):
-        """A strategy by name; ``name:focus`` (e.g. ``specialist:orange``) sets the focus flag."""
-        base, _, focus = str(name).partition(":")
+    def get(self, name, source=STRATEGY_ARG):
+        """A strategy by name; ``name:focus`` (e.g. ``specialist:orange``) sets the focus flag.
+
+        A wrong name or focus raises DataError naming ``source`` (the argument or file that gave the
+        name) and the name as written, never the profile file."""
+        text = str(name).strip()
+        base, sep, focus = text.partition(":")
+        base, focus = base.strip(), focus.strip()
         s = self._by_name.get(base.lower())
         if s is None:
+            raise DataError(source, text, f"unknown strategy '{base}'; known: {', '.join(sorted(self._by_name))}")
+        if sep and not focus:
+            raise DataError(source, text, f"no focus after ':' (give {base}:{'|'.join(DEPT_NAMES)})")
+        if not focus:
+            return s
+        if focus.lower() not in DEPT_NAMES:
             raise DataError(
-                "strategy", base, f"unknown strategy; known: {', '.join(sorted(self._by_name))}"
+                source, text, f"focus '{focus}' is not a department; give {base}:{'|'.join(DEPT_NAMES)}"
             )
-        return s.with_focus(focus) if focus else s
+        return s.with_focus(focus)
 
-    def matrix(self, names):
-        """Rows for a lineup of strategy names, one per seat."""
-        return np.array([self.get(n).row() for n in names], dtype=np.float64)
+    def matrix(self, names, source=STRATEGY_ARG):
+        """Rows for a lineup of strategy names, one per seat (errors name ``source``)."""
+        return np.array([self.get(n, source).row() for n in names], dtype=np.float64)
