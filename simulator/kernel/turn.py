@@ -776,9 +776,7 @@ def play_turn_basic(st, geo, strat, rng, log):
 @kernel
 def execute_turn(st, geo, strat, rng, log, p, spot, die, slice_idx, brag_instead):
     """Play seat ``p``'s turn with the chosen spot, die (and slice for a supply die) and action or
-    brag; every later choice of the turn is asked of the policies. The game-phase rows are set
-    again for this state first, in case a search played rollouts with the same rows."""
-    phase_weights(st, geo, strat)
+    brag; every later choice of the turn is asked of the policies."""
     d = spot // 3
     # 1. Pawn, with any break-room pickup and its two brags (R1, R2).
     t0 = probe_clock()
