@@ -448,11 +448,30 @@ def _judge(ck, raw, key, role, scenario, path):
     return Judge(label=",".join(names), lineup=raw, role=role)
 
 
+TUNES_DIR = SCENARIO_DIR / "tunes"
+
+
+def shipped_tunings():
+    """Names of the tuning files that come with the package (``scenarios/tunes``)."""
+    return sorted(p.stem for p in TUNES_DIR.glob("*.toml") if "target" in read_toml(p))
+
+
+def find_tuning(name_or_path):
+    """A tuning file by path, or by the name of a shipped one (``harp-seats``)."""
+    p = Path(name_or_path)
+    if p.is_file():
+        return p
+    if p.is_dir():
+        raise DataError(p, "", "is a directory, expected a tuning TOML file")
+    shipped = TUNES_DIR / (p.name if p.suffix == ".toml" else f"{p.name}.toml")
+    if p.parent == Path(".") and shipped.is_file():
+        return shipped
+    raise DataError(p, "", f"tuning file not found (shipped: {', '.join(shipped_tunings())})")
+
+
 def load_tuning(path, sets=()):
     """Read, change (``sets``: ``KEY=VALUE``), validate a tuning file; DataError names file and key."""
-    path = Path(path)
-    if path.is_dir():
-        raise DataError(path, "", "is a directory, expected a tuning TOML file")
+    path = find_tuning(path)
     doc = read_toml(path)
     for item in sets:
         key, value = parse_set(item, str(path))

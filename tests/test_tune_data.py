@@ -278,11 +278,8 @@ def test_a_real_interrupt_then_resume(tmp_path):
     resumed = subprocess.run([SSB, "tune", str(path), "--out", str(cut), "--jobs", "1", "-q", "--resume"],
                              capture_output=True, text=True, env=env, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
-    whole = subprocess.run([SSB, "tune", str(path), "--out", str(tmp_path / "whole"), "--jobs", "1", "-q"],
-                           capture_output=True, text=True, env=env, timeout=300)
-    assert whole.returncode == 0, whole.stderr
     a = json.loads((cut / "tune.json").read_text())
-    b = json.loads((tmp_path / "whole" / "tune.json").read_text())
+    b = Tuner(load_tuning(path), judge, tmp_path / "whole", jobs=1, progress=False).run()
     assert interrupted, "the run finished before it could be interrupted"
     assert _answer(a) == _answer(b)
     assert (cut / "summary.md").is_file() and (cut / "summary.html").is_file()
@@ -310,3 +307,21 @@ def test_changed_files_keep_comments_and_replace_the_shipped_instrument(tmp_path
     (tmp_path / "second" / "h.toml").write_text(written.read_text())
     with pytest.raises(DataError, match="duplicate instrument name"):
         InstrumentLibrary(extra_dirs=[tmp_path / "instruments", tmp_path / "second"])
+
+
+def test_the_answer_does_not_depend_on_the_number_of_jobs(tmp_path):
+    spec = load_tuning(write(tmp_path))
+    one = Tuner(spec, judge, tmp_path / "one", jobs=1, progress=False).run()
+    two = Tuner(spec, judge, tmp_path / "two", jobs=2, progress=False).run()
+    assert _answer(one) == _answer(two)
+    assert one["cost"]["total"] == two["cost"]["total"] > 0
+
+
+def test_shipped_tuning_files_are_valid():
+    from scenarios.tuning import shipped_tunings
+
+    names = shipped_tunings()
+    assert names, "no shipped tuning file"
+    for name in names:
+        spec = load_tuning(name)
+        assert spec.params and spec.targets
