@@ -972,7 +972,76 @@ class Tuner:
                 raise KeyboardInterrupt
         bar.total = max(bar.n, bar.total - (trials - done))
         bar.refresh()
-        return [{**attrs, "restart": restart} for attrs in memo.values()]
+        self._refine(study, k, memo, seed, bar, best, restart)
+        n_trials = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+        return [{**attrs, "restart": restart} for attrs in memo.values()], n_trials
+
+    def _encode(self, changes, k):
+        """The trial parameters that make :meth:`_suggest` return ``changes``."""
+        params = self.spec.params
+        idx = [i for i, p in enumerate(params) if p.key in changes]
+        out = {} if k == len(params) else {"keys": "+".join(str(i) for i in idx)}
+        for i in idx:
+            p, v = params[i], changes[params[i].key]
+            name = f"value:{p.key}"
+            if p.kind == "int":
+                out[name] = v - 1 if (p.lo <= p.base <= p.hi and v > p.base) else v
+            elif p.kind == "float":
+                out[name] = v
+            else:
+                out[name] = p.options().index(v)
+        return out
+
+    def _one(self, study, k, changes, memo, seed, bar, best, restart):
+        """Play one given candidate as an enqueued trial of the study (or recall it)."""
+        cid = candidate_id(changes)
+        if cid in memo:
+            return memo[cid]
+        study.enqueue_trial(self._encode(changes, k))
+        trial = study.ask()
+        got = self._suggest(trial, k)
+        assert candidate_id(got) == cid, (got, changes)
+        played = self.player.played
+        (x,) = self._race([changes], seed)
+        played = self.player.played - played
+        self.cost["search"] += played
+        keys, change = candidate_size(self.spec, changes)
+        attrs = {"candidate": cid, "state": x.state, "rung": x.rung, "games": x.games, "verdicts": x.verdicts,
+                 "keys": keys, "change": change, "repeat": False, "played": played, "refine": True}
+        for a, v in attrs.items():
+            trial.set_user_attr(a, v)
+        study.tell(trial, search_score(x.state, x.verdicts, change, k))
+        memo[cid] = attrs
+        self.trials_done += 1
+        if x.state == MET and (best[0] is None or (keys, change) < best[0]):
+            best[0] = (keys, change)
+        bar.total += 1
+        bar.update(1)
+        bar.set_postfix_str(self._best_text(best[0], k, restart))
+        return attrs
+
+    def _refine(self, study, k, memo, seed, bar, best, restart):
+        """Bisect each integer key of the restart's smallest met candidate back toward its current
+        value, on the same deals: the sampler finds a change that works, this finds the least of it
+        (assuming the verdict is monotone along the key between the two)."""
+        met = [a for a in memo.values() if a["state"] == MET and a["keys"] == k]
+        if not met:
+            return
+        top = min(met, key=lambda a: (a["change"], a["candidate"]))
+        changes = dict(json.loads(top["candidate"]))
+        for p in self.spec.params:
+            if p.key not in changes or p.kind != "int":
+                continue
+            lo, hi = p.base, changes[p.key]  # lo: unchanged (not met), hi: met
+            while abs(hi - lo) > 1:
+                mid = lo + (hi - lo) // 2
+                trial_changes = {**changes, p.key: mid}
+                if self._one(study, k, trial_changes, memo, seed, bar, best, restart)["state"] == MET:
+                    hi, changes = mid, trial_changes
+                else:
+                    lo = mid
+            if self.stop_after is not None and self.trials_done >= self.stop_after:
+                raise KeyboardInterrupt
 
     @staticmethod
     def _best_text(best, k, restart):
@@ -1062,9 +1131,11 @@ class Tuner:
                 fix, runners, unconfirmed = None, [], []
                 best = [None]
                 for k in range(1, s["max_keys"] + 1):
-                    tried = []
+                    tried, n_trials = [], 0
                     for r in range(s["restarts"]):
-                        tried.extend(self._study(k, r, bar, best))
+                        got, n = self._study(k, r, bar, best)
+                        tried.extend(got)
+                        n_trials += n
                     met = {}
                     for c in tried:
                         if c["state"] == MET and c["keys"] == k:
@@ -1076,7 +1147,8 @@ class Tuner:
                         rec = self._confirm(k, c)
                         (confirmed if rec["confirmed"] else unconfirmed).append({**c, "confirmation": rec})
                     stages.append({"keys": k, "candidates": len({c["candidate"] for c in tried}),
-                                   "trials": len(tried), "met_in_search": len(ranked),
+                                   "trials": n_trials, "refined": sum(1 for c in tried if c.get("refine")),
+                                   "met_in_search": len(ranked),
                                    "confirmed": len(confirmed),
                                    "failed_confirmation": sum(1 for c in ranked[: s["confirm_max"]]
                                                               if not any(x["candidate"] == c["candidate"] for x in confirmed))})
