@@ -135,7 +135,7 @@ def sections(result, diff_text=""):
         rows = []
         for c in runners:
             conf = c.get("confirmation")
-            status = "confirmed" if conf and conf.get("confirmed") else "met in search, not confirmed" if c["search"]["state"] == "met" else f"search: {c['search']['state']}"
+            status = "confirmed" if conf and conf.get("confirmed") else "met in search, not re-played" if c["search"]["state"] == "met" else f"search: {c['search']['state']}"
             change = ", ".join(f"{ch['key']} {_value(ch['before'])} -> {_value(ch['after'])}" for ch in c["changes"])
             est = "; ".join(_figure(v) for v in c["search"]["verdicts"])
             rows.append((change, c["keys"], f"{c['change']:.3f}", status, est))

@@ -457,7 +457,7 @@ def shipped_tunings():
 
 
 def find_tuning(name_or_path):
-    """A tuning file by path, or by the name of a shipped one (``harp-seats``)."""
+    """A tuning file by path, or by the name of a shipped one (``organ-points``)."""
     p = Path(name_or_path)
     if p.is_file():
         return p
@@ -1296,7 +1296,8 @@ def data_diff(files):
     """A unified diff of the changed data files (paths relative to the package data folder)."""
     chunks = []
     for _name, (path, old, new) in files.items():
-        rel = os.path.relpath(path, Path(SCENARIO_DIR).parent)
+        root = Path(SCENARIO_DIR).parent
+        rel = os.path.relpath(path, root) if Path(path).resolve().is_relative_to(root) else Path(path).name
         chunks.append("".join(difflib.unified_diff(
             old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{rel}", f"b/{rel}", n=2)))
     return "".join(chunks)

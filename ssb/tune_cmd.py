@@ -59,7 +59,7 @@ def write_answer(spec, result, out_dir):
 def tune(tuning_file, out_dir, jobs, backend, scheduler, sets, resume, force, quiet):
     """Find the smallest change of the data that meets a balance target.
 
-    TUNING_FILE (a path, or the name of a shipped one: harp-seats, bass-seats) names a scenario, the judges (lineups of named strategies), the targets (verdicts
+    TUNING_FILE (a path, or the name of a shipped one: organ-points, bass-seats) names a scenario, the judges (lineups of named strategies), the targets (verdicts
     of the balance report: seats balanced, an instrument's objective points near its department's,
     a build rate, a game length) and a search space of data keys as in scenario overrides, each
     with a range or a list of values. Candidates race through growing game counts on common deals
@@ -72,10 +72,10 @@ def tune(tuning_file, out_dir, jobs, backend, scheduler, sets, resume, force, qu
     Example:
 
     \b
-        ssb tune harp-seats --jobs 2
-        ssb tune harp-seats --jobs 2 --resume
+        ssb tune organ-points --jobs 2
+        ssb tune organ-points --jobs 2 --resume
         ssb tune my_tunes/horns.toml --set search.trials=8 --out results/tune/horns-quick
-        ssb run expansion --instrument-dir results/tune/harp-seats/instruments
+        ssb run expansion --instrument-dir results/tune/organ-points/instruments
     """
     from reports.tune_verdicts import judge
     from scenarios.tuning import Tuner, load_tuning
