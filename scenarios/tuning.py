@@ -705,8 +705,11 @@ class GamePlayer:
                 g_parts.append(games[games["game"] < n])
                 s_parts.append(seats[seats["game"] < n])
             out.append((pd.concat(s_parts, ignore_index=True), pd.concat(g_parts, ignore_index=True)))
-        while len(self.cache) > self.cache_size:
-            self.cache.popitem(last=False)
+        # Evict the least recently used cells, but keep those of the unchanged data (the base and
+        # the other instruments of a department): every candidate and judge comes back to them.
+        changed = [k for k in self.cache if json.loads(k)[5]]
+        while len(self.cache) > self.cache_size and changed:
+            self.cache.pop(changed.pop(0))
         return out
 
 
