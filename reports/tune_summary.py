@@ -97,6 +97,11 @@ def sections(result, diff_text=""):
                 + f"within {result['settings']['max_keys']} changed key(s). The closest candidates are listed below.",
             )
         )
+        rows = []
+        for st in result["before"]:
+            for v in st["verdicts"]:
+                rows.append((f"{st['judge']} ({st['role']})", f"{st['games']:,}", v["target"], f"{v['state']}: {_figure(v)}"))
+        out.append(("Before (fresh deals)", "table", (["judge", "games per cell", "target", "verdict"], rows)))
     else:
         n = fix["keys"]
         out.append(
