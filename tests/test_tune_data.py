@@ -263,8 +263,11 @@ def test_a_real_interrupt_then_resume(tmp_path):
     path = write(tmp_path, TUNE.replace("trials = 3", "trials = 6"))
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     cut = tmp_path / "cut"
+    # A parent that ignores SIGINT (some test runners and cluster libraries set that) would pass the
+    # ignoring on to the child: give the child the default disposition back.
     proc = subprocess.Popen([SSB, "tune", str(path), "--out", str(cut), "--jobs", "1", "-q"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 120
     while _complete_trials(cut / "study.db") < 2 and proc.poll() is None and time.time() < deadline:
         time.sleep(0.05)
