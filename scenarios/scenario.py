@@ -768,6 +768,13 @@ def _apply_overrides(overrides, library, path):
             raise _wrap(path, okey, exc) from None
         if inst.name not in docs:
             docs[inst.name] = (inst, copy.deepcopy(read_toml(inst.path)))
+        if rest.split(".")[0] == "track":
+            # A file may leave out the brag track (the board's applies): fill in the effective rows
+            # so that one entry of a row (``Horns.track.vp.3``) can be changed like any other key.
+            track = docs[inst.name][1].setdefault("track", {})
+            if isinstance(track, dict):
+                for row, vals in (("need", inst.track_need), ("vp", inst.track_vp), ("token", inst.track_token)):
+                    track.setdefault(row, list(vals))
         _set_path(docs[inst.name][1], rest.split("."), value, path, okey, inst)
         keys.setdefault(inst.name, []).append(okey)
     changed = {}

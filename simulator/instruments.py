@@ -19,6 +19,8 @@ Top-level keys must come before the first ``[table]`` header (a TOML rule)::
     reconstructed = true         # optional, default false
     penalty_per_space = 2        # optional, default from board.toml
     description = "..."          # optional
+    replaces = true              # optional: in a folder given with --instrument-dir, replace the
+                                 #   shipped instrument of the same name (a tuned copy of it)
 
     [track]                      # optional override of the board's brag track, any of the three lists
     need = [0, 1, 2, 4, 6, 8, 10, 12]
@@ -477,7 +479,9 @@ def load_board(path=None):
 # =========================================================================== instruments
 
 _TOP_LEVEL_KEYS = ("instrument", "space", "section", "lines", "neutral", "track")
-_INSTRUMENT_KEYS = ("name", "department", "expansion", "reconstructed", "penalty_per_space", "description")
+_INSTRUMENT_KEYS = (
+    "name", "department", "expansion", "reconstructed", "penalty_per_space", "description", "replaces",
+)
 _SPACE_KEYS = ("id", "number", "colour", "sections")
 _SECTION_KEYS = ("id", "symbol", "number", "adjacent", "spaces", "score")
 
@@ -536,6 +540,7 @@ class Instrument:
     track_token: tuple
     penalty_per_space: int
     total_cost: int
+    replaces: bool = False  # a designer's copy that takes the place of the shipped instrument
     _space_index: dict = field(default=None, repr=False, compare=False, hash=False)
     _section_index: dict = field(default=None, repr=False, compare=False, hash=False)
 
@@ -812,6 +817,7 @@ def instrument_from_doc(doc, source, board=None):
     expansion = ck.boolean(meta.get("expansion", False), "instrument.expansion")
     reconstructed = ck.boolean(meta.get("reconstructed", False), "instrument.reconstructed")
     description = ck.string(meta["description"], "instrument.description") if "description" in meta else ""
+    replaces = ck.boolean(meta.get("replaces", False), "instrument.replaces")
     penalty = board.penalty_per_space
     if "penalty_per_space" in meta:
         penalty = ck.points(meta["penalty_per_space"], "instrument.penalty_per_space")
@@ -1009,6 +1015,7 @@ def instrument_from_doc(doc, source, board=None):
         track_token=tuple(token),
         penalty_per_space=penalty,
         total_cost=sum(numbers),
+        replaces=replaces,
         _space_index=space_index,
         _section_index=sec_index,
     )
@@ -1094,14 +1101,24 @@ class InstrumentLibrary:
             else:
                 raise DataError(d, "", "instrument directory not found")
         self._by_key = {}
+        shipped = set()
         for f in files:
             inst = load_instrument(f, self.board)
             key = inst.name.casefold()
             if key in self._by_key:
                 other = self._by_key[key]
-                raise DataError(
-                    f, "instrument.name", f"duplicate instrument name '{inst.name}' (already defined in {other.path})"
-                )
+                # A designer's copy marked `replaces = true` takes the place of a shipped instrument
+                # (e.g. the files `ssb tune` writes); any other clash is a mistake.
+                if not (inst.replaces and key in shipped):
+                    hint = "; mark the copy `replaces = true` in [instrument] to replace it" if key in shipped else ""
+                    raise DataError(
+                        f,
+                        "instrument.name",
+                        f"duplicate instrument name '{inst.name}' (already defined in {other.path}){hint}",
+                    )
+                shipped.discard(key)
+            elif Path(f).parent == INSTRUMENT_DIR:
+                shipped.add(key)
             self._by_key[key] = inst
         self._order = sorted(self._by_key.values(), key=lambda i: (i.department, i.expansion, i.name.casefold()))
 

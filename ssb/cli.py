@@ -745,6 +745,10 @@ from ssb.regress_cmd import baseline, regress  # noqa: E402  (the balance regres
 cli.add_command(baseline)
 cli.add_command(regress)
 
+from ssb.tune_cmd import tune  # noqa: E402  (the balance search)
+
+cli.add_command(tune)
+
 
 def main():
     """Console entry point (``ssb``)."""
