@@ -32,7 +32,7 @@ from reports.headline import headline_table
 from reports.instruments import OUTSIDE, UNCLEAR, WITHIN, compare_instruments
 from reports.io import ReportInputError, RunData, load_run
 from reports.scoring import scoring_sources
-from reports.seats import seat_advantage
+from reports.seats import NOT_JUDGED, margin_sentence, seat_advantage
 from reports.shape import game_shape
 from reports.strategies import compare_strategies
 
@@ -93,21 +93,26 @@ def _setting_cols():
 # --------------------------------------------------------------------------- sections
 
 
-def _seat_section(games, margin, confidence, seed):
-    adv = seat_advantage(games, margin, confidence, seed)
+def _seat_section(games, margin, confidence, seed, gap_margin=None):
+    adv = seat_advantage(games, margin, confidence, seed, gap_margin=gap_margin)
     cells, rates = adv.cells, adv.rates
     c = int(100 * confidence)
+    a = stats.alpha_of(confidence)
     cell_spec = [
         *_setting_cols(),
+        ("judge (lineup)", P.text("level")),
+        ("design", P.text("design")),
         ("games", P.integer("games")),
         ("effective games", P.integer("effective_games")),
         ("verdict", P.text("verdict")),
-        (f"largest gap, pp [{c}% CI]", P.pp("gap", "gap_lo", "gap_hi")),
+        (f"largest gap, pp [{c}% simultaneous CI]", P.pp("gap", "gap_lo", "gap_hi")),
         ("best seat", P.integer("best_seat")),
         ("worst seat", P.integer("worst_seat")),
         ("chi-square p vs 1/N", P.pvalue("chi2_p")),
         ("equivalence p (TOST)", P.pvalue("tost_p")),
-        ("outside-margin p (Holm)", P.pvalue("outside_p_holm")),
+        ("outside-margin p (Holm in the cell)", P.pvalue("outside_p_holm")),
+        ("imbalanced run-wide", lambda r: "yes" if r["imbalanced_run"] else ""),
+        ("balanced run-wide", lambda r: "yes" if r["balanced_run"] else ""),
         (f"ties % [{c}% CI]", P.rate("tie_rate", "tie_lo", "tie_hi")),
         (f"decided by tie-break % [{c}% CI]", P.rate("tiebreak_rate", "tiebreak_lo", "tiebreak_hi")),
         ("more games to decide", P.games("more_games")),
@@ -115,14 +120,16 @@ def _seat_section(games, margin, confidence, seed):
     ]
     rate_spec = [
         *_setting_cols(),
+        ("judge (lineup)", P.text("level")),
+        ("design", P.text("design")),
         ("seat", P.integer("seat")),
         ("games", P.integer("games")),
         ("wins", P.integer("wins")),
-        (f"win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
+        (f"raw win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
+        (f"seat's win % among equals [{c}% CI]", P.rate("seat_rate", "seat_lo", "seat_hi")),
         ("fair share %", P.rate("fair_share")),
-        ("deviation, pp", P.pp("deviation")),
         ("equivalence p (TOST)", P.pvalue("tost_p")),
-        ("outside-margin p (Holm)", P.pvalue("outside_p_holm")),
+        ("outside-margin p (Holm in the cell)", P.pvalue("outside_p_holm")),
     ]
     sec = Section(
         "seats",
@@ -130,20 +137,44 @@ def _seat_section(games, margin, confidence, seed):
         "Does the turn order decide who wins?",
         charts=[charts.seat_win_rates(rates, margin, confidence)],
         tables=[
-            Table("seat_verdicts", "Verdict per player count and instrument set", cells, P.present(cells, cell_spec)),
+            Table(
+                "seat_verdicts",
+                "Verdict per player count, instrument set and judge (lineup); lineups are never pooled",
+                cells,
+                P.present(cells, cell_spec),
+            ),
             Table("seat_win_rates", "Win rate per seat", rates, P.present(rates, rate_spec)),
         ],
     )
+    sec.notes.append(f"In plain words: {margin_sentence(margin, gap_margin)}.")
     sec.notes.append(
         f"Balanced: every seat's win rate is shown within ±{100 * margin:.1f} pp of the fair share 1/N "
-        f"(exact binomial two one-sided tests at level {stats.alpha_of(confidence):.2g}). Imbalanced: some "
-        f"seat is outside that margin, significant after Holm correction over all {len(rates)} seat tests of "
-        "the run. Inconclusive: neither yet; the estimate of further games assumes the observed win rates "
-        "are the true ones and aims at 80% power. Ties go to the tied player latest in turn order (R13)."
+        + (f"and every two seats within {100 * gap_margin:.1f} pp of each other " if gap_margin is not None else "")
+        + f"(two one-sided tests per seat at level {a:.2g}). Error controlled: calling a cell balanced when some "
+        f"seat is in truth outside the margin happens at most {100 * a:.0f}% of the time, per cell. "
+        "Imbalanced: some seat is shown outside the margin, Holm-corrected over the seats of that cell. Error "
+        f"controlled: calling a cell imbalanced when every seat is inside the margin happens at most {100 * a:.0f}% "
+        "of the time, per cell. Inconclusive: neither yet; the estimate of further games assumes the observed "
+        "win rates are the true ones and aims at 80% power. Ties go to the tied player latest in turn order (R13)."
     )
     sec.notes.append(
-        "Largest gap: between the seats observed best and worst, with a bootstrap interval; a lower end "
-        "below 0 means that even the order of those two seats is not established yet."
+        f"The family of each verdict is its own cell (one player count, instrument set and judge), so a cell's "
+        f"verdict does not change when other cells are added to the run. Over a run of {len(cells)} cells up to "
+        f"{len(cells) * a:.2g} false verdicts may be expected; the columns 'imbalanced run-wide' (Holm over every "
+        f"test of the run) and 'balanced run-wide' (level {a:.2g} / {len(cells)} per cell) give the reading that "
+        "holds for the whole run at once."
+    )
+    sec.notes.append(
+        "Which design each verdict comes from: a mirror cell (one strategy in every seat) compares seats "
+        "directly. A mixed lineup rotated over the seats forces every seat's raw win rate towards 1/N, so it "
+        "is judged through a conditional-logit model with a seat and a strategy effect, fitted on the winners "
+        "with intervals clustered by deal ('model'); the seat's win rate among equal players is what is tested. "
+        "When one strategy wins (almost) every game the seat effects cannot be told apart: 'not judged'."
+    )
+    sec.notes.append(
+        "Largest gap: between the best and the worst seat, with an interval that holds although those two "
+        "seats are picked from the data (simultaneous intervals over every pair of seats: Tukey's studentized "
+        "range for mirror cells, Bonferroni over the pairs for the model)."
     )
     sec.notes.append(
         "The seat rotations of one deal share its setup, so they are not independent games: every interval "
@@ -154,13 +185,15 @@ def _seat_section(games, margin, confidence, seed):
     sec.findings.append(
         "Verdicts: "
         + ", ".join(
-            f"{int(counts[v])} {v}" for v in (stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE) if v in counts
+            f"{int(counts[v])} {v}"
+            for v in (stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE, NOT_JUDGED)
+            if v in counts
         )
-        + f" (of {len(cells)} settings)."
+        + f" (of {len(cells)} cells)."
     )
     shown = cells if len(cells) <= 12 else cells[cells["verdict"] == stats.IMBALANCED].head(12)
     for row in shown.itertuples(index=False):
-        sec.findings.append(f"{row.players} players, {row.instruments}: **{row.verdict}**, {row.note}.")
+        sec.findings.append(f"{row.players} players, {row.instruments}, {row.level}: **{row.verdict}**, {row.note}.")
     return sec, adv
 
 
@@ -441,7 +474,7 @@ def _shape_section(seats, games, confidence):
 # --------------------------------------------------------------------------- the report
 
 
-def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed=0):
+def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed=0, gap_margin=None):
     """Every section, the headline and the run facts of a :class:`reports.io.RunData`.
 
     ``margin`` is a fraction (0.03 = 3 percentage points) and ``confidence`` a level (0.95).
@@ -449,9 +482,11 @@ def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed
     """
     if not 0 <= margin < 1:
         raise ValueError(f"margin {margin} is outside [0, 1)")
+    if gap_margin is not None and not 0 <= gap_margin < 1:
+        raise ValueError(f"gap margin {gap_margin} is outside [0, 1)")
     stats.alpha_of(confidence)
     seats, games = run.seats, run.games
-    seat_sec, adv = _seat_section(games, margin, confidence, seed)
+    seat_sec, adv = _seat_section(games, margin, confidence, seed, gap_margin)
     if mirror_lineups(games):
         seat_sec.notes.insert(
             0,
@@ -525,14 +560,20 @@ def write_report(report, out_dir):
 
 
 def make_report(
-    results_dir, out_dir=None, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, allow_partial=False, seed=0
+    results_dir,
+    out_dir=None,
+    margin=DEFAULT_MARGIN,
+    confidence=DEFAULT_CONFIDENCE,
+    allow_partial=False,
+    seed=0,
+    gap_margin=None,
 ):
     """Read a run directory, build its report and write it (default ``<results_dir>/report``).
 
     Returns ``(report, written)``; raises :class:`reports.io.ReportInputError` for bad input.
     """
     run = load_run(results_dir, allow_partial=allow_partial)
-    report = build_report(run, margin=margin, confidence=confidence, seed=seed)
+    report = build_report(run, margin=margin, confidence=confidence, seed=seed, gap_margin=gap_margin)
     out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
     return report, write_report(report, out)
 
