@@ -17,6 +17,7 @@ replay hundreds of synthetic runs in a second.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -247,7 +248,7 @@ def seat_verdicts(
             fam_cell.append(np.full(p_pairs.size, c))
     all_p, all_cell = np.concatenate(fam_p), np.concatenate(fam_cell)
     adj_cell = holm_by_group(all_p, all_cell)
-    adj_run = holm(all_p, alpha)[1]
+    adj_run = holm_by_group(all_p, np.zeros(all_p.size, dtype=np.int64))
     adj = adj_run if family == "run" else adj_cell
     row_out_adj = adj[: row_out.size]
 
@@ -290,6 +291,7 @@ def seat_verdicts(
     }
 
 
+@functools.lru_cache(maxsize=64)
 def pair_critical_value(nseats, confidence=0.95):
     """Critical value for simultaneous intervals on every difference of two seats' win rates.
 
@@ -549,8 +551,8 @@ def normal_seat_verdict(pi, cov, margin, confidence=0.95, gap_margin=None):
     if gap_margin is not None:
         tost = max(tost, float(np.max(np.maximum(stats.norm.sf((d + gap_margin) / se_d), stats.norm.cdf((d - gap_margin) / se_d)))))
         tests.append(np.minimum(1.0, 2.0 * stats.norm.sf((np.abs(d) - gap_margin) / se_d)))
-    _, adj = holm(np.concatenate(tests), alpha)
-    outside = float(adj.min())
+    allp = np.concatenate(tests)
+    outside = float(holm_by_group(allp, np.zeros(allp.size, dtype=np.int64)).min())
     verdict = IMBALANCED if outside < alpha else (BALANCED if tost < alpha else INCONCLUSIVE)
     q = stats.norm.ppf(1 - alpha / (2 * max(i.size, 1)))
     ad = np.abs(d)
