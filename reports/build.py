@@ -32,7 +32,7 @@ from reports.headline import headline_table
 from reports.instruments import OUTSIDE, UNCLEAR, WITHIN, compare_instruments
 from reports.io import ReportInputError, RunData, load_run
 from reports.scoring import scoring_sources
-from reports.seats import NOT_JUDGED, margin_sentence, seat_advantage
+from reports.seats import NOT_JUDGED, is_mirror, level_label, margin_sentence, seat_advantage
 from reports.shape import game_shape
 from reports.strategies import compare_strategies
 
@@ -198,9 +198,21 @@ def _seat_section(games, margin, confidence, seed, gap_margin=None):
 
 
 def _strategy_section(seats, confidence, seed):
+    mixed = any(not is_mirror(lu) for lu in seats["lineup"].astype(str).unique())
+    if not mixed:
+        # Mirror lineups of different strategies are separate games: the strategies never met.
+        seats = seats.iloc[0:0]
     comp = compare_strategies(seats, confidence, seed=seed)
     c = int(100 * confidence)
     sec = Section("strategies", "2. Strategies", "Which strategy wins, and does one dominate?", notes=list(comp.notes))
+    if not mixed:
+        text = (
+            "Every lineup of this run is a mirror (one strategy in every seat), so no two strategies met in a "
+            "game and none is compared here; the mirror lineups serve as judge levels of the seat verdicts."
+        )
+        sec.notes = [text]
+        sec.findings.append(text)
+        return sec, comp
     if comp.empty:
         sec.findings.append(comp.notes[0] if comp.notes else "No strategy comparison in this run.")
         return sec, comp
@@ -235,7 +247,10 @@ def _strategy_section(seats, confidence, seed):
         ("dominates", lambda r: "yes" if r["dominates"] else "no"),
         ("note", P.text("note")),
     ]
-    sec.charts = [charts.strategy_win_rates(comp.rates, confidence), charts.head_to_head(comp.head_to_head)]
+    sec.charts = [charts.strategy_win_rates(comp.rates, confidence)]
+    if len(comp.head_to_head):
+        # Mirror lineups of different strategies never meet: no head-to-head to draw.
+        sec.charts.append(charts.head_to_head(comp.head_to_head))
     if comp.ratings["strength"].notna().any():
         sec.charts.append(charts.ratings(comp.ratings, confidence))
     sec.tables = [
@@ -471,6 +486,43 @@ def _shape_section(seats, games, confidence):
     return sec, table
 
 
+def _level_findings(seats, games):
+    """Findings per judge level (lineup) with their agreement: winners' main point source, most unbuilt
+    instrument. Empty when the run has one lineup per player count."""
+    levels = games.groupby("players")["lineup"].nunique()
+    if (levels <= 1).all():
+        return [], []
+    groups = {
+        "inspector": ["inspector"],
+        "objectives": [f"objective_{d}" for d in DEPTS],
+        "brag tracks": [f"brag_{d}" for d in DEPTS],
+    }
+    scoring, unbuilt = [], []
+    for players, gp in games.groupby("players", sort=True):
+        lineups = list(dict.fromkeys(gp["lineup"].astype(str)))
+        if len(lineups) < 2:
+            continue
+        tops, worsts, s_parts, u_parts = [], [], [], []
+        for lu in lineups:
+            lv = level_label(lu)
+            w = seats[(seats["players"] == players) & (seats["lineup"].astype(str) == lu) & (seats["won"] == 1)]
+            total = float(w["score"].sum())
+            shares = {k: float(w[cols].to_numpy().sum()) / total if total else float("nan") for k, cols in groups.items()}
+            top = max(shares, key=lambda k: shares[k])
+            tops.append(top)
+            s_parts.append(f"{lv}: {top} {pct(shares[top])}%")
+            g = gp[gp["lineup"].astype(str) == lu]
+            rates = {str(g[f"inst_{d}"].iloc[0]): float((g[f"built_{d}"] == 0).mean()) for d in DEPTS}
+            worst = max(rates, key=lambda k: rates[k])
+            worsts.append(worst)
+            u_parts.append(f"{lv}: {worst} {pct(rates[worst])}%")
+        word = "robust (every judge agrees)" if len(set(tops)) == 1 else "skill-sensitive (judges disagree)"
+        scoring.append(f"{players} players, largest share of the winners' points per judge: {'; '.join(s_parts)}: {word}.")
+        word = "robust (every judge agrees)" if len(set(worsts)) == 1 else "skill-sensitive (judges disagree)"
+        unbuilt.append(f"{players} players, most often unbuilt per judge: {'; '.join(u_parts)} of games: {word}.")
+    return scoring, unbuilt
+
+
 # --------------------------------------------------------------------------- the report
 
 
@@ -496,14 +548,15 @@ def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed
             ),
         )
     strat_sec, comp = _strategy_section(seats, confidence, seed)
-    sections = [
-        seat_sec,
-        strat_sec,
-        _scoring_section(seats, confidence)[0],
-        _instrument_section(seats, games, margin, confidence, seed)[0],
-        _shape_section(seats, games, confidence)[0],
-    ]
-    frame, text = headline_table(adv, comp if not comp.empty else None, partial=run.partial)
+    scoring_sec = _scoring_section(seats, confidence)[0]
+    inst_sec = _instrument_section(seats, games, margin, confidence, seed)[0]
+    by_level_scoring, by_level_unbuilt = _level_findings(seats, games)
+    scoring_sec.findings += by_level_scoring
+    inst_sec.findings += by_level_unbuilt
+    sections = [seat_sec, strat_sec, scoring_sec, inst_sec, _shape_section(seats, games, confidence)[0]]
+    # A leading strategy only means something where strategies met in one lineup.
+    mixed = any(not is_mirror(lu) for lu in games["lineup"].astype(str).unique())
+    frame, text = headline_table(adv, comp if (mixed and not comp.empty) else None, partial=run.partial)
     scenario = run.scenario_name
     desc = str(run.manifest.get("scenario", {}).get("description", ""))
     nsettings = games[list(SETTING[:1]) + ["inst_black", "inst_orange", "inst_gray"]].drop_duplicates().shape[0]
