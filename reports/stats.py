@@ -331,7 +331,8 @@ def gap_interval(counts, confidence=0.95, n_eff=None):
     :func:`design_effect`; default the number of games). Simultaneous intervals over all seat pairs
     (:func:`pair_critical_value`) hold together with the stated confidence; when they do, the true
     largest gap ``max_ij (p_i - p_j)`` lies between the largest lower end and the largest upper end
-    (the lower end clipped at 0), whichever seats turn out best and worst. Returns
+    (the lower end clipped at 0), whichever seats turn out best and worst. The half-widths carry a
+    continuity correction of one game (``1 / n``) for the whole-number counts. Returns
     ``(gap, lo, hi, best_seat, worst_seat)``.
     """
     counts = np.asarray(counts, dtype=float)
@@ -344,8 +345,10 @@ def gap_interval(counts, confidence=0.95, n_eff=None):
     gap = float(rates[best] - rates[worst])
     _, _, d, se = pair_table(rates, n_eff)
     q = pair_critical_value(counts.size, confidence)
-    lo = max(0.0, float((d - q * se).max()))
-    hi = float((d + q * se).max())
+    # Continuity correction: the counts are whole numbers, so widen by one game's worth (1 / n).
+    half = q * se + 1.0 / max(n_eff, 1.0)
+    lo = max(0.0, float((d - half).max()))
+    hi = float((d + half).max())
     return gap, lo, hi, best, worst
 
 

@@ -60,7 +60,7 @@ def test_shipped_scenarios_load_and_expand():
     assert [c.players for c in starter.cells] == [2, 2, 3, 3, 4, 4]
     assert [set(c.lineup) for c in starter.cells] == [{"greedy"}, {"lookahead"}] * 3
     assert all(c.instruments == STARTER for c in starter.cells)
-    assert [c.games for c in starter.cells] == [6000, 1000] * 3
+    assert [c.games for c in starter.cells] == [6000, 400] * 3
 
     expansion = load_scenario("expansion")
     assert len(expansion.cells) == 1 + 3 * 3
