@@ -27,6 +27,12 @@ as the moments of its per-deal value ``y`` (the mean of the per-game value over 
 which is all a two-sample test needs, and which adds up when more deals are played (the adaptive
 mode of the regression merges rounds this way). Rates also keep their plain ``count`` / ``trials``.
 
+Each cell also keeps ``deal_seeds`` (the setup seed of every deal) and each figure its per-deal
+``values`` in that order, so that a later run of the same deals (the same scenario and run seed)
+is compared deal by deal: a paired difference, whose variance is far smaller than that of two
+independent samples. :func:`read_baseline` checks a file against this schema (types, ``n >= 1``,
+a non-negative variance, one value per deal seed) before anything uses it.
+
 The file also records where the figures came from: the scenario (name, hash, the hash of its
 *design*, i.e. without run seed and game count), the settings and overrides, the SHA-256 of every
 data file the run read, and the code version, so a regression can say what changed since.
@@ -50,7 +56,7 @@ from scenarios.schema import FORMAT_VERSION
 from simulator.errors import DataError
 
 BASELINE_FORMAT = "ssb-balance-baseline"
-BASELINE_VERSION = 1
+BASELINE_VERSION = 2
 
 DEPTS = ("black", "orange", "gray")
 KINDS = ("win_rate", "objective_points", "build_rate", "rounds", "score_spread")
@@ -120,18 +126,36 @@ def _cell_frame(seats, games):
     return out, figures
 
 
-def figure_table(seats, games):
-    """One row per (cell, figure): ``cell_key, figure, kind, label, n, sum, sumsq, count, trials``.
+def deal_values(seats, games):
+    """Per cell: ``(seeds, per_deal, figures)``, the per-deal value of every figure keyed by deal seed.
 
-    ``n``, ``sum``, ``sumsq`` are the moments of the per-deal values (see the module docstring);
-    ``count`` / ``trials`` the plain successes and trials of a rate (win rates: wins over games
-    times seats held), NaN for other kinds.
+    ``seeds`` is the setup seed of each deal (the same for every seat rotation of the deal: what the
+    runner derives from the run seed, the cell and the deal index), ``per_deal`` a DataFrame with
+    one row per deal (in the order of ``seeds``) and one column per figure, ``figures`` the list of
+    ``(figure, kind, label)``. Two runs that played the same deals can be compared deal by deal.
     """
-    rows = []
+    out = {}
     for key, g in games.groupby("cell_key", sort=False):
         s = seats[seats["cell_key"] == key]
         per_game, figures = _cell_frame(s, g)
         per_deal = per_game.groupby("deal").mean()
+        seeds = g.groupby("deal")["seed"].first().reindex(per_deal.index).to_numpy(dtype=np.int64)
+        out[key] = (seeds, per_deal, figures, per_game)
+    return out
+
+
+def figure_table(seats, games, values=None):
+    """One row per (cell, figure): ``cell_key, figure, kind, label, n, sum, sumsq, count, trials``.
+
+    ``n``, ``sum``, ``sumsq`` are the moments of the per-deal values (see the module docstring);
+    ``count`` / ``trials`` the plain successes and trials of a rate (win rates: wins over games
+    times seats held), NaN for other kinds. ``values``: the :func:`deal_values` of the same
+    tables, when already computed.
+    """
+    values = deal_values(seats, games) if values is None else values
+    rows = []
+    for key, g in games.groupby("cell_key", sort=False):
+        _, per_deal, figures, per_game = values[key]
         for col, kind, label in figures:
             y = per_deal[col].to_numpy(dtype=float)
             count = trials = math.nan
@@ -266,11 +290,14 @@ def _cells_of(manifest, games):
 
 def build_baseline(seats, games, manifest, source=None):
     """The baseline document (a dict ready for JSON) of a run's tables and manifest."""
-    table = figure_table(seats, games)
+    values = deal_values(seats, games)
+    table = figure_table(seats, games, values)
     cells = _cells_of(manifest, games)
     by_cell = {key: part for key, part in table.groupby("cell_key", sort=False)}
     for c in cells:
         part = by_cell.get(c["cell_key"])
+        seeds, per_deal, _, _ = values[c["cell_key"]]
+        c["deal_seeds"] = [int(x) for x in seeds]
         figs = {}
         for r in part.itertuples(index=False):
             entry = {"kind": r.kind, "label": r.label, "n": int(r.n), "sum": r.sum, "sumsq": r.sumsq}
@@ -278,6 +305,7 @@ def build_baseline(seats, games, manifest, source=None):
             if not math.isnan(r.count):
                 entry["count"] = int(r.count)
                 entry["trials"] = int(r.trials)
+            entry["values"] = [_compact(v) for v in per_deal[r.figure].to_numpy(dtype=float)]
             figs[r.figure] = entry
         c["figures"] = figs
     return {
@@ -289,6 +317,13 @@ def build_baseline(seats, games, manifest, source=None):
         **run_identity(manifest),
         "cells": cells,
     }
+
+
+def _compact(v):
+    """A per-deal value for the file: an integer when it is one, else rounded to 9 significant digits."""
+    if float(v).is_integer():
+        return int(v)
+    return float(f"{v:.9g}")
 
 
 def write_baseline(doc, path):
@@ -324,12 +359,86 @@ def read_baseline(path):
     if not isinstance(cells, list) or not cells:
         raise BaselineError(path, "cells", "the baseline holds no cells")
     for i, c in enumerate(cells):
-        if not isinstance(c, dict) or "cell_key" not in c or not isinstance(c.get("figures"), dict):
-            raise BaselineError(path, f"cells.{i}", "expected a cell with 'cell_key' and 'figures'")
-        for fid, f in c["figures"].items():
-            if not all(k in f for k in ("kind", "n", "sum", "sumsq")):
-                raise BaselineError(path, f"cells.{i}.figures.{fid}", "expected 'kind', 'n', 'sum' and 'sumsq'")
+        _check_cell(path, i, c)
     return doc
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_number(x):
+    return (isinstance(x, int | float) and not isinstance(x, bool)) and math.isfinite(x)
+
+
+def _check_cell(path, i, c):
+    """A cell of a baseline checked against the file's schema (:class:`BaselineError` otherwise)."""
+    where = f"cells.{i}"
+    if not isinstance(c, dict) or not isinstance(c.get("cell_key"), str) or not isinstance(c.get("figures"), dict):
+        raise BaselineError(path, where, "expected a cell with 'cell_key' (text) and 'figures' (a table)")
+    seeds = c.get("deal_seeds")
+    if seeds is not None:
+        if not isinstance(seeds, list) or not seeds or not all(_is_int(x) for x in seeds):
+            raise BaselineError(path, f"{where}.deal_seeds", "expected a non-empty list of integer deal seeds")
+        if len(set(seeds)) != len(seeds):
+            raise BaselineError(path, f"{where}.deal_seeds", "a deal seed is listed twice")
+    if not c["figures"]:
+        raise BaselineError(path, f"{where}.figures", "the cell holds no figures")
+    for fid, f in c["figures"].items():
+        key = f"{where}.figures.{fid}"
+        if not isinstance(f, dict):
+            raise BaselineError(path, key, "expected a table with 'kind', 'n', 'sum' and 'sumsq'")
+        for k in ("kind", "n", "sum", "sumsq"):
+            if k not in f:
+                raise BaselineError(path, f"{key}.{k}", "missing (a figure needs 'kind', 'n', 'sum' and 'sumsq')")
+        if f["kind"] not in KINDS:
+            raise BaselineError(path, f"{key}.kind", f"{f['kind']!r} is not a kind of figure ({', '.join(KINDS)})")
+        n = f["n"]
+        if not _is_int(n):
+            raise BaselineError(path, f"{key}.n", f"{n!r} is not a whole number of deals")
+        if n < 1:
+            raise BaselineError(path, f"{key}.n", f"{n} deals: a figure needs at least 1")
+        for k in ("sum", "sumsq"):
+            if not _is_number(f[k]):
+                raise BaselineError(path, f"{key}.{k}", f"{f[k]!r} is not a finite number")
+        if f["sumsq"] < 0:
+            raise BaselineError(path, f"{key}.sumsq", f"{f['sumsq']} is negative: a sum of squares cannot be")
+        spread = f["sumsq"] - f["sum"] ** 2 / n
+        if spread < -1e-9 * max(1.0, abs(f["sumsq"])):
+            raise BaselineError(
+                path,
+                f"{key}.sumsq",
+                f"{f['sumsq']} is below sum**2 / n = {f['sum'] ** 2 / n:.6g}: the variance would be negative",
+            )
+        if f["kind"] in RATE_KINDS and not (-1e-9 <= f["sum"] / n <= 1 + 1e-9):
+            raise BaselineError(path, f"{key}.sum", f"mean {f['sum'] / n:.6g} of a rate outside 0 .. 1")
+        if "count" in f or "trials" in f:
+            cnt, trials = f.get("count"), f.get("trials")
+            if not (_is_int(cnt) and _is_int(trials)) or trials < 1 or not 0 <= cnt <= trials:
+                raise BaselineError(
+                    path, f"{key}.count", f"count {cnt!r} of trials {trials!r}: expected 0 <= count <= trials, trials >= 1"
+                )
+        if "values" in f:
+            v = f["values"]
+            if seeds is None:
+                raise BaselineError(path, f"{key}.values", "per-deal values without the cell's deal_seeds")
+            if not isinstance(v, list) or len(v) != len(seeds) or not all(_is_number(x) for x in v):
+                raise BaselineError(
+                    path, f"{key}.values", f"expected {len(seeds)} finite numbers, one per deal seed of the cell"
+                )
+            if len(v) != n:
+                raise BaselineError(path, f"{key}.n", f"{n} deals, but {len(v)} per-deal values")
+
+
+def baseline_values(doc):
+    """Per cell key: ``(seeds, {figure: values})`` of the per-deal values a baseline holds (may be empty)."""
+    out = {}
+    for c in doc["cells"]:
+        seeds = c.get("deal_seeds")
+        vals = {fid: f["values"] for fid, f in c["figures"].items() if "values" in f}
+        if seeds is not None and vals:
+            out[c["cell_key"]] = (np.asarray(seeds, dtype=np.int64), {k: np.asarray(v, dtype=float) for k, v in vals.items()})
+    return out
 
 
 def baseline_figures(doc):

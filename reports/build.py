@@ -32,7 +32,7 @@ from reports.headline import headline_table
 from reports.instruments import OUTSIDE, UNCLEAR, WITHIN, compare_instruments
 from reports.io import ReportInputError, RunData, load_run
 from reports.scoring import scoring_sources
-from reports.seats import seat_advantage
+from reports.seats import NOT_JUDGED, is_mirror, level_label, margin_sentence, seat_advantage
 from reports.shape import game_shape
 from reports.strategies import compare_strategies
 
@@ -93,21 +93,26 @@ def _setting_cols():
 # --------------------------------------------------------------------------- sections
 
 
-def _seat_section(games, margin, confidence, seed):
-    adv = seat_advantage(games, margin, confidence, seed)
+def _seat_section(games, margin, confidence, seed, gap_margin=None):
+    adv = seat_advantage(games, margin, confidence, seed, gap_margin=gap_margin)
     cells, rates = adv.cells, adv.rates
     c = int(100 * confidence)
+    a = stats.alpha_of(confidence)
     cell_spec = [
         *_setting_cols(),
+        ("judge (lineup)", P.text("level")),
+        ("design", P.text("design")),
         ("games", P.integer("games")),
         ("effective games", P.integer("effective_games")),
         ("verdict", P.text("verdict")),
-        (f"largest gap, pp [{c}% CI]", P.pp("gap", "gap_lo", "gap_hi")),
+        (f"largest gap, pp [{c}% simultaneous CI]", P.pp("gap", "gap_lo", "gap_hi")),
         ("best seat", P.integer("best_seat")),
         ("worst seat", P.integer("worst_seat")),
         ("chi-square p vs 1/N", P.pvalue("chi2_p")),
         ("equivalence p (TOST)", P.pvalue("tost_p")),
-        ("outside-margin p (Holm)", P.pvalue("outside_p_holm")),
+        ("outside-margin p (Holm in the cell)", P.pvalue("outside_p_holm")),
+        ("imbalanced run-wide", lambda r: "yes" if r["imbalanced_run"] else ""),
+        ("balanced run-wide", lambda r: "yes" if r["balanced_run"] else ""),
         (f"ties % [{c}% CI]", P.rate("tie_rate", "tie_lo", "tie_hi")),
         (f"decided by tie-break % [{c}% CI]", P.rate("tiebreak_rate", "tiebreak_lo", "tiebreak_hi")),
         ("more games to decide", P.games("more_games")),
@@ -115,14 +120,16 @@ def _seat_section(games, margin, confidence, seed):
     ]
     rate_spec = [
         *_setting_cols(),
+        ("judge (lineup)", P.text("level")),
+        ("design", P.text("design")),
         ("seat", P.integer("seat")),
         ("games", P.integer("games")),
         ("wins", P.integer("wins")),
-        (f"win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
+        (f"raw win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
+        (f"seat's win % among equals [{c}% CI]", P.rate("seat_rate", "seat_lo", "seat_hi")),
         ("fair share %", P.rate("fair_share")),
-        ("deviation, pp", P.pp("deviation")),
         ("equivalence p (TOST)", P.pvalue("tost_p")),
-        ("outside-margin p (Holm)", P.pvalue("outside_p_holm")),
+        ("outside-margin p (Holm in the cell)", P.pvalue("outside_p_holm")),
     ]
     sec = Section(
         "seats",
@@ -130,20 +137,44 @@ def _seat_section(games, margin, confidence, seed):
         "Does the turn order decide who wins?",
         charts=[charts.seat_win_rates(rates, margin, confidence)],
         tables=[
-            Table("seat_verdicts", "Verdict per player count and instrument set", cells, P.present(cells, cell_spec)),
+            Table(
+                "seat_verdicts",
+                "Verdict per player count, instrument set and judge (lineup); lineups are never pooled",
+                cells,
+                P.present(cells, cell_spec),
+            ),
             Table("seat_win_rates", "Win rate per seat", rates, P.present(rates, rate_spec)),
         ],
     )
+    sec.notes.append(f"In plain words: {margin_sentence(margin, gap_margin)}.")
     sec.notes.append(
         f"Balanced: every seat's win rate is shown within ±{100 * margin:.1f} pp of the fair share 1/N "
-        f"(exact binomial two one-sided tests at level {stats.alpha_of(confidence):.2g}). Imbalanced: some "
-        f"seat is outside that margin, significant after Holm correction over all {len(rates)} seat tests of "
-        "the run. Inconclusive: neither yet; the estimate of further games assumes the observed win rates "
-        "are the true ones and aims at 80% power. Ties go to the tied player latest in turn order (R13)."
+        + (f"and every two seats within {100 * gap_margin:.1f} pp of each other " if gap_margin is not None else "")
+        + f"(two one-sided tests per seat at level {a:.2g}). Error controlled: calling a cell balanced when some "
+        f"seat is in truth outside the margin happens at most {100 * a:.0f}% of the time, per cell. "
+        "Imbalanced: some seat is shown outside the margin, Holm-corrected over the seats of that cell. Error "
+        f"controlled: calling a cell imbalanced when every seat is inside the margin happens at most {100 * a:.0f}% "
+        "of the time, per cell. Inconclusive: neither yet; the estimate of further games assumes the observed "
+        "win rates are the true ones and aims at 80% power. Ties go to the tied player latest in turn order (R13)."
     )
     sec.notes.append(
-        "Largest gap: between the seats observed best and worst, with a bootstrap interval; a lower end "
-        "below 0 means that even the order of those two seats is not established yet."
+        f"The family of each verdict is its own cell (one player count, instrument set and judge), so a cell's "
+        f"verdict does not change when other cells are added to the run. Over a run of {len(cells)} cells up to "
+        f"{len(cells) * a:.2g} false verdicts may be expected; the columns 'imbalanced run-wide' (Holm over every "
+        f"test of the run) and 'balanced run-wide' (level {a:.2g} / {len(cells)} per cell) give the reading that "
+        "holds for the whole run at once."
+    )
+    sec.notes.append(
+        "Which design each verdict comes from: a mirror cell (one strategy in every seat) compares seats "
+        "directly. A mixed lineup rotated over the seats forces every seat's raw win rate towards 1/N, so it "
+        "is judged through a conditional-logit model with a seat and a strategy effect, fitted on the winners "
+        "with intervals clustered by deal ('model'); the seat's win rate among equal players is what is tested. "
+        "When one strategy wins (almost) every game the seat effects cannot be told apart: 'not judged'."
+    )
+    sec.notes.append(
+        "Largest gap: between the best and the worst seat, with an interval that holds although those two "
+        "seats are picked from the data (simultaneous intervals over every pair of seats: Tukey's studentized "
+        "range for mirror cells, Bonferroni over the pairs for the model)."
     )
     sec.notes.append(
         "The seat rotations of one deal share its setup, so they are not independent games: every interval "
@@ -154,20 +185,34 @@ def _seat_section(games, margin, confidence, seed):
     sec.findings.append(
         "Verdicts: "
         + ", ".join(
-            f"{int(counts[v])} {v}" for v in (stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE) if v in counts
+            f"{int(counts[v])} {v}"
+            for v in (stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE, NOT_JUDGED)
+            if v in counts
         )
-        + f" (of {len(cells)} settings)."
+        + f" (of {len(cells)} cells)."
     )
     shown = cells if len(cells) <= 12 else cells[cells["verdict"] == stats.IMBALANCED].head(12)
     for row in shown.itertuples(index=False):
-        sec.findings.append(f"{row.players} players, {row.instruments}: **{row.verdict}**, {row.note}.")
+        sec.findings.append(f"{row.players} players, {row.instruments}, {row.level}: **{row.verdict}**, {row.note}.")
     return sec, adv
 
 
 def _strategy_section(seats, confidence, seed):
+    mixed = any(not is_mirror(lu) for lu in seats["lineup"].astype(str).unique())
+    if not mixed:
+        # Mirror lineups of different strategies are separate games: the strategies never met.
+        seats = seats.iloc[0:0]
     comp = compare_strategies(seats, confidence, seed=seed)
     c = int(100 * confidence)
     sec = Section("strategies", "2. Strategies", "Which strategy wins, and does one dominate?", notes=list(comp.notes))
+    if not mixed:
+        text = (
+            "Every lineup of this run is a mirror (one strategy in every seat), so no two strategies met in a "
+            "game and none is compared here; the mirror lineups serve as judge levels of the seat verdicts."
+        )
+        sec.notes = [text]
+        sec.findings.append(text)
+        return sec, comp
     if comp.empty:
         sec.findings.append(comp.notes[0] if comp.notes else "No strategy comparison in this run.")
         return sec, comp
@@ -202,7 +247,10 @@ def _strategy_section(seats, confidence, seed):
         ("dominates", lambda r: "yes" if r["dominates"] else "no"),
         ("note", P.text("note")),
     ]
-    sec.charts = [charts.strategy_win_rates(comp.rates, confidence), charts.head_to_head(comp.head_to_head)]
+    sec.charts = [charts.strategy_win_rates(comp.rates, confidence)]
+    if len(comp.head_to_head):
+        # Mirror lineups of different strategies never meet: no head-to-head to draw.
+        sec.charts.append(charts.head_to_head(comp.head_to_head))
     if comp.ratings["strength"].notna().any():
         sec.charts.append(charts.ratings(comp.ratings, confidence))
     sec.tables = [
@@ -438,10 +486,47 @@ def _shape_section(seats, games, confidence):
     return sec, table
 
 
+def _level_findings(seats, games):
+    """Findings per judge level (lineup) with their agreement: winners' main point source, most unbuilt
+    instrument. Empty when the run has one lineup per player count."""
+    levels = games.groupby("players")["lineup"].nunique()
+    if (levels <= 1).all():
+        return [], []
+    groups = {
+        "inspector": ["inspector"],
+        "objectives": [f"objective_{d}" for d in DEPTS],
+        "brag tracks": [f"brag_{d}" for d in DEPTS],
+    }
+    scoring, unbuilt = [], []
+    for players, gp in games.groupby("players", sort=True):
+        lineups = list(dict.fromkeys(gp["lineup"].astype(str)))
+        if len(lineups) < 2:
+            continue
+        tops, worsts, s_parts, u_parts = [], [], [], []
+        for lu in lineups:
+            lv = level_label(lu)
+            w = seats[(seats["players"] == players) & (seats["lineup"].astype(str) == lu) & (seats["won"] == 1)]
+            total = float(w["score"].sum())
+            shares = {k: float(w[cols].to_numpy().sum()) / total if total else float("nan") for k, cols in groups.items()}
+            top = max(shares, key=lambda k: shares[k])
+            tops.append(top)
+            s_parts.append(f"{lv}: {top} {pct(shares[top])}%")
+            g = gp[gp["lineup"].astype(str) == lu]
+            rates = {str(g[f"inst_{d}"].iloc[0]): float((g[f"built_{d}"] == 0).mean()) for d in DEPTS}
+            worst = max(rates, key=lambda k: rates[k])
+            worsts.append(worst)
+            u_parts.append(f"{lv}: {worst} {pct(rates[worst])}%")
+        word = "robust (every judge agrees)" if len(set(tops)) == 1 else "skill-sensitive (judges disagree)"
+        scoring.append(f"{players} players, largest share of the winners' points per judge: {'; '.join(s_parts)}: {word}.")
+        word = "robust (every judge agrees)" if len(set(worsts)) == 1 else "skill-sensitive (judges disagree)"
+        unbuilt.append(f"{players} players, most often unbuilt per judge: {'; '.join(u_parts)} of games: {word}.")
+    return scoring, unbuilt
+
+
 # --------------------------------------------------------------------------- the report
 
 
-def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed=0):
+def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed=0, gap_margin=None):
     """Every section, the headline and the run facts of a :class:`reports.io.RunData`.
 
     ``margin`` is a fraction (0.03 = 3 percentage points) and ``confidence`` a level (0.95).
@@ -449,9 +534,11 @@ def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed
     """
     if not 0 <= margin < 1:
         raise ValueError(f"margin {margin} is outside [0, 1)")
+    if gap_margin is not None and not 0 <= gap_margin < 1:
+        raise ValueError(f"gap margin {gap_margin} is outside [0, 1)")
     stats.alpha_of(confidence)
     seats, games = run.seats, run.games
-    seat_sec, adv = _seat_section(games, margin, confidence, seed)
+    seat_sec, adv = _seat_section(games, margin, confidence, seed, gap_margin)
     if mirror_lineups(games):
         seat_sec.notes.insert(
             0,
@@ -461,14 +548,15 @@ def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed
             ),
         )
     strat_sec, comp = _strategy_section(seats, confidence, seed)
-    sections = [
-        seat_sec,
-        strat_sec,
-        _scoring_section(seats, confidence)[0],
-        _instrument_section(seats, games, margin, confidence, seed)[0],
-        _shape_section(seats, games, confidence)[0],
-    ]
-    frame, text = headline_table(adv, comp if not comp.empty else None, partial=run.partial)
+    scoring_sec = _scoring_section(seats, confidence)[0]
+    inst_sec = _instrument_section(seats, games, margin, confidence, seed)[0]
+    by_level_scoring, by_level_unbuilt = _level_findings(seats, games)
+    scoring_sec.findings += by_level_scoring
+    inst_sec.findings += by_level_unbuilt
+    sections = [seat_sec, strat_sec, scoring_sec, inst_sec, _shape_section(seats, games, confidence)[0]]
+    # A leading strategy only means something where strategies met in one lineup.
+    mixed = any(not is_mirror(lu) for lu in games["lineup"].astype(str).unique())
+    frame, text = headline_table(adv, comp if (mixed and not comp.empty) else None, partial=run.partial)
     scenario = run.scenario_name
     desc = str(run.manifest.get("scenario", {}).get("description", ""))
     nsettings = games[list(SETTING[:1]) + ["inst_black", "inst_orange", "inst_gray"]].drop_duplicates().shape[0]
@@ -525,7 +613,13 @@ def write_report(report, out_dir):
 
 
 def make_report(
-    results_dir, out_dir=None, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, allow_partial=False, seed=0
+    results_dir,
+    out_dir=None,
+    margin=DEFAULT_MARGIN,
+    confidence=DEFAULT_CONFIDENCE,
+    allow_partial=False,
+    seed=0,
+    gap_margin=None,
 ):
     """Read a run directory, build its report and write it (default ``<results_dir>/report``).
 
@@ -538,7 +632,7 @@ def make_report(
     if is_game_run(results_dir):
         return make_game_report(results_dir, out_dir, margin, confidence, allow_partial, seed)
     run = load_run(results_dir, allow_partial=allow_partial)
-    report = build_report(run, margin=margin, confidence=confidence, seed=seed)
+    report = build_report(run, margin=margin, confidence=confidence, seed=seed, gap_margin=gap_margin)
     out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
     return report, write_report(report, out)
 

@@ -79,14 +79,21 @@ def _errbar(lo, hi, mid):
 
 
 def seat_win_rates(rates, margin, confidence):
-    """Win rate per seat with intervals, one panel per player count, fair share and margin band."""
-    pooled = rates.groupby(["players", "seat"], as_index=False)[["wins", "games", "effective_games"]].sum()
-    pooled["rate"] = pooled["wins"] / pooled["games"]
-    eff = pooled["effective_games"]
-    pooled["lo"], pooled["hi"] = stats.wilson(pooled["rate"] * eff, eff, confidence)
+    """Each seat's win rate with intervals, one panel per player count, one bar group per judge level.
+
+    Mirror cells show the seats' win rates, mixed lineups the model's win rate among equal players;
+    instrument sets of a player count are averaged for the picture only (the verdicts never pool).
+    """
+    r = rates[rates["seat_rate"].notna()].copy()
+    if r.empty:
+        r = rates.copy()
+        r["seat_rate"], r["seat_lo"], r["seat_hi"] = r["win_rate"], r["win_lo"], r["win_hi"]
+    pooled = r.groupby(["players", "level", "seat"], as_index=False, sort=False)[["seat_rate", "seat_lo", "seat_hi", "games"]].mean()
     counts = sorted(pooled["players"].unique())
     fig, axes = _figure(len(counts))
     nsets = rates.groupby("players")["instruments"].nunique()
+    palette = [OKABE_ITO[k] for k in ("blue", "orange", "green", "vermillion", "purple", "yellow") if k in OKABE_ITO]
+    palette = palette or [OKABE_ITO["blue"]]
     for ax, n in zip(axes, counts, strict=True):
         p = pooled[pooled["players"] == n]
         share = 1.0 / n
@@ -98,23 +105,28 @@ def seat_win_rates(rates, margin, confidence):
             label=f"fair share ± {100 * margin:.1f} pp",
         )
         ax.axhline(100 * share, color=OKABE_ITO["black"], lw=1, ls="--")
-        ax.bar(p["seat"], 100 * p["rate"], color=OKABE_ITO["blue"], width=0.6)
-        ax.errorbar(
-            p["seat"],
-            100 * p["rate"],
-            yerr=100 * _errbar(p["lo"], p["hi"], p["rate"]),
-            fmt="none",
-            ecolor=OKABE_ITO["black"],
-            capsize=4,
-        )
-        ax.set_xticks(p["seat"])
+        levels = list(dict.fromkeys(p["level"]))
+        width = 0.8 / max(len(levels), 1)
+        for k, lv in enumerate(levels):
+            q = p[p["level"] == lv]
+            x = q["seat"].to_numpy() - 0.4 + width * (k + 0.5)
+            ax.bar(x, 100 * q["seat_rate"], color=palette[k % len(palette)], width=width * 0.9, label=lv)
+            ax.errorbar(
+                x,
+                100 * q["seat_rate"],
+                yerr=100 * _errbar(q["seat_lo"], q["seat_hi"], q["seat_rate"]),
+                fmt="none",
+                ecolor=OKABE_ITO["black"],
+                capsize=3,
+            )
+        ax.set_xticks(range(n))
         ax.set_xlabel("seat (0 plays first)")
         ax.set_ylabel("win rate (%)")
         sets = int(nsets.get(n, 1))
-        pooled_note = f", {sets} instrument sets pooled" if sets > 1 else ""
-        ax.set_title(f"{n} players ({int(p['games'].iloc[0]):,} games{pooled_note})", fontsize=10)
-        ax.legend(loc="lower right", fontsize=8)
-    title = f"Does the turn order decide who wins? Win rate per seat ({100 * confidence:.0f}% Wilson intervals)"
+        pooled_note = f", mean of {sets} instrument sets" if sets > 1 else ""
+        ax.set_title(f"{n} players{pooled_note}", fontsize=10)
+        ax.legend(loc="lower right", fontsize=7)
+    title = f"Does the turn order decide who wins? Win rate per seat and judge ({100 * confidence:.0f}% intervals)"
     fig.suptitle(title)
     return Chart("seat_win_rates", title, to_png(fig))
 

@@ -1,8 +1,17 @@
-"""The headline: one row per player count saying whether the seats are balanced.
+"""The headline: per setting and judge level, whether the seats are balanced, and whether the judges agree.
 
-With one instrument set per player count the row is that setting's verdict; with many (an
-expansion or grid run) it counts the settings' verdicts and names the worst one. When the run
-compares strategies, the leading strategy is added.
+A *judge level* is one lineup of a setting (``greedy x4``, ``lookahead x4``, a mixed lineup judged
+through the seat model). The headline never pools lineups: it gives each level's verdict with the
+lineup named beside it, then marks the setting
+
+* **robust** when every level reached the same decided verdict (all balanced or all imbalanced),
+* **skill-sensitive** when one level says balanced and another imbalanced,
+* **open** when the decided levels agree but some level is still inconclusive,
+* **one judge** when the setting was judged at one level only.
+
+Adding a level to a scenario (a new mirror lineup) is all it takes to add it here. With many
+instrument sets per player count (an expansion or grid run) a row per player count and level
+counts the verdicts and names the worst set.
 """
 
 from __future__ import annotations
@@ -11,14 +20,62 @@ import pandas as pd
 
 from reports import stats
 from reports.frames import pct
+from reports.seats import MIRROR, NOT_JUDGED, margin_sentence
 
-COLUMNS = ["players", "instruments", "games", "seat win % (seat 0 first)", "largest seat gap", "verdict", "note"]
+ROBUST = "robust"
+SKILL_SENSITIVE = "skill-sensitive"
+OPEN = "open"
+ONE_JUDGE = "one judge"
+
+COLUMNS = [
+    "players",
+    "instruments",
+    "judge (lineup)",
+    "games",
+    "seat win % (seat 0 first)",
+    "largest seat gap",
+    "verdict",
+    "across judges",
+    "note",
+]
 
 
 def _gap_text(row):
     if pd.isna(row["gap"]):
         return ""
     return f"{100 * row['gap']:.1f} pp [{100 * row['gap_lo']:.1f}, {100 * row['gap_hi']:.1f}]"
+
+
+def agreement(verdicts):
+    """robust / skill-sensitive / open / one judge, from the verdicts of one setting's levels."""
+    judged = [v for v in verdicts if v != NOT_JUDGED]
+    if len(judged) <= 1:
+        return ONE_JUDGE
+    decided = {v for v in judged if v in (stats.BALANCED, stats.IMBALANCED)}
+    if len(decided) == 2:
+        return SKILL_SENSITIVE
+    if len(decided) == 1 and all(v in decided for v in judged):
+        return ROBUST
+    return OPEN
+
+
+def setting_agreement(cells):
+    """One row per setting: ``players, instruments, across judges, levels``."""
+    rows = []
+    for (players, inst), part in cells.groupby(["players", "instruments"], sort=True):
+        rows.append(
+            {
+                "players": players,
+                "instruments": inst,
+                "across judges": agreement(list(part["verdict"])),
+                "levels": "; ".join(f"{lv}: {v}" for lv, v in zip(part["level"], part["verdict"], strict=True)),
+            }
+        )
+    return pd.DataFrame(rows, columns=["players", "instruments", "across judges", "levels"])
+
+
+def _verdict_text(row):
+    return row["verdict"] if row["design"] == MIRROR or row["verdict"] == NOT_JUDGED else f"{row['verdict']} (model)"
 
 
 def _leaders(strategies, players):
@@ -38,27 +95,52 @@ def headline_frame(seat_advantage, strategies=None):
     """The headline as a small DataFrame of text cells (see the module doc)."""
     cells = seat_advantage.cells
     rates = seat_advantage.rates
+    agree = setting_agreement(cells).set_index(["players", "instruments"])["across judges"]
     rows = []
-    for players, part in cells.groupby("players", sort=True):
-        r = rates[rates["players"] == players]
-        pooled = r.groupby("seat")[["wins", "games"]].sum()
-        seat_text = " / ".join(pct(w / n) for w, n in zip(pooled["wins"], pooled["games"], strict=True))
-        games = int(part["games"].sum())
-        if len(part) == 1:
-            row = part.iloc[0]
-            rows.append(
-                [players, row["instruments"], f"{games:,}", seat_text, _gap_text(row), row["verdict"], row["note"]]
+    for players, pcells in cells.groupby("players", sort=True):
+        nsets = pcells["instruments"].nunique()
+        for level, part in pcells.groupby("level", sort=False):
+            if nsets == 1:
+                row = part.iloc[0]
+                r = rates[(rates["players"] == players) & (rates["lineup"] == row["lineup"])]
+                seat_text = " / ".join(pct(x) for x in r["seat_rate"]) if r["seat_rate"].notna().all() else ""
+                rows.append(
+                    [
+                        players,
+                        row["instruments"],
+                        level,
+                        f"{int(row['games']):,}",
+                        seat_text,
+                        _gap_text(row),
+                        _verdict_text(row),
+                        agree.loc[(players, row["instruments"])],
+                        row["note"],
+                    ]
+                )
+                continue
+            counts = part["verdict"].value_counts()
+            order = [stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE, NOT_JUDGED]
+            verdict = ", ".join(f"{int(counts[v])} {v}" for v in order if v in counts)
+            ranked = part.assign(_imb=part["verdict"] == stats.IMBALANCED).sort_values(
+                ["_imb", "gap"], ascending=False, na_position="last"
             )
-            continue
-        counts = part["verdict"].value_counts()
-        order = [stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE]
-        verdict = ", ".join(f"{int(counts[v])} {v}" for v in order if v in counts)
-        worst = part.loc[part["gap"].idxmax()]
-        imb = part[part["verdict"] == stats.IMBALANCED]
-        if len(imb):
-            worst = imb.loc[imb["gap"].idxmax()]
-        note = f"largest gap in {worst['instruments']}: {worst['note']}"
-        rows.append([players, f"{len(part)} sets", f"{games:,}", seat_text, _gap_text(worst), verdict, note])
+            worst = ranked.iloc[0]
+            ag = agree.loc[[(players, i) for i in part["instruments"]]].value_counts()
+            ag_text = ", ".join(f"{int(n)} {k}" for k, n in ag.items())
+            note = f"largest gap in {worst['instruments']}: {worst['note']}"
+            rows.append(
+                [
+                    players,
+                    f"{nsets} sets",
+                    level,
+                    f"{int(part['games'].sum()):,}",
+                    "",
+                    _gap_text(worst),
+                    verdict,
+                    ag_text,
+                    note,
+                ]
+            )
     frame = pd.DataFrame(rows, columns=COLUMNS)
     leaders = [_leaders(strategies, p) for p in frame["players"]]
     if any(leaders):
@@ -66,11 +148,13 @@ def headline_frame(seat_advantage, strategies=None):
     return frame
 
 
-def render_text(frame, margin, confidence, partial=False, title=None):
+def render_text(frame, margin, confidence, partial=False, title=None, gap_margin=None):
     """Plain-text rendering for a terminal: a title, an aligned table, then one note per row."""
     title = title or "Seat balance"
     head = (
-        f"{title}: verdict per player count (margin ±{100 * margin:.1f} pp of 1/N, {100 * confidence:.0f}% confidence)"
+        f"{title}: verdict per player count and judge (margin ±{100 * margin:.1f} pp of 1/N"
+        + (f", gap margin {100 * gap_margin:.1f} pp" if gap_margin is not None else "")
+        + f", {100 * confidence:.0f}% confidence)"
     )
     if partial:
         head = "PARTIAL RUN (unfinished, only the games on disk): " + head
@@ -82,9 +166,21 @@ def render_text(frame, margin, confidence, partial=False, title=None):
         lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
         if k == 0:
             lines.append("  ".join("-" * w for w in widths))
-    notes = [f"  {p} players: {n}" for p, n in zip(frame["players"], frame["note"], strict=True) if n]
+    notes = [
+        f"  {p} players, {lv}: {n}"
+        for p, lv, n in zip(frame["players"], frame["judge (lineup)"], frame["note"], strict=True)
+        if n
+    ]
     if notes:
         lines += ["", *notes]
+    alpha = 1 - confidence
+    lines += [
+        "",
+        f"  Reading: {margin_sentence(margin, gap_margin)}. Each verdict is wrong at most {100 * alpha:.0f}% of the time "
+        "for its own setting and judge (a false 'balanced' when a seat is outside the margin, a false 'imbalanced' "
+        "when every seat is inside); adding settings to a run does not change it. Robust: every judge agrees; "
+        "skill-sensitive: judges of different strength disagree.",
+    ]
     return "\n".join(lines)
 
 
@@ -98,4 +194,4 @@ def headline_table(seat_advantage, strategies=None, margin=None, confidence=None
     frame = headline_frame(seat_advantage, strategies)
     margin = seat_advantage.margin if margin is None else margin
     confidence = seat_advantage.confidence if confidence is None else confidence
-    return frame, render_text(frame, margin, confidence, partial)
+    return frame, render_text(frame, margin, confidence, partial, gap_margin=seat_advantage.gap_margin)

@@ -58,6 +58,8 @@ from reports.baseline import (
     RATE_KINDS,
     UNITS,
     baseline_figures,
+    baseline_values,
+    deal_values,
     figure_table,
     merge_figures,
     run_identity,
@@ -65,6 +67,8 @@ from reports.baseline import (
 from simulator.errors import DataError
 
 PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
+LEFT_OUT = "left out"  # constant in both runs (no spread at all): nothing to test
+TARGET_POWER = 0.8
 VERDICTS = (INCONCLUSIVE, PASS, FAIL)  # index = code
 C_INCONCLUSIVE, C_PASS, C_FAIL = 0, 1, 2
 
@@ -293,12 +297,65 @@ def check_cells(baseline, current_keys, baseline_path="baseline"):
     raise RegressInputError(baseline_path, "cells", ": ".join(parts[:1]) + " (" + "; ".join(parts[1:]) + ")")
 
 
-def compare_tables(base, cur, margins=None, alpha=DEFAULT_ALPHA, level=None, decided=None):
+def paired_moments(base_values, now_values):
+    """Moments of the per-deal differences ``now - baseline`` on the deals both runs played.
+
+    ``base_values``: :func:`reports.baseline.baseline_values` of the baseline; ``now_values``:
+    :func:`reports.baseline.deal_values` of the run. Deals are matched by their setup seed, so the
+    run must have played the baseline's deals (same scenario, same run seed). Returns a DataFrame
+    ``cell_key, figure, n_pair, sum_pair, sumsq_pair`` (cells or figures with fewer than two
+    common deals are left out: they are compared as independent samples).
+    """
+    rows = []
+    for key, (seeds, per_deal, figures, _) in now_values.items():
+        if key not in base_values:
+            continue
+        b_seeds, b_vals = base_values[key]
+        common, i_now, i_base = np.intersect1d(seeds, b_seeds, return_indices=True)
+        if common.size < 2:
+            continue
+        for fid, _, _ in figures:
+            if fid not in b_vals:
+                continue
+            z = per_deal[fid].to_numpy(dtype=float)[i_now] - b_vals[fid][i_base]
+            rows.append((key, fid, int(z.size), float(z.sum()), float(np.square(z).sum())))
+    return pd.DataFrame(rows, columns=["cell_key", "figure", "n_pair", "sum_pair", "sumsq_pair"])
+
+
+def step_levels(p, level, axis=-1):
+    """Holm's level for each test: ``level / (m - rank)`` by the rank of its p-value (0 = smallest)."""
+    p = np.where(np.isnan(p), 1.0, np.asarray(p, dtype=float))
+    m = p.shape[axis]
+    rank = np.argsort(np.argsort(p, axis=axis, kind="stable"), axis=axis, kind="stable")
+    return level / (m - rank)
+
+
+def power_change(margin, se, df, level, power=TARGET_POWER):
+    """Smallest true change the fail test catches with the given power: ``m + (t_(1-level) + t_power) se``.
+
+    ``level`` is the first step of Holm (``alpha / figures``), the strictest one, so the figure is an
+    upper bound of the change caught that often.
+    """
+    df = np.where(np.isfinite(df), df, 1e9)
+    return np.asarray(margin) + (stats.t.ppf(1 - level, df) + stats.t.ppf(power, df)) * np.asarray(se)
+
+
+def compare_tables(base, cur, margins=None, alpha=DEFAULT_ALPHA, level=None, decided=None, pairs=None):
     """One row per figure present in both tables, with its difference, interval, p-values and verdict.
 
-    ``level`` (default ``alpha``) is the level of this look; intervals are two-sided ``1 - level``.
-    ``decided``: ``{(cell_key, figure): verdict}`` of figures decided at earlier looks (see
-    :func:`decide_look`); they keep that verdict here.
+    ``level`` (default ``alpha``) is the level of this look. ``decided``: ``{(cell_key, figure):
+    verdict}`` of figures decided at earlier looks (see :func:`decide_look`); they keep that
+    verdict here. ``pairs``: :func:`paired_moments` of the same runs; a figure found there is tested
+    on its per-deal differences (``paired`` True, ``df = deals - 1``), the others as two
+    independent samples (Welch).
+
+    A figure whose per-deal values are constant in both runs (a strategy that wins every game) is
+    *left out*: it has no spread, so no test can say anything about it. The interval of each row is
+    the one its verdict uses: for a pass or an inconclusive figure the two-sided ``1 - 2 level``
+    interval (TOST: pass when it lies inside ``(-m, m)``), for a fail the ``1 - 2 s`` interval at the
+    figure's Holm step level ``s`` (it lies beyond the margin). ``change_80`` is the smallest true
+    change the gate would fail 80% of the time at this size (from the spread of the difference, or
+    when the runs are identical on every deal from the spread of two independent samples).
     """
     margins = dict(DEFAULT_MARGINS if margins is None else margins)
     level = alpha if level is None else level
@@ -308,15 +365,47 @@ def compare_tables(base, cur, margins=None, alpha=DEFAULT_ALPHA, level=None, dec
     b = (both["n_base"].to_numpy(), both["sum_base"].to_numpy(), both["sumsq_base"].to_numpy())
     c = (both["n_now"].to_numpy(), both["sum_now"].to_numpy(), both["sumsq_now"].to_numpy())
     d, se, df = difference(b, c)
+    _, v0 = mean_and_var(*b)
+    _, v1 = mean_and_var(*c)
+    se_indep = se.copy()
+    paired = np.zeros(len(both), dtype=bool)
+    if pairs is not None and len(pairs):
+        pj = both[keys].merge(pairs, on=keys, how="left")
+        has = pj["n_pair"].notna().to_numpy()
+        if has.any():
+            n_p = pj["n_pair"].to_numpy(dtype=float)
+            m_p, v_p = mean_and_var(np.where(has, n_p, 2), pj["sum_pair"].fillna(0).to_numpy(), pj["sumsq_pair"].fillna(0).to_numpy())
+            d = np.where(has, m_p, d)
+            se = np.where(has, np.sqrt(np.where(has, v_p, 0.0)), se)
+            df = np.where(has, n_p - 1, df)
+            paired = has
     margin = both["kind"].map(margins).to_numpy(dtype=float)
+    # Constant in both runs: no spread, nothing to test (left out of the family).
+    left_out = (v0 == 0) & (v1 == 0)
+    tested = ~left_out
     p_equiv, p_beyond = margin_tests(d, se, df, margin)
     previous = None
     if decided:
         previous = np.array(
-            [VERDICTS.index(decided.get((k, f), INCONCLUSIVE)) for k, f in zip(both["cell_key"], both["figure"])]
+            [
+                VERDICTS.index(v) if (v := decided.get((k, f), INCONCLUSIVE)) in VERDICTS else C_INCONCLUSIVE
+                for k, f in zip(both["cell_key"], both["figure"], strict=True)
+            ]
         )
-    codes, adj = decide_look(previous, p_equiv, p_beyond, level)
-    lo, hi = confidence_interval(d, se, df, level)
+    codes = np.full(len(both), C_INCONCLUSIVE)
+    adj = np.full(len(both), np.nan)
+    steps = np.full(len(both), np.nan)
+    if tested.any():
+        prev_t = None if previous is None else previous[tested]
+        codes_t, adj_t = decide_look(prev_t, p_equiv[tested], p_beyond[tested], level)
+        codes[tested], adj[tested] = codes_t, adj_t
+        p_open = p_beyond[tested] if prev_t is None else np.where(prev_t == C_INCONCLUSIVE, p_beyond[tested], 1.0)
+        steps[tested] = step_levels(p_open, level)
+    fail_row = codes == C_FAIL
+    ci_level = np.where(fail_row, steps, level)
+    lo, hi = confidence_interval(d, se, df, 2 * ci_level)
+    family = max(int(tested.sum()), 1)
+    se_power = np.where(se > 0, se, se_indep)
     out = both[keys + ["kind", "label"]].copy()
     out["unit"] = out["kind"].map(UNITS)
     out["baseline"] = mean_and_var(*b)[0]
@@ -330,7 +419,10 @@ def compare_tables(base, cur, margins=None, alpha=DEFAULT_ALPHA, level=None, dec
     out["p_equivalent"] = p_equiv
     out["p_beyond"] = p_beyond
     out["p_beyond_holm"] = adj
-    out["verdict"] = [VERDICTS[k] for k in codes]
+    out["verdict"] = [LEFT_OUT if lo_ else VERDICTS[k] for k, lo_ in zip(codes, left_out, strict=True)]
+    out["paired"] = paired
+    out["ci_confidence"] = 1 - 2 * ci_level
+    out["change_80"] = np.where(left_out, np.nan, power_change(margin, se_power, df, level / family))
     out["deals_baseline"] = both["n_base"].astype(int).to_numpy()
     out["deals_now"] = both["n_now"].astype(int).to_numpy()
     out["look"] = 1
@@ -374,7 +466,9 @@ def adaptive_regress(
         spent += sum(plan.values())
         rounds.append({"round": look - 1, "cells": len(plan), "games": sum(plan.values()), "games_per_cell": plan})
         decided = {
-            (r.cell_key, r.figure): r.verdict for r in table.itertuples(index=False) if r.verdict != INCONCLUSIVE
+            (r.cell_key, r.figure): r.verdict
+            for r in table.itertuples(index=False)
+            if r.verdict in (PASS, FAIL)
         }
         fresh = compare_tables(base, cur, margins, alpha, level, decided=decided)
         fresh["look"] = look
@@ -430,7 +524,11 @@ def regress(
     keys = list(dict.fromkeys(games["cell_key"].astype(str)))
     check_cells(baseline, keys, baseline_path)
     base = baseline_figures(baseline)
-    cur = figure_table(seats, games)
+    values = deal_values(seats, games)
+    cur = figure_table(seats, games, values)
+    # Paired on the baseline's deals when the run played them (same scenario and run seed); the
+    # adaptive mode adds fresh deals the baseline never played, so it compares independent samples.
+    pairs = None if adaptive else paired_moments(baseline_values(baseline), values)
     info = {"rounds": [], "games": 0, "budget": 0, "looks": 1, "level": alpha}
     if adaptive:
         sizes = games.groupby("cell_key").agg(games=("game", "size"), deals=("deal", "nunique"))
@@ -446,11 +544,11 @@ def regress(
             alpha=alpha,
         )
     else:
-        table = compare_tables(base, cur, margins, alpha)
+        table = compare_tables(base, cur, margins, alpha, pairs=pairs)
     only_base = sorted(set(zip(base.cell_key, base.figure)) - set(zip(cur.cell_key, cur.figure)))
     only_now = sorted(set(zip(cur.cell_key, cur.figure)) - set(zip(base.cell_key, base.figure)))
     identity = run_identity(manifest)
-    counts = {v: int((table["verdict"] == v).sum()) for v in (FAIL, INCONCLUSIVE, PASS)}
+    counts = {v: int((table["verdict"] == v).sum()) for v in (FAIL, INCONCLUSIVE, PASS, LEFT_OUT)}
     cells_meta = {c["cell_key"]: c for c in baseline["cells"]}
     games_now = games.groupby("cell_key").size().to_dict()
     return {
@@ -480,6 +578,11 @@ def regress(
             if k in cells_meta
         },
         "adaptive": info if adaptive else None,
+        "paired": {
+            "figures": int(table["paired"].sum()),
+            "of": int((table["verdict"] != LEFT_OUT).sum()),
+            "deals": int(pairs["n_pair"].max()) if pairs is not None and len(pairs) else 0,
+        },
     }
 
 
@@ -530,32 +633,52 @@ def cell_label(key, meta=None):
     return f"{parts.get('players', '?')}p {parts.get('black')}/{parts.get('orange')}/{parts.get('gray')} {parts.get('lineup')}"
 
 
-def _table_md(rows, single_cell, level):
-    conf = f"{100 * (1 - level):g}%"
+def _table_md(rows, single_cell, level=None):
     head = (["cell"] if not single_cell else []) + [
         "figure",
         "baseline",
         "now",
         "change",
-        f"{conf} interval",
+        "interval of the change",
         "margin",
+        "smallest change caught 80%",
         "p beyond (Holm)",
         "p within",
     ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows.itertuples(index=False):
+        conf = getattr(r, "ci_confidence", math.nan)
+        conf_text = f" ({100 * conf:.3g}%)" if np.isfinite(conf) else ""
         cells = ([cell_label(r.cell_key)] if not single_cell else []) + [
             r.label,
             fmt_value(r.kind, r.baseline),
             fmt_value(r.kind, r.now),
             f"**{fmt_change(r.kind, r.change)}**" if r.verdict == FAIL else fmt_change(r.kind, r.change),
-            fmt_interval(r.kind, r.ci_low, r.ci_high),
+            fmt_interval(r.kind, r.ci_low, r.ci_high) + conf_text,
             fmt_margin(r.kind, r.margin),
+            fmt_size(r.kind, getattr(r, "change_80", math.nan)),
             _fmt_p(r.p_beyond_holm),
             _fmt_p(r.p_equivalent),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def fmt_size(kind, x):
+    """A size of change: rates in percentage points, unsigned."""
+    if x is None or not np.isfinite(x):
+        return "-"
+    return f"{100 * x:.1f} pp" if _is_rate(kind) else f"{x:.2f}"
+
+
+def gate_status(result, mode="fail", strict=False):
+    """``(word, exit status)`` of a regression: FAIL / NOT SHOWN / PASS (WARN in warn mode)."""
+    c = result["counts"]
+    if c[FAIL]:
+        return ("FAIL", 1) if mode == "fail" else ("WARN (figures moved; mode warn)", 0)
+    if c[INCONCLUSIVE]:
+        return ("NOT SHOWN (strict: fails)", 1) if strict and mode == "fail" else ("NOT SHOWN", 0)
+    return "PASS", 0
 
 
 def _short(h):
@@ -570,32 +693,54 @@ def _fmt_setting(v):
     return f"`{v}`"
 
 
-def summary_markdown(result, mode="fail", results_dir=None):
-    """A Markdown summary of a regression, fit for a pull-request comment."""
+def summary_markdown(result, mode="fail", results_dir=None, strict=False, report_link=None):
+    """A Markdown summary of a regression, fit for a pull-request comment, readable without statistics."""
     t = result["figures"]
     counts = result["counts"]
     level = (result.get("adaptive") or {}).get("level", result["alpha"])
-    gate = result["verdict"]
-    if gate == FAIL:
-        title = "FAIL" if mode == "fail" else "WARN (figures moved; mode warn)"
-    else:
-        title = "PASS" if gate == PASS else "PASS (some figures inconclusive)"
+    word, _ = gate_status(result, mode, strict)
     run = result["run"]
     base = result["baseline"]
     single = t["cell_key"].nunique() <= 1
-    lines = [f"## Balance regression: {title}", ""]
+    lines = [f"## Balance regression: {word}", ""]
+    tested = counts[FAIL] + counts[PASS] + counts[INCONCLUSIVE]
+    if counts[FAIL]:
+        lines.append(
+            f"**{counts[FAIL]} of {tested} balance figures moved by more than their allowed margin.** The table "
+            "below says which, by how much, and how sure the gate is."
+        )
+    elif counts[INCONCLUSIVE]:
+        lines.append(
+            f"**{counts[INCONCLUSIVE]} of {tested} balance figures could not be shown to stay within their margin**: "
+            "they may have moved by about the margin, or the games played cannot tell. They are not a pass"
+            + (" and, in strict mode, fail the gate." if strict else "; run with `--strict` to fail on them.")
+        )
+    else:
+        lines.append(f"**All {tested} balance figures are shown to stay within their margins.**")
+    if report_link:
+        lines.append(f"The balance report of this very run: [{report_link}]({report_link}).")
+    lines.append("")
     where = f" (`{results_dir}`)" if results_dir else ""
+    pinfo = result.get("paired") or {}
+    paired_text = ""
+    if pinfo.get("figures"):
+        paired_text = (
+            f" {pinfo['figures']} of {pinfo.get('of', 0)} figures were compared deal by deal on the same "
+            f"{pinfo.get('deals', 0):,} deals the baseline played (a paired comparison: the luck of the deal "
+            "cancels out)."
+        )
     lines.append(
         f"Run of scenario `{run['scenario'].get('name')}`{where}, run seed {run.get('run_seed')}, "
         f"{result['games_now']:,} games, against the baseline `{base['path']}` (seed {base.get('run_seed')}, "
-        f"{base.get('games', 0):,} games). alpha {result['alpha']:g}, mode {mode}."
+        f"{base.get('games', 0):,} games).{paired_text}"
     )
     lines.append("")
-    n = len(t)
     ncells = t["cell_key"].nunique()
     lines.append(
-        f"**{counts[FAIL]} moved beyond their margin**, {counts[PASS]} within it, {counts[INCONCLUSIVE]} inconclusive "
-        f"(of {n} figures in {ncells} cell{'s' if ncells != 1 else ''})."
+        f"{counts[FAIL]} moved beyond their margin, {counts[PASS]} shown within it, {counts[INCONCLUSIVE]} not shown "
+        f"either way (of {tested} figures tested in {ncells} cell{'s' if ncells != 1 else ''}"
+        + (f"; {counts.get(LEFT_OUT, 0)} left out" if counts.get(LEFT_OUT, 0) else "")
+        + ")."
     )
     if single and ncells:
         lines.append(f"Cell: {cell_label(t['cell_key'].iloc[0])}.")
@@ -618,9 +763,9 @@ def summary_markdown(result, mode="fail", results_dir=None):
         lines.append(
             f"- data file **{f['file']}**{path}: {f['status']}, sha256 {_short(f['baseline'])} -> {_short(f['now'])}"
         )
-    for s in ch["settings"]:
+    for st in ch["settings"]:
         any_change = True
-        lines.append(f"- scenario `{s['setting']}`: {_fmt_setting(s['baseline'])} -> {_fmt_setting(s['now'])}")
+        lines.append(f"- scenario `{st['setting']}`: {_fmt_setting(st['baseline'])} -> {_fmt_setting(st['now'])}")
     if ch["kernel_changed"]:
         any_change = True
         lines.append("- the rules kernel (simulator/kernel) changed")
@@ -628,15 +773,10 @@ def summary_markdown(result, mode="fail", results_dir=None):
         any_change = True
         lines.append(f"- package version {ch['version']['baseline']} -> {ch['version']['now']}")
     if not any_change:
-        lines.append("- nothing: same data files, settings and rules kernel (an A/A check on other deals)")
-    if ch["same_seed"]:
-        lines.append(
-            "- note: same run seed as the baseline, so both runs played the same deals; the test treats them "
-            "as independent, which is conservative"
-        )
+        lines.append("- nothing: same data files, settings and rules kernel")
     lines.append("")
 
-    order = {FAIL: 0, INCONCLUSIVE: 1, PASS: 2}
+    order = {FAIL: 0, INCONCLUSIVE: 1, PASS: 2, LEFT_OUT: 3}
     t = t.assign(_o=t["verdict"].map(order), _z=-np.abs(t["change"] / t["margin"].replace(0, np.nan)))
     t = t.sort_values(["_o", "_z"], kind="stable")
     fails = t[t["verdict"] == FAIL]
@@ -647,19 +787,31 @@ def summary_markdown(result, mode="fail", results_dir=None):
         lines.append("")
     inc = t[t["verdict"] == INCONCLUSIVE]
     if len(inc):
-        lines.append("### Inconclusive (neither shown within nor beyond the margin)")
+        lines.append("### Not shown within the margin (inconclusive)")
         lines.append("")
         lines += _table_md(inc, single, level)
         lines.append("")
-        lines.append("More games would decide these: `ssb regress ... --adaptive --budget GAMES`.")
+        lines.append(
+            "These figures may have moved by about their margin. More games would decide them: "
+            "`ssb regress ... --adaptive --budget GAMES` (fresh deals, compared as independent samples)."
+        )
         lines.append("")
     ok = t[t["verdict"] == PASS]
     if len(ok):
-        lines.append(f"<details><summary>Within the margin: {len(ok)} figures</summary>")
+        lines.append(f"<details><summary>Shown within the margin: {len(ok)} figures</summary>")
         lines.append("")
         lines += _table_md(ok, single, level)
         lines.append("")
         lines.append("</details>")
+        lines.append("")
+    out = t[t["verdict"] == LEFT_OUT]
+    if len(out):
+        names = ", ".join(
+            (r.label if single else f"{cell_label(r.cell_key)}: {r.label}") for r in out.itertuples(index=False)
+        )
+        lines.append(
+            f"Left out (the same on every deal in both runs, so there is nothing to test): {names}."
+        )
         lines.append("")
     um = result["unmatched"]
     if um["only_baseline"] or um["only_now"]:
@@ -668,11 +820,15 @@ def summary_markdown(result, mode="fail", results_dir=None):
             f"{len(um['only_now'])} only in this run."
         )
         lines.append("")
+    a = result["alpha"]
     lines.append(
-        "_How to read_: a figure **fails** when its change is shown larger than its margin (the test of "
-        "|change| > margin, Holm-corrected over all figures), **passes** when shown smaller (TOST), and is "
-        "inconclusive otherwise. Intervals are per figure; the unit of sampling is the deal (all seat "
-        "rotations of one setup)."
+        "_How to read_: each figure has a margin, the change that still counts as no change. A figure **fails** "
+        f"when its change is shown to be larger than the margin; across all figures, a false fail happens at most "
+        f"{100 * a:g}% of the time. It **passes** when its change is shown to be smaller than the margin: its "
+        "interval lies inside the margin. Otherwise it is **not shown** either way. The interval printed is the one "
+        "the verdict used. 'Smallest change caught 80%' is the true change that this gate, at this number of "
+        "games, would fail at least 80% of the time. The unit of sampling is the deal (one setup, all its seat "
+        "rotations)."
     )
     return "\n".join(lines) + "\n"
 
@@ -689,26 +845,30 @@ def _clean(x):
     return x
 
 
-def result_json(result, mode="fail"):
+def result_json(result, mode="fail", strict=False):
     """The regression as a JSON-ready dict (the figure table as a list of records)."""
     out = {k: v for k, v in result.items() if k != "figures"}
     out["mode"] = mode
-    out["exit_status"] = 1 if (mode == "fail" and result["verdict"] == FAIL) else 0
+    out["strict"] = bool(strict)
+    out["gate"], out["exit_status"] = gate_status(result, mode, strict)
     out["figures"] = result["figures"].to_dict(orient="records")
     return _clean(out)
 
 
-def summary_text(result, mode="fail"):
+def summary_text(result, mode="fail", strict=False):
     """A few plain lines for the terminal: the gate's verdict, then every figure that failed or is open."""
     t = result["figures"]
     c = result["counts"]
-    gate = result["verdict"]
-    word = {FAIL: "FAIL" if mode == "fail" else "WARN", PASS: "PASS", INCONCLUSIVE: "PASS (inconclusive figures)"}[gate]
+    word, _ = gate_status(result, mode, strict)
     head = (
         f"balance regression: {word}: {c[FAIL]} moved beyond the margin, {c[PASS]} within, "
-        f"{c[INCONCLUSIVE]} inconclusive (of {len(t)} figures, {t['cell_key'].nunique()} cells)"
+        f"{c[INCONCLUSIVE]} not shown (inconclusive), {c.get(LEFT_OUT, 0)} left out (no spread) "
+        f"(of {len(t)} figures, {t['cell_key'].nunique()} cells)"
     )
     lines = [head]
+    p = result.get("paired") or {}
+    if p.get("figures"):
+        lines.append(f"paired on the baseline's deals: {p['figures']} of {p.get('of', 0)} figures, {p.get('deals', 0):,} deals")
     ch = result["changes"]
     changed = [f["file"] for f in ch["data_files"]] + [f"setting {s['setting']}" for s in ch["settings"]]
     if ch["kernel_changed"]:
@@ -727,7 +887,7 @@ def summary_text(result, mode="fail"):
             where = "" if single else f"{cell_label(r.cell_key)}: "
             lines.append(
                 f"  {verdict:12s} {where}{r.label}: {fmt_value(r.kind, r.baseline)} -> {fmt_value(r.kind, r.now)} "
-                f"({fmt_change(r.kind, r.change)}, interval {fmt_interval(r.kind, r.ci_low, r.ci_high)}, "
-                f"margin {fmt_margin(r.kind, r.margin)})"
+                f"({fmt_change(r.kind, r.change)}, interval {fmt_interval(r.kind, r.ci_low, r.ci_high)} "
+                f"({100 * r.ci_confidence:.3g}%), margin {fmt_margin(r.kind, r.margin)})"
             )
     return "\n".join(lines)

@@ -1,14 +1,34 @@
 """Section 1, seat advantage: does the turn order decide who wins?
 
-Per setting (player count x instrument set): each seat's win rate with its Wilson interval, a
-chi-square test against the fair share 1/N, the largest gap between two seats with a bootstrap
-interval, how often games tie on points and how often the turn-order tie-break (R13: the tied
-player latest in turn order wins) decided the winner, and a verdict:
+Seat balance is judged only from designs that can show it, one *cell* (player count x instrument
+set x lineup) at a time; lineups are never pooled:
 
-* **balanced**: every seat's equivalence test (exact binomial TOST) shows it within the margin of 1/N;
-* **imbalanced**: some seat lies outside the margin, significant after Holm over every seat of
-  every setting of the run;
+* **mirror cells** (one strategy in every seat): each seat's win rate against the fair share 1/N.
+  With equal players in every seat, a difference between seats can only come from the seats.
+* **mixed cells** (several strategies, rotated over the seats): the raw win rate of a seat is
+  forced towards 1/N by the rotation (every seat holds the strong strategy equally often), so it
+  says nothing about the seat. Instead a conditional-logit model (the first place of a
+  Plackett-Luce model) with a seat effect and a strategy effect is fitted on the winners, with
+  intervals clustered by deal, and the seats are judged by the win rate they would give among
+  equal players. When one strategy wins (almost) every game the seat effects cannot be told
+  apart and the cell is *not judged*.
+
+The verdict of a cell:
+
+* **balanced**: every seat's win rate is shown within ``margin`` of 1/N (each seat's equivalence
+  test at level alpha; together an intersection-union test), and with ``gap_margin`` every two
+  seats are shown within ``gap_margin`` of each other. The chance of calling a cell balanced when
+  some seat is in truth outside the margin is at most alpha, for that cell.
+* **imbalanced**: some seat (or, with ``gap_margin``, some pair of seats) is shown outside its
+  margin, Holm-corrected over the tests of that cell. The chance of calling a cell imbalanced when
+  every seat is within the margin is at most alpha, for that cell.
 * **inconclusive**: neither; the note says how many more games would likely decide it.
+
+Both errors are controlled per cell, so a cell's verdict never changes because other cells were
+added to the run. Over a run of K cells up to K x alpha false verdicts may be expected; the
+columns ``imbalanced_run`` (Holm over every test of the run) and ``balanced_run`` (alpha / K per
+cell) give the run-wide reading. The largest seat gap carries an interval that holds although the
+best and worst seats are picked from the data (simultaneous intervals over every pair of seats).
 """
 
 from __future__ import annotations
@@ -21,40 +41,37 @@ import pandas as pd
 from scipy import stats as sps
 
 from reports import stats
-from reports.frames import SETTING, deal_ids, games_text, pct, with_setting
+from reports.frames import SETTING, games_text, pct, with_setting
+
+MIRROR = "mirror"
+MODEL = "model"
+NOT_JUDGED = "not judged"
+CELL = [*SETTING, "lineup"]
 
 
 @dataclass
 class SeatAdvantage:
-    """``rates``: one row per setting and seat; ``cells``: one row per setting with its verdict."""
+    """``rates``: one row per cell and seat; ``cells``: one row per cell with its verdict."""
 
     rates: pd.DataFrame
     cells: pd.DataFrame
     margin: float
     confidence: float
+    gap_margin: float | None = None
 
 
-def _wins_per_seat(games):
-    """Long table: setting, seat, games, wins (zero-filled), and the setting's design effect.
+def lineup_names(lineup):
+    return [x.strip() for x in str(lineup).split(",")]
 
-    The design effect (see :func:`reports.stats.design_effect`) accounts for games of one deal
-    sharing their setup; ``effective_games`` = games / design effect is what the tests count.
-    """
-    g = with_setting(games)
-    g["_deal"] = deal_ids(g)
-    rows = []
-    for (players, inst), part in g.groupby(SETTING, sort=True):
-        nplayers = int(players)
-        winner = part["winner"].to_numpy().astype(int)
-        onehot = np.zeros((len(part), nplayers))
-        onehot[np.arange(len(part)), np.clip(winner, 0, nplayers - 1)] = 1.0
-        deff = stats.design_effect(onehot, part["_deal"].to_numpy())
-        wins = onehot.sum(axis=0)
-        for seat in range(nplayers):
-            rows.append((players, inst, seat, len(part), int(wins[seat]), deff))
-    out = pd.DataFrame(rows, columns=[*SETTING, "seat", "games", "wins", "design_effect"])
-    out["effective_games"] = out["games"] / out["design_effect"]
-    return out
+
+def is_mirror(lineup):
+    return len(set(lineup_names(lineup))) == 1
+
+
+def level_label(lineup):
+    """How a judge level is named: ``greedy x4`` for a mirror, the lineup itself otherwise."""
+    names = lineup_names(lineup)
+    return f"{names[0]} x{len(names)}" if len(set(names)) == 1 else ",".join(names)
 
 
 def _more_games(needed, n, players):
@@ -66,104 +83,228 @@ def _more_games(needed, n, players):
     return float(math.ceil(more / players) * players)  # whole rotations
 
 
-def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000):
-    """Seat win rates and the balance verdict of every setting of a run (see the module doc).
+def _ties(part, confidence):
+    deal = part["_deal"].to_numpy()
+    is_tie = (part["tied"] > 1).astype(int).to_numpy()
+    by_tb = (part["tiebreak"] > 0).astype(int).to_numpy()
+    ties, t_lo, t_hi, _ = stats.wilson_clustered(is_tie, deal, confidence)
+    tb, b_lo, b_hi, _ = stats.wilson_clustered(by_tb, deal, confidence)
+    return {
+        "ties": int(is_tie.sum()),
+        "tie_rate": ties,
+        "tie_lo": float(t_lo),
+        "tie_hi": float(t_hi),
+        "tiebreaks": int(by_tb.sum()),
+        "tiebreak_rate": tb,
+        "tiebreak_lo": float(b_lo),
+        "tiebreak_hi": float(b_hi),
+    }
 
-    ``games`` needs the columns players, inst_black, inst_orange, inst_gray, winner, tied, tiebreak.
-    ``margin`` is a fraction (0.03 = 3 percentage points). Bootstrap draws use ``seed``.
+
+def _strategy_matrix(part, nplayers):
+    """``(G, N)`` strategy index at each seat of each game, and the strategy names.
+
+    The runner seats lineup position ``(seat - rotation) mod N`` at a seat (scenarios.worker).
     """
-    rates = _wins_per_seat(games)
+    names = lineup_names(part["lineup"].iloc[0])
+    pool = sorted(set(names))
+    pos = np.array([pool.index(x) for x in names])
+    rot = part["rotation"].to_numpy().astype(int)
+    seat = np.arange(nplayers)
+    return pos[(seat[None, :] - rot[:, None]) % nplayers], pool
+
+
+def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, gap_margin=None):
+    """Seat win rates and the balance verdict of every cell of a run (see the module doc).
+
+    ``games`` needs the columns players, inst_black, inst_orange, inst_gray, lineup, cell, deal,
+    rotation, winner, tied, tiebreak. ``margin`` and ``gap_margin`` are fractions (0.03 = 3
+    percentage points); ``gap_margin=None`` sets no margin on the gap. ``seed`` and ``resamples``
+    are kept for callers; no figure here is drawn at random any more.
+    """
+    g = with_setting(games)
+    g["lineup"] = g["lineup"].astype(str)
+    g["_deal"] = g.groupby(["cell", "deal"], sort=False).ngroup().to_numpy()
+    groups = list(g.groupby(CELL, sort=True))
+    alpha = stats.alpha_of(confidence)
+
+    # Mirror cells: seat counts (in effective games) for the vectorised exact tests.
+    rate_rows, mirror_rows = [], []
+    for k, ((players, inst, lineup), part) in enumerate(groups):
+        n_players = int(players)
+        winner = np.clip(part["winner"].to_numpy().astype(int), 0, n_players - 1)
+        onehot = np.zeros((len(part), n_players))
+        onehot[np.arange(len(part)), winner] = 1.0
+        deff = stats.design_effect(onehot, part["_deal"].to_numpy())
+        wins = onehot.sum(axis=0)
+        for seat in range(n_players):
+            rate_rows.append(
+                {
+                    "players": players,
+                    "instruments": inst,
+                    "lineup": lineup,
+                    "level": level_label(lineup),
+                    "design": MIRROR if is_mirror(lineup) else MODEL,
+                    "seat": seat,
+                    "games": len(part),
+                    "wins": int(wins[seat]),
+                    "design_effect": deff,
+                    "_k": k,
+                }
+            )
+    rates = pd.DataFrame(rate_rows)
+    rates["effective_games"] = rates["games"] / rates["design_effect"]
     rates["fair_share"] = 1.0 / rates["players"]
     rates["win_rate"] = rates["wins"] / rates["games"]
-    # Tests and intervals count effective games: whole numbers, at the observed rates.
     n_eff = np.maximum(np.round(rates["effective_games"].to_numpy()), 1).astype(np.int64)
-    wins_eff = np.round(rates["win_rate"].to_numpy() * n_eff).astype(np.int64)
     rates["win_lo"], rates["win_hi"] = stats.wilson(rates["win_rate"] * n_eff, n_eff, confidence)
     rates["deviation"] = rates["win_rate"] - rates["fair_share"]
+    for col in ("seat_rate", "seat_lo", "seat_hi", "tost_p", "outside_p_holm"):
+        rates[col] = math.nan
 
-    cell_index = rates.groupby(SETTING, sort=False).ngroup().to_numpy()
-    res = stats.seat_verdicts(
-        cell_index,
-        wins_eff,
-        n_eff,
-        rates["players"].to_numpy(),
-        margin=margin,
-        confidence=confidence,
-    )
-    rates["tost_p"] = res["row_tost_p"]
-    rates["outside_p_holm"] = res["row_outside_p"]
+    mirror = rates["design"] == MIRROR
+    res = None
+    mirror_cells = []
+    if mirror.any():
+        m = rates[mirror]
+        mirror_cells = list(dict.fromkeys(m["_k"]))
+        label = m["_k"].map({k: i for i, k in enumerate(mirror_cells)}).to_numpy()
+        n_m = n_eff[mirror.to_numpy()]
+        wins_eff = np.round(m["win_rate"].to_numpy() * n_m).astype(np.int64)
+        res = stats.seat_verdicts(
+            label, wins_eff, n_m, m["players"].to_numpy(), margin, confidence, gap_margin=gap_margin
+        )
+        rates.loc[mirror, "seat_rate"] = m["win_rate"]
+        rates.loc[mirror, "seat_lo"] = m["win_lo"]
+        rates.loc[mirror, "seat_hi"] = m["win_hi"]
+        rates.loc[mirror, "tost_p"] = res["row_tost_p"]
+        rates.loc[mirror, "outside_p_holm"] = res["row_outside_p"]
 
-    g = with_setting(games)
-    g["_deal"] = deal_ids(g)
-    g["is_tie"] = (g["tied"] > 1).astype(int)
-    g["by_tiebreak"] = (g["tiebreak"] > 0).astype(int)
-    by_setting = dict(iter(g.groupby(SETTING, sort=False)))
-
-    rng = np.random.default_rng(seed)
     cells = []
-    for k, (key, part) in enumerate(rates.groupby(SETTING, sort=False)):
-        players, inst = key
-        n = int(part["games"].iloc[0])
-        deff = float(part["design_effect"].iloc[0])
-        n_eff = n / deff
-        counts = part["wins"].to_numpy()
-        # The chi-square counts effective games too (the observed counts scaled down).
-        chi = sps.chisquare(counts / deff) if n > 0 else None
-        gap, lo, hi, best, worst = stats.bootstrap_gap(counts, confidence, resamples, rng, n_eff=n_eff)
-        gk = by_setting[key]
-        ties, t_lo, t_hi, _ = stats.wilson_clustered(gk["is_tie"].to_numpy(), gk["_deal"].to_numpy(), confidence)
-        tb, b_lo, b_hi, _ = stats.wilson_clustered(gk["by_tiebreak"].to_numpy(), gk["_deal"].to_numpy(), confidence)
-        verdict = res["verdict"][k]
-        # The estimate is in effective games; scale it back to games as played.
-        needed = res["games_needed"][k] * deff
-        more = _more_games(needed, n, players) if verdict == stats.INCONCLUSIVE else math.nan
-        cells.append(
-            {
-                "players": players,
-                "instruments": inst,
-                "games": n,
-                "design_effect": deff,
-                "effective_games": n_eff,
-                "chi2": float(chi.statistic) if chi is not None else math.nan,
-                "chi2_p": float(chi.pvalue) if chi is not None else math.nan,
-                "best_seat": best,
-                "worst_seat": worst,
-                "gap": gap,
-                "gap_lo": lo,
-                "gap_hi": hi,
-                "ties": int(gk["is_tie"].sum()),
-                "tie_rate": ties,
-                "tie_lo": float(t_lo),
-                "tie_hi": float(t_hi),
-                "tiebreaks": int(gk["by_tiebreak"].sum()),
-                "tiebreak_rate": tb,
-                "tiebreak_lo": float(b_lo),
-                "tiebreak_hi": float(b_hi),
-                "tost_p": float(res["tost_p"][k]),
-                "outside_p_holm": float(res["outside_p"][k]),
-                "verdict": verdict,
-                "more_games": more,
-            }
-        )
+    for k, ((players, inst, lineup), part) in enumerate(groups):
+        n_players = int(players)
+        r = rates[rates["_k"] == k]
+        n = len(part)
+        deff = float(r["design_effect"].iloc[0])
+        row = {
+            "players": players,
+            "instruments": inst,
+            "lineup": lineup,
+            "level": level_label(lineup),
+            "games": n,
+            "deals": int(part["_deal"].nunique()),
+            "design_effect": deff,
+            "effective_games": n / deff,
+            **_ties(part, confidence),
+        }
+        counts = r["wins"].to_numpy()
+        if is_mirror(lineup):
+            i = mirror_cells.index(k)
+            chi = sps.chisquare(counts / deff) if n > 0 else None
+            gap, lo, hi, best, worst = stats.gap_interval(counts, confidence, n_eff=n / deff)
+            verdict = res["verdict"][i]
+            needed = res["games_needed"][i] * deff
+            row.update(
+                design=MIRROR,
+                chi2=float(chi.statistic) if chi is not None else math.nan,
+                chi2_p=float(chi.pvalue) if chi is not None else math.nan,
+                best_seat=best,
+                worst_seat=worst,
+                gap=gap,
+                gap_lo=lo,
+                gap_hi=hi,
+                tost_p=float(res["tost_p"][i]),
+                outside_p_holm=float(res["outside_p"][i]),
+                imbalanced_run=bool(res["imbalanced_run"][i]),
+                balanced_run=bool(res["balanced_run"][i]),
+                verdict=verdict,
+                more_games=_more_games(needed, n, n_players) if verdict == stats.INCONCLUSIVE else math.nan,
+            )
+        else:
+            strat, pool = _strategy_matrix(part, n_players)
+            winner = np.clip(part["winner"].to_numpy().astype(int), 0, n_players - 1)
+            fit = stats.conditional_logit(winner, strat, part["_deal"].to_numpy(), len(pool))
+            row.update(chi2=math.nan, chi2_p=math.nan, more_games=math.nan, imbalanced_run=False, balanced_run=False)
+            if fit["identified"]:
+                pi, cov = stats.seat_shares(fit["theta"], fit["cov_theta"])
+                v = stats.normal_seat_verdict(pi, cov, margin, confidence, gap_margin)
+                z = sps.norm.ppf(1 - alpha / 2)
+                idx = r.index
+                rates.loc[idx, "seat_rate"] = pi
+                rates.loc[idx, "seat_lo"] = np.clip(pi - z * v["se"], 0, 1)
+                rates.loc[idx, "seat_hi"] = np.clip(pi + z * v["se"], 0, 1)
+                row.update(
+                    design=MODEL,
+                    best_seat=v["best"],
+                    worst_seat=v["worst"],
+                    gap=v["gap"],
+                    gap_lo=v["gap_lo"],
+                    gap_hi=v["gap_hi"],
+                    tost_p=v["tost_p"],
+                    outside_p_holm=v["outside_p"],
+                    verdict=v["verdict"],
+                )
+            else:
+                row.update(
+                    design=MODEL,
+                    best_seat=-1,
+                    worst_seat=-1,
+                    gap=math.nan,
+                    gap_lo=math.nan,
+                    gap_hi=math.nan,
+                    tost_p=math.nan,
+                    outside_p_holm=math.nan,
+                    verdict=NOT_JUDGED,
+                )
+        cells.append(row)
     cells = pd.DataFrame(cells)
-    cells["note"] = [verdict_note(row, rates, margin) for row in cells.itertuples(index=False)]
-    return SeatAdvantage(rates=rates, cells=cells, margin=margin, confidence=confidence)
+    rates = rates.drop(columns="_k")
+    # Run-wide reading of the mixed cells' model verdicts is not combined with the exact tests.
+    cells["note"] = [verdict_note(row, rates, margin, gap_margin) for row in cells.itertuples(index=False)]
+    return SeatAdvantage(rates=rates, cells=cells, margin=margin, confidence=confidence, gap_margin=gap_margin)
 
 
-def verdict_note(row, rates, margin):
-    """One sentence explaining a setting's verdict."""
-    part = rates[(rates["players"] == row.players) & (rates["instruments"] == row.instruments)]
+def margin_sentence(margin, gap_margin, players=None):
+    """The margin in one plain sentence."""
+    share = f"the fair {pct(1 / players)}%" if players else "a fair share (1 in N)"
+    text = f"balanced means no seat's chance of winning is shown to be more than {100 * margin:.1f} points from {share}"
+    if gap_margin is None:
+        return text + f", so two seats may still differ by up to {200 * margin:.1f} points"
+    return text + f", and no two seats are shown more than {100 * gap_margin:.1f} points apart"
+
+
+def verdict_note(row, rates, margin, gap_margin=None):
+    """One sentence explaining a cell's verdict."""
+    part = rates[
+        (rates["players"] == row.players) & (rates["instruments"] == row.instruments) & (rates["lineup"] == row.lineup)
+    ]
     share = 1.0 / row.players
-    worst = part.iloc[int(np.argmax(np.abs(part["deviation"].to_numpy())))]
-    dev = f"{100 * worst.deviation:+.1f} pp"
-    if row.verdict == stats.BALANCED:
-        return f"every seat within {100 * margin:.1f} pp of {pct(share)}% (largest deviation: seat {worst.seat}, {dev})"
-    if row.verdict == stats.IMBALANCED:
-        flagged = part.sort_values("outside_p_holm").iloc[0]
+    if row.verdict == NOT_JUDGED:
         return (
-            f"seat {flagged.seat} wins {pct(flagged.win_rate)}% ({100 * flagged.deviation:+.1f} pp vs "
-            f"{pct(share)}%), outside the {100 * margin:.1f} pp margin"
+            "mixed lineup: one strategy wins (almost) every game, so the seat's own effect cannot be told "
+            "apart; judge seats with a mirror lineup"
         )
+    dev_all = part["seat_rate"].to_numpy() - share
+    worst = part.iloc[int(np.nanargmax(np.abs(dev_all)))]
+    dev = f"{100 * (worst.seat_rate - share):+.1f} pp"
+    how = "" if row.design == MIRROR else " (model: win rate among equal players)"
+    gap = "" if gap_margin is None else f" and every two seats within {100 * gap_margin:.1f} pp"
+    if row.verdict == stats.BALANCED:
+        return f"every seat within {100 * margin:.1f} pp of {pct(share)}%{gap} (largest deviation: seat {worst.seat}, {dev}){how}"
+    if row.verdict == stats.IMBALANCED:
+        if row.design == MIRROR:
+            flagged = part.sort_values("outside_p_holm").iloc[0]
+        else:
+            flagged = worst
+        text = (
+            f"seat {flagged.seat} wins {pct(flagged.seat_rate)}% ({100 * (flagged.seat_rate - share):+.1f} pp vs "
+            f"{pct(share)}%), outside the {100 * margin:.1f} pp margin{how}"
+        )
+        if abs(flagged.seat_rate - share) <= margin and gap_margin is not None:
+            text = f"seats {row.best_seat} and {row.worst_seat} are {100 * row.gap:.1f} pp apart, beyond the {100 * gap_margin:.1f} pp gap margin{how}"
+        return text
+    if row.design != MIRROR or pd.isna(row.more_games):
+        return f"not decided yet (seat {worst.seat} at {dev}){how}"
     if np.isinf(row.more_games):
         return (
             f"seat {worst.seat} at {dev} sits on the {100 * margin:.1f} pp margin: "

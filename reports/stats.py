@@ -17,6 +17,7 @@ replay hundreds of synthetic runs in a second.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -194,19 +195,31 @@ def games_for_exceedance(p_alt, edge, alpha, power=TARGET_POWER):
     return n if np.isfinite(n) and n > 0 else math.inf
 
 
-def seat_verdicts(cell, wins, nobs, nplayers, margin=0.03, confidence=0.95, estimate_games=True):
+def seat_verdicts(
+    cell, wins, nobs, nplayers, margin=0.03, confidence=0.95, estimate_games=True, gap_margin=None, family="cell"
+):
     """Verdict per cell on seat balance, from one row per (cell, seat).
 
-    ``cell`` labels rows (0..K-1), ``wins`` the seat's wins, ``nobs`` the cell's games, ``nplayers``
-    the cell's seats. Returns a dict of arrays indexed by cell: ``verdict``, ``tost_p`` (largest
-    seat TOST p: below alpha means every seat is within the margin), ``outside_p`` (smallest Holm
-    adjusted p of "a seat is outside the margin", over every seat of every cell), ``games_needed``
-    (total games per cell that would likely settle an inconclusive cell; NaN otherwise, inf when no
-    count would), and per row ``row_tost_p``, ``row_outside_p`` (Holm adjusted).
+    ``cell`` labels rows (0..K-1), ``wins`` the seat's wins, ``nobs`` the cell's (effective) games,
+    ``nplayers`` the cell's seats. Returns a dict of arrays indexed by cell: ``verdict``, ``tost_p``
+    (largest TOST p of the cell: below alpha means every seat, and with ``gap_margin`` every pair of
+    seats, is within its margin), ``outside_p`` (smallest Holm-adjusted p of "outside the margin"
+    within the cell), ``games_needed`` (total games per cell that would likely settle an
+    inconclusive cell; NaN otherwise, inf when no count would), the run-wide readings
+    ``imbalanced_run`` (still outside after Holm over every test of every cell) and
+    ``balanced_run`` (equivalence shown at alpha / K, Bonferroni over the K cells), and per row
+    ``row_tost_p``, ``row_outside_p`` (Holm-adjusted within the cell).
 
-    A cell is *balanced* when every seat passes its equivalence test (an intersection-union test, so
-    no correction is needed), *imbalanced* when some seat is outside the margin after Holm over all
-    rows, else *inconclusive*.
+    A cell is *balanced* when every seat passes its equivalence test against 1/N +- margin (an
+    intersection-union test: the chance of calling a cell balanced when some seat is outside the
+    margin is at most alpha, with no correction); *imbalanced* when some seat is outside the margin
+    after Holm over the seats of that cell (the chance of calling a cell imbalanced when every seat
+    is within the margin is at most alpha); else *inconclusive*. Both errors are controlled per
+    cell, so a cell's verdict does not depend on which other cells the run holds. With
+    ``gap_margin`` the pairs of seats join both tests: balanced also needs every pair within
+    ``gap_margin`` of each other, and a pair shown further apart also makes the cell imbalanced
+    (its test joins the cell's Holm family). ``family="run"`` corrects "imbalanced" over the whole
+    run instead (the old reading, kept for comparison).
     """
     cell = np.asarray(cell, dtype=np.int64)
     wins = np.asarray(wins, dtype=np.int64)
@@ -218,15 +231,33 @@ def seat_verdicts(cell, wins, nobs, nplayers, margin=0.03, confidence=0.95, esti
 
     row_tost = equivalence_pvalue(wins, nobs, center, margin)
     row_out = outside_pvalue(wins, nobs, center, margin)
-    reject, row_out_adj = holm(row_out, alpha)
-
     tost_p = np.zeros(ncell)
     np.maximum.at(tost_p, cell, row_tost)
+
+    # One family per cell: the seats' outside tests, plus the pairs' when a gap margin is set.
+    fam_p, fam_cell = [row_out], [cell]
+    if gap_margin is not None:
+        for c in range(ncell):
+            rows = np.flatnonzero(cell == c)
+            if rows.size < 2:
+                continue
+            n = float(nobs[rows[0]])
+            p_within, p_pairs = gap_tests(wins[rows] / max(n, 1.0), n, gap_margin)
+            tost_p[c] = max(tost_p[c], p_within)
+            fam_p.append(p_pairs)
+            fam_cell.append(np.full(p_pairs.size, c))
+    all_p, all_cell = np.concatenate(fam_p), np.concatenate(fam_cell)
+    adj_cell = holm_by_group(all_p, all_cell)
+    adj_run = holm_by_group(all_p, np.zeros(all_p.size, dtype=np.int64))
+    adj = adj_run if family == "run" else adj_cell
+    row_out_adj = adj[: row_out.size]
+
     outside_p = np.ones(ncell)
-    np.minimum.at(outside_p, cell, row_out_adj)
-    any_reject = np.zeros(ncell, dtype=bool)
-    np.logical_or.at(any_reject, cell, reject)
+    np.minimum.at(outside_p, all_cell, adj)
+    run_p = np.ones(ncell)
+    np.minimum.at(run_p, all_cell, adj_run)
     balanced = tost_p < alpha
+    any_reject = outside_p < alpha
 
     verdict = np.full(ncell, INCONCLUSIVE, dtype=object)
     verdict[balanced] = BALANCED
@@ -236,9 +267,9 @@ def seat_verdicts(cell, wins, nobs, nplayers, margin=0.03, confidence=0.95, esti
     if estimate_games:
         rate = np.where(nobs > 0, wins / np.maximum(nobs, 1), center)
         dev = rate - center
-        family = max(row_out.size, 1)
         for c in np.flatnonzero(verdict == INCONCLUSIVE):
             rows = np.flatnonzero(cell == c)
+            family_size = max(int((all_cell == c).sum()), 1) if family == "cell" else max(all_p.size, 1)
             worst = rows[np.argmax(np.abs(dev[rows]))]
             p_alt, c0 = float(rate[worst]), float(center[worst])
             if abs(p_alt - c0) < margin:
@@ -246,39 +277,126 @@ def seat_verdicts(cell, wins, nobs, nplayers, margin=0.03, confidence=0.95, esti
             else:
                 # Worst case of Holm: the first step's Bonferroni level, halved for two directions.
                 edge = c0 + margin if p_alt > c0 else c0 - margin
-                games_needed[c] = games_for_exceedance(p_alt, edge, alpha / (2 * family))
+                games_needed[c] = games_for_exceedance(p_alt, edge, alpha / (2 * family_size))
     return {
         "verdict": verdict,
         "tost_p": tost_p,
         "outside_p": outside_p,
         "games_needed": games_needed,
+        "imbalanced_run": run_p < alpha,
+        "outside_p_run": run_p,
+        "balanced_run": tost_p < alpha / max(ncell, 1),
         "row_tost_p": row_tost,
         "row_outside_p": row_out_adj,
     }
 
 
-def bootstrap_gap(counts, confidence=0.95, resamples=2000, rng=None, n_eff=None):
-    """Largest win-rate gap between two seats of one cell, with a bootstrap percentile interval.
+@functools.lru_cache(maxsize=64)
+def pair_critical_value(nseats, confidence=0.95):
+    """Critical value for simultaneous intervals on every difference of two seats' win rates.
 
-    ``counts`` are the wins per seat (each game has exactly one winner). Resampling games with
-    replacement makes the counts multinomial at the observed rates, so the bootstrap draws those
-    directly, ``n_eff`` of them when the games are clustered (see :func:`design_effect`). The two
-    seats are fixed at the observed best and worst. Returns ``(gap, lo, hi, best_seat, worst_seat)``.
+    The win counts of one cell are multinomial; at equal seats the differences of the seats' rates
+    behave as differences of independent normals of one common spread, so the largest standardised
+    difference follows the studentized range over ``nseats`` groups (Tukey's HSD, infinite degrees of
+    freedom), divided by sqrt(2) for the scale of one difference (2 seats: the normal 1.96).
     """
-    counts = np.asarray(counts, dtype=np.int64)
-    n = int(counts.sum())
-    if n == 0 or counts.size < 2:
+    if nseats < 2:
+        return math.nan
+    return float(stats.studentized_range.ppf(confidence, nseats, 1e6)) / math.sqrt(2.0)
+
+
+def pair_table(rates, n_eff):
+    """Every ordered seat pair ``(i, j)`` of one cell: ``i, j, d = p_i - p_j, se``.
+
+    ``se`` is the multinomial standard error of the difference, ``sqrt((p_i + p_j - d^2) / n)``, at
+    rates shrunk by one game per seat (so a seat that never won still has a spread).
+    """
+    p = np.asarray(rates, dtype=float)
+    k = p.size
+    n = max(float(n_eff), 1.0)
+    shrunk = (p * n + 1.0) / (n + k)
+    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    keep = i != j
+    i, j = i[keep], j[keep]
+    d = p[i] - p[j]
+    ds = shrunk[i] - shrunk[j]
+    se = np.sqrt(np.maximum(shrunk[i] + shrunk[j] - ds * ds, 1e-12) / n)
+    return i, j, d, se
+
+
+def gap_interval(counts, confidence=0.95, n_eff=None):
+    """Largest win-rate gap between two seats, with an interval valid although the seats are picked.
+
+    ``counts`` are the wins per seat (one winner per game), ``n_eff`` the effective games (see
+    :func:`design_effect`; default the number of games). Simultaneous intervals over all seat pairs
+    (:func:`pair_critical_value`) hold together with the stated confidence; when they do, the true
+    largest gap ``max_ij (p_i - p_j)`` lies between the largest lower end and the largest upper end
+    (the lower end clipped at 0), whichever seats turn out best and worst. The half-widths carry a
+    continuity correction of one game (``1 / n``) for the whole-number counts. Returns
+    ``(gap, lo, hi, best_seat, worst_seat)``.
+    """
+    counts = np.asarray(counts, dtype=float)
+    n = float(counts.sum())
+    if n <= 0 or counts.size < 2:
         return math.nan, math.nan, math.nan, -1, -1
-    rng = np.random.default_rng(0) if rng is None else rng
+    n_eff = n if n_eff is None else float(n_eff)
     rates = counts / n
     best, worst = int(np.argmax(rates)), int(np.argmin(rates))
     gap = float(rates[best] - rates[worst])
-    draws_n = max(1, round(n if n_eff is None else n_eff))
-    draws = rng.multinomial(draws_n, rates, size=resamples)
-    boot = (draws[:, best] - draws[:, worst]) / draws_n
-    a = alpha_of(confidence)
-    lo, hi = np.quantile(boot, [a / 2, 1 - a / 2])
-    return gap, float(lo), float(hi), best, worst
+    _, _, d, se = pair_table(rates, n_eff)
+    q = pair_critical_value(counts.size, confidence)
+    # Continuity correction: the counts are whole numbers, so widen by one game's worth (1 / n).
+    half = q * se + 1.0 / max(n_eff, 1.0)
+    lo = max(0.0, float((d - half).max()))
+    hi = float((d + half).max())
+    return gap, lo, hi, best, worst
+
+
+def bootstrap_gap(counts, confidence=0.95, resamples=2000, rng=None, n_eff=None):
+    """The largest seat gap and its interval: :func:`gap_interval` (kept for callers of the old name).
+
+    The earlier bootstrap fixed the best and worst seats at the observed ones and so covered too
+    little (79% at 4 fair seats); ``resamples`` and ``rng`` are no longer used.
+    """
+    return gap_interval(counts, confidence, n_eff)
+
+
+def gap_tests(rates, n_eff, gap_margin):
+    """``(p_within, p_outside_pairs)`` of the gap margin ``g`` on every seat pair of one cell.
+
+    ``p_within``: every pair's difference is shown inside ``(-g, g)`` (two one-sided z tests per
+    pair; the largest p over the pairs, an intersection-union test). ``p_outside_pairs``: per
+    unordered pair, the p-value of ``|p_i - p_j| > g`` (the nearer one-sided test, doubled).
+    """
+    i, j, d, se = pair_table(rates, n_eff)
+    keep = i < j
+    d, se = d[keep], se[keep]
+    p_within = np.maximum(stats.norm.sf((d + gap_margin) / se), stats.norm.cdf((d - gap_margin) / se))
+    a = np.abs(d)
+    p_out = np.minimum(1.0, 2.0 * stats.norm.sf((a - gap_margin) / se))
+    return float(p_within.max()), p_out
+
+
+def holm_by_group(pvalues, group):
+    """Holm step-down within each group of ``group`` (one family per group): adjusted p-values."""
+    p = np.where(np.isnan(pvalues), 1.0, np.asarray(pvalues, dtype=float))
+    g = np.asarray(group)
+    if p.size == 0:
+        return p
+    order = np.lexsort((p, g))
+    gs, ps = g[order], p[order]
+    start = np.r_[0, np.flatnonzero(gs[1:] != gs[:-1]) + 1]
+    size = np.diff(np.r_[start, gs.size])
+    first = np.repeat(start, size)
+    rank = np.arange(gs.size) - first
+    m = np.repeat(size, size)
+    scaled = np.minimum(1.0, ps * (m - rank))
+    # Running maximum within each group: offset each group so one accumulate cannot leak across.
+    offset = np.repeat(np.arange(size.size) * 2.0, size)
+    adj_sorted = np.maximum.accumulate(scaled + offset) - offset
+    out = np.empty_like(p)
+    out[order] = adj_sorted
+    return out
 
 
 def diff_vs_margin(count1, nobs1, count2, nobs2, margin, confidence=0.95):
@@ -312,3 +430,144 @@ def _diff_tests(count1, nobs1, count2, nobs2, margin, alpha, diff):
     outside = 1.0 if np.isnan(outside) else float(outside)
     within_p = 1.0 if np.isnan(within_p) else within_p
     return float(diff), float(lo), float(hi), outside, within_p
+
+
+# =========================================================================== seat and strategy together
+
+# A coefficient beyond this (a factor of e^12 in the odds) means the data cannot pin it down: a
+# strategy that wins (almost) every game, or a seat that never wins.
+MAX_LOGIT = 12.0
+
+
+def conditional_logit(winner, strategy, deal, nstrategies):
+    """Seat and strategy effects on who wins, fitted on per-game winners (McFadden's conditional logit).
+
+    Each game's winner is one of its seats, with ``P(seat s wins) ∝ exp(theta[s] + beta[strategy at
+    s])`` (seat 0 and strategy 0 are the references at 0): the Plackett-Luce model cut to the first
+    place. Rotating the lineup over the seats lets the two kinds of effect be told apart. ``winner``
+    is ``(G,)`` seats, ``strategy`` ``(G, N)`` strategy indices per seat, ``deal`` ``(G,)`` labels
+    of the deals. The covariance is the cluster-robust sandwich over deals (the games of one deal
+    share their setup), with the small-sample factor D / (D - 1).
+
+    Returns a dict: ``theta`` (N,), ``cov_theta`` (N, N, seat 0's row and column 0), ``beta``
+    (nstrategies,), ``identified`` (False when the fit failed or a coefficient ran past
+    :data:`MAX_LOGIT`), ``deals``. Fitted with scipy's trust-region Newton method on the exact
+    gradient and Hessian.
+    """
+    from scipy.optimize import minimize
+
+    winner = np.asarray(winner, dtype=np.int64)
+    strat = np.asarray(strategy, dtype=np.int64)
+    g, n = strat.shape
+    k = (n - 1) + (nstrategies - 1)
+    x = np.zeros((g, n, k))
+    for s in range(1, n):
+        x[:, s, s - 1] = 1.0
+    for j in range(1, nstrategies):
+        x[:, :, n - 1 + j - 1] = strat == j
+    xw = x[np.arange(g), winner]
+
+    def parts(b):
+        u = x @ b
+        u -= u.max(axis=1, keepdims=True)
+        p = np.exp(u)
+        p /= p.sum(axis=1, keepdims=True)
+        return u, p
+
+    def nll(b):
+        u, _ = parts(b)
+        return -(u[np.arange(g), winner] - np.log(np.exp(u).sum(axis=1))).sum()
+
+    def grad(b):
+        _, p = parts(b)
+        return -(xw - np.einsum("gs,gsk->gk", p, x)).sum(axis=0)
+
+    def hess(b):
+        _, p = parts(b)
+        xbar = np.einsum("gs,gsk->gk", p, x)
+        xc = x - xbar[:, None, :]
+        return np.einsum("gs,gsk,gsl->kl", p, xc, xc)
+
+    out = {"theta": np.zeros(n), "cov_theta": np.full((n, n), np.nan), "beta": np.zeros(nstrategies)}
+    out["deals"] = int(np.unique(deal).size)
+    if g < 2 or k == 0:
+        out["identified"] = False
+        return out
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = minimize(nll, np.zeros(k), jac=grad, hess=hess, method="trust-exact", options={"maxiter": 200})
+    b = fit.x
+    h = hess(b)
+    ok = bool(fit.success) and np.all(np.isfinite(b)) and np.abs(b).max(initial=0) < MAX_LOGIT
+    try:
+        hinv = np.linalg.inv(h)
+    except np.linalg.LinAlgError:
+        ok = False
+        hinv = np.full((k, k), np.nan)
+    _, p = parts(b)
+    score = xw - np.einsum("gs,gsk->gk", p, x)
+    _, inv = np.unique(np.asarray(deal), return_inverse=True)
+    d = int(inv.max()) + 1
+    by_deal = np.zeros((d, k))
+    np.add.at(by_deal, inv, score)
+    meat = by_deal.T @ by_deal * (d / max(d - 1, 1))
+    cov = hinv @ meat @ hinv
+    out["theta"][1:] = b[: n - 1]
+    out["cov_theta"] = np.zeros((n, n))
+    out["cov_theta"][1:, 1:] = cov[: n - 1, : n - 1]
+    out["beta"][1:] = b[n - 1 :]
+    out["identified"] = ok and bool(np.all(np.isfinite(cov)))
+    return out
+
+
+def seat_shares(theta, cov_theta):
+    """Win rate of each seat among equal players, ``softmax(theta)``, and its covariance (delta method)."""
+    theta = np.asarray(theta, dtype=float)
+    e = np.exp(theta - theta.max())
+    pi = e / e.sum()
+    jac = np.diag(pi) - np.outer(pi, pi)
+    return pi, jac @ np.asarray(cov_theta, dtype=float) @ jac.T
+
+
+def normal_seat_verdict(pi, cov, margin, confidence=0.95, gap_margin=None):
+    """The seat verdict of one cell from estimated seat rates ``pi`` with covariance ``cov`` (z tests).
+
+    The same reading as :func:`seat_verdicts` (equivalence by intersection-union, outside by Holm
+    within the cell), with normal tests in place of the exact binomial ones, for rates that come
+    from a model. The gap interval is simultaneous over the pairs by Bonferroni (valid for any
+    covariance). Returns a dict: ``verdict``, ``tost_p``, ``outside_p``, ``se`` (per seat),
+    ``gap``, ``gap_lo``, ``gap_hi``, ``best``, ``worst``.
+    """
+    pi = np.asarray(pi, dtype=float)
+    cov = np.asarray(cov, dtype=float)
+    n = pi.size
+    alpha = alpha_of(confidence)
+    c = 1.0 / n
+    se = np.sqrt(np.maximum(np.diag(cov), 1e-18))
+    p_tost = np.maximum(stats.norm.sf((pi - c + margin) / se), stats.norm.cdf((pi - c - margin) / se))
+    p_out = np.minimum(1.0, 2.0 * stats.norm.sf((np.abs(pi - c) - margin) / se))
+    i, j = np.triu_indices(n, 1)
+    d = pi[i] - pi[j]
+    se_d = np.sqrt(np.maximum(cov[i, i] + cov[j, j] - 2 * cov[i, j], 1e-18))
+    tests = [p_out]
+    tost = float(p_tost.max())
+    if gap_margin is not None:
+        tost = max(tost, float(np.max(np.maximum(stats.norm.sf((d + gap_margin) / se_d), stats.norm.cdf((d - gap_margin) / se_d)))))
+        tests.append(np.minimum(1.0, 2.0 * stats.norm.sf((np.abs(d) - gap_margin) / se_d)))
+    allp = np.concatenate(tests)
+    outside = float(holm_by_group(allp, np.zeros(allp.size, dtype=np.int64)).min())
+    verdict = IMBALANCED if outside < alpha else (BALANCED if tost < alpha else INCONCLUSIVE)
+    q = stats.norm.ppf(1 - alpha / (2 * max(i.size, 1)))
+    ad = np.abs(d)
+    best, worst = int(np.argmax(pi)), int(np.argmin(pi))
+    return {
+        "verdict": verdict,
+        "tost_p": tost,
+        "outside_p": outside,
+        "se": se,
+        "gap": float(pi.max() - pi.min()),
+        "gap_lo": max(0.0, float((ad - q * se_d).max())),
+        "gap_hi": float((ad + q * se_d).max()),
+        "best": best,
+        "worst": worst,
+    }

@@ -29,6 +29,9 @@ cell is played for ``games`` games (paired design, see :mod:`scenarios.seeding`)
     # seats = { 2 = ["greedy", "random"], 4 = [["greedy", "random", "random", "random"]] }
     #                                 #   per player count
     round_robin = { pool = ["greedy", "random", "specialist:orange"], mix = "all", mirrors = false }
+    max_games = { lookahead = 1500 }  # optional: games per cell at most, for lineups holding a costly
+                                      #   strategy (a slow judge level beside a fast one); min over
+                                      #   the lineup's strategies, never more than ``games``
 
     [overrides]                       # what-if changes to instrument data, applied before validation
     "Horns.section.trumpet.score.0.awards" = [7, 5, 2]
@@ -91,7 +94,7 @@ TOP_KEYS = (
 REQUIRED_KEYS = ("name", "seed", "games", "players", "instruments", "lineup")
 SET_MODES = ("sets", "swaps", "all")
 INSTRUMENT_KEYS = SET_MODES + ("base",)
-LINEUP_KEYS = ("mirror", "seats", "round_robin")
+LINEUP_KEYS = ("mirror", "seats", "round_robin", "max_games")
 ROUND_ROBIN_KEYS = ("pool", "mix", "mirrors")
 MIXES = ("all", "pairs")
 FIXED_INSTRUMENT_KEYS = (("instrument", "name"), ("instrument", "department"))
@@ -434,11 +437,13 @@ def _validate(doc, path, set_args):
     sets = _instrument_sets(ck, doc["instruments"], view, path)
     lineups = _lineups(ck, doc["lineup"], players, strategies, path)
 
+    caps = _max_games(ck, doc["lineup"], strategies, path)
     cells = []
     for n in players:
         for s in sets:
             for lineup in lineups[n]:
-                deals = math.ceil(games / lineup_period(lineup))
+                cell_games = min([games] + [caps[x] for x in set(lineup) if x in caps])
+                deals = math.ceil(cell_games / lineup_period(lineup))
                 cells.append(Cell(len(cells), n, s, lineup, deals))
     if not cells:
         ck.fail("", "the scenario has no cells")
@@ -620,6 +625,17 @@ def round_robin(pool, n, mix="all", mirrors=False):
         rest.sort(key=lambda c: (sorted({order[s] for s in c}), -c.count(c[0])))
         out = head + rest
     return out
+
+
+def _max_games(ck, raw, lib, path):
+    """``lineup.max_games``: strategy name -> most games per cell of a lineup holding it."""
+    t = raw.get("max_games", {}) if isinstance(raw, dict) else {}
+    if not isinstance(t, dict):
+        ck.fail("lineup.max_games", "expected a table of strategy = games, e.g. { lookahead = 1500 }")
+    return {
+        _strategy(lib, name, path, f"lineup.max_games.{name}"): ck.integer(v, f"lineup.max_games.{name}", lo=1, hi=MAX_GAMES)
+        for name, v in t.items()
+    }
 
 
 def _lineups(ck, raw, players, lib, path):

@@ -156,6 +156,12 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     help="fail: exit status 1 when a figure moved beyond its margin; warn: report it, exit 0.",
 )
 @click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail (exit status 1) also when a figure is not shown within its margin (inconclusive); "
+    "`make regress` and CI use it.",
+)
+@click.option(
     "--margin",
     "margins",
     multiple=True,
@@ -224,6 +230,7 @@ def regress(
     results_dir,
     baseline_path,
     mode,
+    strict,
     margins,
     alpha,
     summary_md,
@@ -239,9 +246,12 @@ def regress(
 
     For every figure of every cell (win rates per seat and strategy, objective points and build rate
     per department, rounds, score spread) the verdict is pass (shown within the margin: TOST at
-    alpha), fail (shown beyond it, Holm-corrected over all figures) or inconclusive. Exit status 1
-    when a figure fails in fail mode, else 0; 2 for a mistake (a baseline of other cells, a missing
-    file). --summary-md writes a pull-request comment: what moved, by how much, with intervals, and
+    alpha), fail (shown beyond it, Holm-corrected over all figures) or not shown (inconclusive).
+    When the run played the baseline's deals (same scenario and run seed) every figure is compared
+    deal by deal (paired); otherwise as two independent samples. A figure that is the same on every
+    deal of both runs is left out. Exit status 1 when a figure fails in fail mode (or, with
+    --strict, is not shown), else 0; 2 for a mistake (a baseline of other cells, a missing or
+    malformed file). --summary-md writes a pull-request comment: what moved, by how much, with intervals, and
     which data files changed since the baseline. --adaptive plays more deals (fresh seeds) for
     undecided cells in up to K looks, alpha split over the looks.
 
@@ -249,11 +259,13 @@ def regress(
 
     \b
         ssb run ci --out results/ci
-        ssb regress results/ci --baseline baselines/ci-baseline.json --summary-md summary.md
+        ssb regress results/ci --baseline baselines/ci-baseline.json --strict --summary-md summary.md
         ssb regress results/ci --baseline baselines/ci-baseline.json --adaptive --budget 16000
     """
     from reports.baseline import read_baseline
-    from reports.regress import FAIL, parse_margins, result_json, summary_markdown, summary_text
+    import os
+
+    from reports.regress import gate_status, parse_margins, result_json, summary_markdown, summary_text
     from reports.regress import regress as run_regress
 
     try:
@@ -284,11 +296,17 @@ def regress(
         raise GateError(str(exc)) from None
     if summary_md:
         Path(summary_md).parent.mkdir(parents=True, exist_ok=True)
-        Path(summary_md).write_text(summary_markdown(result, mode, results_dir), encoding="utf-8")
+        # The balance report of the same run (`ssb report RESULTS_DIR` writes it there).
+        link = os.path.relpath(Path(results_dir) / "report" / "report.html", Path(summary_md).resolve().parent)
+        link = Path(link).as_posix()
+        Path(summary_md).write_text(
+            summary_markdown(result, mode, results_dir, strict=strict, report_link=link), encoding="utf-8"
+        )
     if json_path:
         Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(json_path).write_text(json.dumps(result_json(result, mode), indent=1) + "\n", encoding="utf-8")
+        Path(json_path).write_text(json.dumps(result_json(result, mode, strict), indent=1) + "\n", encoding="utf-8")
     if not quiet:
-        click.echo(summary_text(result, mode))
-    if mode == "fail" and result["verdict"] == FAIL:
-        raise click.exceptions.Exit(1)
+        click.echo(summary_text(result, mode, strict))
+    _, status = gate_status(result, mode, strict)
+    if status:
+        raise click.exceptions.Exit(status)

@@ -52,6 +52,14 @@ class ConfidenceLevel(click.ParamType):
     help="Balance margin in percentage points: a seat within PP of the fair share 1/N counts as balanced.",
 )
 @click.option(
+    "--gap-margin",
+    type=click.FloatRange(min=0, max=50, max_open=True),
+    default=None,
+    metavar="PP",
+    help="Margin on the largest gap between two seats, in percentage points: balanced then also needs "
+    "every two seats shown within PP of each other (default: no gap margin, only the per-seat one).",
+)
+@click.option(
     "--confidence",
     type=ConfidenceLevel(),
     default="0.95",
@@ -64,15 +72,16 @@ class ConfidenceLevel(click.ParamType):
     is_flag=True,
     help="Report an unfinished run from the chunks on disk; the report is marked PARTIAL.",
 )
-def report(results_dir, out_dir, margin, confidence, allow_partial):
+def report(results_dir, out_dir, margin, gap_margin, confidence, allow_partial):
     """Write the balance report of a run: seats, strategies, score sources, instruments, game shape.
 
     RESULTS_DIR is a directory written by `ssb run`. The report goes to DIR (default
     RESULTS_DIR/report): report.html (self-contained, opens offline: charts embedded, sortable
     tables, the headline verdict table on top), summary.md, one CSV per table and one PNG per chart.
-    The headline is printed here too: per player count, whether every seat wins within the margin
-    of 1/N (balanced), some seat is outside it (imbalanced), or more games are needed
-    (inconclusive, with an estimate of how many). A missing, unfinished or older-format directory
+    The headline is printed here too: per player count and judge (lineup), whether every seat wins
+    within the margin of 1/N (balanced), some seat is outside it (imbalanced), or more games are
+    needed (inconclusive, with an estimate of how many), and whether the judges agree (robust) or
+    not (skill-sensitive). Each verdict's error is controlled per setting and judge, at 1 - LEVEL. A missing, unfinished or older-format directory
     is refused with an error; --allow-partial reports an unfinished run, marked PARTIAL.
 
     Example:
@@ -80,12 +89,18 @@ def report(results_dir, out_dir, margin, confidence, allow_partial):
     \b
         ssb report results/starter
         ssb report results/grid --out out/grid --margin 2 --confidence 0.9
+        ssb report results/starter --gap-margin 4
     """
     from reports.build import make_report
 
     try:
         rep, written = make_report(
-            results_dir, out_dir, margin=margin / 100.0, confidence=confidence, allow_partial=allow_partial
+            results_dir,
+            out_dir,
+            margin=margin / 100.0,
+            confidence=confidence,
+            allow_partial=allow_partial,
+            gap_margin=None if gap_margin is None else gap_margin / 100.0,
         )
     except DataError as exc:
         raise ReportError(str(exc)) from None

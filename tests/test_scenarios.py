@@ -56,8 +56,11 @@ def error_of(**changes):
 def test_shipped_scenarios_load_and_expand():
     assert {"starter", "expansion", "grid", "ci"} <= set(shipped_scenarios())
     starter = load_scenario("starter")
-    assert [c.players for c in starter.cells] == [2, 3, 4]
-    assert all(c.instruments == STARTER and set(c.lineup) == {"greedy"} for c in starter.cells)
+    # Two judge levels per player count: greedy mirrors at full size, lookahead mirrors capped.
+    assert [c.players for c in starter.cells] == [2, 2, 3, 3, 4, 4]
+    assert [set(c.lineup) for c in starter.cells] == [{"greedy"}, {"lookahead"}] * 3
+    assert all(c.instruments == STARTER for c in starter.cells)
+    assert [c.games for c in starter.cells] == [6000, 400] * 3
 
     expansion = load_scenario("expansion")
     assert len(expansion.cells) == 1 + 3 * 3
@@ -72,8 +75,9 @@ def test_shipped_scenarios_load_and_expand():
     assert len(sets) == 64 and len(grid.cells) == 64 * 3
 
     ci = load_scenario("ci")
-    assert len(ci.cells) == 1 and set(ci.cells[0].lineup) == {"greedy", "random"}
-    assert ci.cells[0].games % 4 == 0
+    # Mirror cells at every player count, so the gate sees the seats' win rates (R13 tie-break included).
+    assert [c.players for c in ci.cells] == [2, 3, 4]
+    assert all(len(set(c.lineup)) == 1 for c in ci.cells)
 
 
 def test_find_scenario_by_path_or_name(tmp_path):
