@@ -297,7 +297,10 @@ def rollout(st, geo, rs, sim, srng, log, p, spot, die, slice_idx, brag, seed, ho
     """One rollout: ``sim`` := ``st`` (a memcpy), seat ``p`` plays the action, then every seat plays
     its greedy for ``horizon`` turns (0: to the end of the game); returns ``outcome`` for ``p``. The
     generator starts from ``seed``, so equal seeds give equal futures to equal actions."""
-    sim[:] = st
+    # An element loop rather than ``sim[:] = st``: LLVM makes it the same memcpy, without the
+    # shape check whose error path would allocate.
+    for k in range(STATE_SIZE):
+        sim[k] = st[k]
     srng[0] = seed
     rng_next(srng)
     execute_turn(sim, geo, rs, srng, log, p, spot, die, slice_idx, brag)
