@@ -29,8 +29,12 @@ from reports.frames import (
     varies_instruments,
 )
 from reports.headline import headline_table
-from reports.instruments import OUTSIDE, UNCLEAR, WITHIN, compare_instruments
 from reports.io import ReportInputError, RunData, load_run
+
+# --- instruments out of line and rule relevance (reports/instrument_section.py, reports/rule_relevance.py)
+from reports.instrument_section import headline_lines as instrument_headline_lines
+from reports.instrument_section import instrument_section
+# ---
 from reports.scoring import scoring_sources
 from reports.seats import seat_advantage
 from reports.shape import game_shape
@@ -80,6 +84,8 @@ class Report:
     headline_text: str
     sections: list
     generated: str = ""
+    # Plain lines shown under the headline table: instruments out of line, rules that never bite.
+    headline_lines: list = field(default_factory=list)
 
     @property
     def title(self):
@@ -278,127 +284,6 @@ def _scoring_section(seats, confidence):
     return sec, sc
 
 
-def _instrument_section(seats, games, margin, confidence, seed):
-    ic = compare_instruments(seats, games, margin, confidence, seed)
-    c = int(100 * confidence)
-    stat_spec = [
-        ("department", P.text("department")),
-        ("instrument", P.text("instrument")),
-        ("players", P.integer("players")),
-        ("games", P.integer("games")),
-        (f"objective points per game [{c}% CI]", P.points("objective_points", "objective_lo", "objective_hi")),
-        (f"top scorer's share % [{c}% CI]", P.rate("top_share", "top_share_lo", "top_share_hi")),
-        (f"unbuilt % [{c}% CI]", P.rate("unbuilt_rate", "unbuilt_lo", "unbuilt_hi")),
-        ("penalty per unbuilt game", P.points("penalty_per_unbuilt_game")),
-        (f"rounds [{c}% CI]", P.points("rounds", "rounds_lo", "rounds_hi")),
-        (f"seat gap, pp [{c}% CI]", P.pp("seat_gap", "seat_gap_lo", "seat_gap_hi")),
-    ]
-    pen_spec = [
-        ("department", P.text("department")),
-        ("instrument", P.text("instrument")),
-        ("players", P.integer("players")),
-        ("by", P.text("by")),
-        ("who", P.text("who")),
-        ("seats in unbuilt games", P.integer("seats_in_unbuilt")),
-        ("paid", P.integer("paid")),
-        (f"pays % [{c}% CI]", P.rate("pay_rate", "pay_lo", "pay_hi")),
-        ("mean penalty when paying", P.points("mean_penalty", digits=2)),
-    ]
-    flag_spec = [
-        ("department", P.text("department")),
-        ("instrument", P.text("instrument")),
-        ("players", P.integer("players")),
-        ("flag", P.text("flag")),
-        ("games", P.integer("games")),
-        ("compared with", P.text("others")),
-        ("games compared", P.integer("others_games")),
-        ("seat", P.integer("seat")),
-        (f"seat win shift, pp [{c}% CI]", P.pp("shift", "shift_lo", "shift_hi")),
-        ("outside-margin p (Holm)", P.pvalue("outside_p_holm")),
-        ("within-margin p (TOST)", P.pvalue("within_p")),
-        (
-            "objective points vs others",
-            lambda r: "" if pd.isna(r["objective_vs_others"]) else f"{r['objective_vs_others']:+.1f}",
-        ),
-    ]
-    sec = Section(
-        "instruments",
-        "4. Instruments",
-        "Does any instrument play differently from the others of its department?",
-        notes=list(ic.notes),
-    )
-    sec.charts.append(charts.unbuilt_rates(ic.stats, confidence))
-    if ic.varied:
-        sec.charts.append(
-            charts.instrument_heatmap(
-                ic.stats,
-                "objective_points",
-                "objective points per game",
-                "How many objective points does each instrument hand out? Mean per game",
-                "instrument_objectives",
-            )
-        )
-        sec.charts.append(
-            charts.instrument_heatmap(
-                ic.stats,
-                "seat_gap",
-                "largest seat gap (pp)",
-                "Which instruments widen the seat gap? Largest win-rate gap between two seats (pp)",
-                "instrument_seat_gap",
-                fmt="{:.1f}",
-                scale=100.0,
-            )
-        )
-        sec.tables.append(
-            Table(
-                "instrument_flags",
-                f"Each instrument against the others of its department: the largest shift of a seat's win rate "
-                f"(outside = beyond ±{100 * margin:.1f} pp after Holm; within = every seat shown inside)",
-                ic.flags,
-                P.present(ic.flags, flag_spec),
-            )
-        )
-        sec.notes.append(
-            "An instrument is compared with the games that use another instrument of its department and the "
-            "same instruments in the two other departments, at the same player count."
-        )
-    sec.tables += [
-        Table("instrument_stats", "Per instrument and player count", ic.stats, P.present(ic.stats, stat_spec)),
-        Table(
-            "instrument_penalties",
-            "Who pays for an unbuilt instrument (R12), per seat and per strategy",
-            ic.penalties,
-            P.present(ic.penalties, pen_spec),
-        ),
-    ]
-    if not ic.flags.empty:
-        out = ic.flags[ic.flags["flag"] == OUTSIDE]
-        if len(out):
-            for row in out.itertuples(index=False):
-                sec.findings.append(
-                    f"**{row.instrument}** ({row.department}, {row.players} players) shifts seat {row.seat}'s win "
-                    f"rate by {100 * row.shift:+.1f} pp against {row.others}: outside the margin."
-                )
-        else:
-            counts = ic.flags["flag"].value_counts()
-            within, unclear = int(counts.get(WITHIN, 0)), int(counts.get(UNCLEAR, 0))
-            text = (
-                f"No instrument is shown to shift a seat's win rate beyond ±{100 * margin:.1f} pp against "
-                f"its department's others: {within} within the margin"
-            )
-            if unclear:
-                text += f", {unclear} unclear (more games needed)"
-            sec.findings.append(text + f", of {len(ic.flags)} instrument x player count rows.")
-    else:
-        sec.findings.append(ic.notes[0] if ic.notes else "No instrument comparison.")
-    worst = ic.stats.loc[ic.stats["unbuilt_rate"].idxmax()]
-    sec.findings.append(
-        f"Most often unbuilt: {worst['instrument']} ({worst['department']}, {worst['players']} players) in "
-        f"{pct(worst['unbuilt_rate'])}% of games."
-    )
-    return sec, ic
-
-
 def _shape_section(seats, games, confidence):
     table, per = game_shape(seats, games, confidence)
     c = int(100 * confidence)
@@ -441,11 +326,12 @@ def _shape_section(seats, games, confidence):
 # --------------------------------------------------------------------------- the report
 
 
-def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed=0):
+def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed=0, instrument_margins=None):
     """Every section, the headline and the run facts of a :class:`reports.io.RunData`.
 
     ``margin`` is a fraction (0.03 = 3 percentage points) and ``confidence`` a level (0.95).
-    Bootstrap draws use ``seed`` so a report is reproducible.
+    Bootstrap draws use ``seed`` so a report is reproducible. ``instrument_margins`` maps the
+    measures of :mod:`reports.instrument_verdicts` to margins (defaults there).
     """
     if not 0 <= margin < 1:
         raise ValueError(f"margin {margin} is outside [0, 1)")
@@ -461,14 +347,20 @@ def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed
             ),
         )
     strat_sec, comp = _strategy_section(seats, confidence, seed)
+    inst_sec, inst_verdicts = instrument_section(seats, games, confidence, seed, instrument_margins)
     sections = [
         seat_sec,
         strat_sec,
         _scoring_section(seats, confidence)[0],
-        _instrument_section(seats, games, margin, confidence, seed)[0],
+        inst_sec,
         _shape_section(seats, games, confidence)[0],
     ]
     frame, text = headline_table(adv, comp if not comp.empty else None, partial=run.partial)
+    # --- instruments out of line, under the seat headline
+    lines = instrument_headline_lines(inst_verdicts)
+    if lines:
+        text += "\n\n" + "\n".join(lines)
+    # ---
     scenario = run.scenario_name
     desc = str(run.manifest.get("scenario", {}).get("description", ""))
     nsettings = games[list(SETTING[:1]) + ["inst_black", "inst_orange", "inst_gray"]].drop_duplicates().shape[0]
@@ -488,6 +380,7 @@ def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed
         headline_text=text,
         sections=sections,
         generated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        headline_lines=lines,
     )
 
 
@@ -525,14 +418,20 @@ def write_report(report, out_dir):
 
 
 def make_report(
-    results_dir, out_dir=None, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, allow_partial=False, seed=0
+    results_dir,
+    out_dir=None,
+    margin=DEFAULT_MARGIN,
+    confidence=DEFAULT_CONFIDENCE,
+    allow_partial=False,
+    seed=0,
+    instrument_margins=None,
 ):
     """Read a run directory, build its report and write it (default ``<results_dir>/report``).
 
     Returns ``(report, written)``; raises :class:`reports.io.ReportInputError` for bad input.
     """
     run = load_run(results_dir, allow_partial=allow_partial)
-    report = build_report(run, margin=margin, confidence=confidence, seed=seed)
+    report = build_report(run, margin=margin, confidence=confidence, seed=seed, instrument_margins=instrument_margins)
     out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
     return report, write_report(report, out)
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from reports import stats
 from reports.frames import DEPTS, SOURCES
@@ -373,3 +375,97 @@ def margin_histogram(per_game):
     title = "How close are the finishes? Winner's margin over the runner-up"
     fig.suptitle(title)
     return Chart("winner_margin", title, to_png(fig))
+
+
+# --------------------------------------------------------------------------- instruments out of line
+
+VERDICT_COLOURS = {
+    "out of line": OKABE_ITO["vermillion"],
+    "unclear": "#8c8c8c",
+    "in line": OKABE_ITO["blue"],
+}
+
+
+def instrument_effects(effects, measures, confidence):
+    """Each instrument's effect against the others of its department, one panel per measure.
+
+    ``effects`` is the effect table of :mod:`reports.instrument_verdicts`; per instrument and player
+    count the seat (or strategy) moved most stands for its measure. Points are coloured by verdict;
+    the shaded band is the margin, the bars the simultaneous intervals.
+    """
+    e = effects.copy()
+    e["_abs"] = e["effect"].abs()
+    e = e.sort_values("_abs", ascending=False).drop_duplicates(["department", "instrument", "players", "measure"])
+    keys = [m for m in measures if m in set(e["measure"])]
+    several = e["players"].nunique() > 1
+    e["label"] = e["instrument"] + ((" · " + e["players"].astype(str) + "p") if several else "")
+    order = e[["department", "instrument", "players", "label"]].drop_duplicates()
+    order["_d"] = order["department"].map({d: i for i, d in enumerate(DEPTS)})
+    labels = order.sort_values(["_d", "instrument", "players"], ascending=False)["label"].tolist()
+    ypos = {lab: i for i, lab in enumerate(labels)}
+    ncols = min(len(keys), 3)
+    fig, axes = _figure(len(keys), width=3.9, height=0.75 + 0.28 * len(labels), ncols=ncols)
+    for ax, key in zip(axes, keys, strict=True):
+        label, unit, _, is_rate = measures[key]
+        p = e[e["measure"] == key]
+        scale = 100.0 if is_rate else 1.0
+        m = scale * float(p["margin"].iloc[0])
+        ax.axvspan(-m, m, color=OKABE_ITO["sky_blue"], alpha=0.25, lw=0)
+        ax.axvline(0, color=OKABE_ITO["black"], lw=0.8)
+        for verdict, colour in VERDICT_COLOURS.items():
+            q = p[p["verdict"] == verdict]
+            if q.empty:
+                continue
+            y = q["label"].map(ypos).to_numpy()
+            x = scale * q["effect"].to_numpy()
+            err = scale * _errbar(q["lo"].to_numpy(), q["hi"].to_numpy(), q["effect"].to_numpy())
+            ax.errorbar(x, y, xerr=err, fmt="o", color=colour, ecolor=colour, capsize=3, ms=5)
+            if key in ("seat_win", "strategy_win"):
+                for xi, yi, who in zip(x, y, q["who"], strict=True):
+                    tag = f"P{int(who) + 1}" if key == "seat_win" else str(who)
+                    ax.annotate(tag, (xi, yi), xytext=(0, 5), textcoords="offset points", fontsize=7,
+                                ha="center", color=colour)
+        ax.set_yticks(range(len(labels)), labels, fontsize=8)
+        ax.set_ylim(-0.7, len(labels) - 0.3)
+        ax.set_xlabel(f"{unit}, instrument minus its peers", fontsize=8)
+        ax.set_title(label, fontsize=9)
+        ax.tick_params(axis="x", labelsize=8)
+    handles = [
+        Line2D([], [], marker="o", ls="", color=c, label=v) for v, c in VERDICT_COLOURS.items()
+    ]
+    handles.append(Patch(color=OKABE_ITO["sky_blue"], alpha=0.25, label="margin"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
+    title = (
+        "Which instruments are out of line? Each against the others of its department, same deals "
+        f"({100 * confidence:.0f}% simultaneous intervals)"
+    )
+    fig.suptitle(title, fontsize=11)
+    return Chart("instrument_effects", title, to_png(fig))
+
+
+def instrument_points(inst_stats, confidence):
+    """Objective points each instrument hands out per game, horizontal bars per department."""
+    s = inst_stats.copy()
+    counts = sorted(s["players"].unique())
+    fig, axes = _figure(len(DEPTS), width=3.6, height=0.9 + 0.32 * max(s.groupby("department")["instrument"].nunique().max(), 1) * len(counts))
+    colour = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(counts)}
+    h = 0.8 / max(len(counts), 1)
+    for ax, dept in zip(axes, DEPTS, strict=True):
+        p = s[s["department"] == dept]
+        names = sorted(p["instrument"].unique(), reverse=True)
+        y = np.arange(len(names))
+        for k, n in enumerate(counts):
+            q = p[p["players"] == n].set_index("instrument").reindex(names)
+            ax.barh(y + k * h, q["objective_points"], height=h, color=colour[n], label=f"{n} players")
+            ax.errorbar(q["objective_points"], y + k * h,
+                        xerr=_errbar(q["objective_lo"], q["objective_hi"], q["objective_points"]),
+                        fmt="none", ecolor=OKABE_ITO["black"], capsize=2)
+        ax.set_yticks(y + h * (len(counts) - 1) / 2, names)
+        ax.set_xlabel("objective points per game (all seats)", fontsize=8)
+        ax.set_title(f"{dept} department", fontsize=10)
+    if len(counts) > 1:
+        handles, labs = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labs, loc="outside lower center", ncols=len(counts), fontsize=8, frameon=False)
+    title = f"How many objective points does each instrument hand out? Mean per game ({100 * confidence:.0f}% intervals)"
+    fig.suptitle(title, fontsize=11)
+    return Chart("instrument_objectives", title, to_png(fig))

@@ -45,6 +45,11 @@ td.v-imbalanced { background: #f6d3bf; font-weight: bold; }
 td.v-inconclusive { background: #f2f2f2; }
 td.v-outside { background: #f6d3bf; font-weight: bold; }
 details summary { cursor: pointer; color: #0072B2; margin: .3rem 0; }
+.findings { background: #fff8e6; border-left: 4px solid #E69F00; padding: .3rem .9rem; margin: .6rem 0; }
+.findings p { margin: .35rem 0; }
+td.v-out-of-line { background: #f6d3bf; font-weight: bold; }
+td.v-in-line { background: #d6ecf7; }
+td.v-unclear { background: #f2f2f2; }
 """
 
 # Sorts a table by the clicked column: numbers by their leading value, everything else as text.
@@ -78,7 +83,7 @@ SORT_JS = """
 """
 
 _NUMERIC = re.compile(r"^[+-]?[\d,]*\.?\d+(e[+-]?\d+)?( \[.*\])?( pp.*)?$|^<1e-6$", re.IGNORECASE)
-_VERDICTS = {stats.BALANCED, stats.IMBALANCED, stats.INCONCLUSIVE, "outside"}
+_VERDICTS = {stats.BALANCED, stats.IMBALANCED, stats.INCONCLUSIVE, "outside", "out of line", "in line", "unclear"}
 
 
 def _cell(value):
@@ -87,7 +92,7 @@ def _cell(value):
     if _NUMERIC.match(text):
         classes.append("num")
     if text in _VERDICTS:
-        classes.append(f"v-{text}")
+        classes.append(f"v-{text.replace(' ', '-')}")
     if len(text) > 40:
         classes.append("long")
     attr = f' class="{" ".join(classes)}"' if classes else ""
@@ -145,6 +150,11 @@ def render_html(report):
         )
     parts.append('<section id="headline-section"><h2>Headline: is the game balanced across seats?</h2>')
     parts.append(html_table(report.headline, "headline"))
+    if getattr(report, "headline_lines", None):
+        parts.append('<div class="findings" id="headline-findings">')
+        for line in report.headline_lines:
+            parts.append(f"<p>{e(line)}</p>")
+        parts.append("</div>")
     parts.append("</section>")
     parts.append("<nav><h3>Sections</h3><ol>")
     for sec in report.sections:
@@ -205,6 +215,8 @@ def render_markdown(report):
         markdown_table(report.headline),
         "",
     ]
+    if getattr(report, "headline_lines", None):
+        lines += [*report.headline_lines, ""]
     for sec in report.sections:
         lines += [f"## {sec.title}", "", f"*{sec.question}*", ""]
         lines += [f"- {f}" for f in sec.findings]

@@ -60,11 +60,19 @@ class ConfidenceLevel(click.ParamType):
     help="Confidence level of every interval (0.95 or 95); the tests run at 1 - LEVEL.",
 )
 @click.option(
+    "--instrument-margin",
+    "instrument_margin",
+    multiple=True,
+    metavar="KEY=X",
+    help="Margin of an instrument measure (repeatable): objective_points=5, winner_points=2 (points), "
+    "seat_win=5, unbuilt=10, strategy_win=5 (percentage points), rounds=1.",
+)
+@click.option(
     "--allow-partial",
     is_flag=True,
     help="Report an unfinished run from the chunks on disk; the report is marked PARTIAL.",
 )
-def report(results_dir, out_dir, margin, confidence, allow_partial):
+def report(results_dir, out_dir, margin, confidence, instrument_margin, allow_partial):
     """Write the balance report of a run: seats, strategies, score sources, instruments, game shape.
 
     RESULTS_DIR is a directory written by `ssb run`. The report goes to DIR (default
@@ -72,7 +80,8 @@ def report(results_dir, out_dir, margin, confidence, allow_partial):
     tables, the headline verdict table on top), summary.md, one CSV per table and one PNG per chart.
     The headline is printed here too: per player count, whether every seat wins within the margin
     of 1/N (balanced), some seat is outside it (imbalanced), or more games are needed
-    (inconclusive, with an estimate of how many). A missing, unfinished or older-format directory
+    (inconclusive, with an estimate of how many); for a run that varies instruments, the
+    instruments out of line with the others of their department, most out of line first. A missing, unfinished or older-format directory
     is refused with an error; --allow-partial reports an unfinished run, marked PARTIAL.
 
     Example:
@@ -80,12 +89,24 @@ def report(results_dir, out_dir, margin, confidence, allow_partial):
     \b
         ssb report results/starter
         ssb report results/grid --out out/grid --margin 2 --confidence 0.9
+        ssb report results/expansion --instrument-margin objective_points=3
     """
     from reports.build import make_report
+    from reports.instrument_verdicts import parse_margins
+
+    try:
+        instrument_margins = parse_margins(instrument_margin)
+    except ValueError as exc:
+        raise ReportError(f"--instrument-margin: {exc}") from None
 
     try:
         rep, written = make_report(
-            results_dir, out_dir, margin=margin / 100.0, confidence=confidence, allow_partial=allow_partial
+            results_dir,
+            out_dir,
+            margin=margin / 100.0,
+            confidence=confidence,
+            allow_partial=allow_partial,
+            instrument_margins=instrument_margins,
         )
     except DataError as exc:
         raise ReportError(str(exc)) from None
