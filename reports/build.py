@@ -34,6 +34,8 @@ from reports.io import ReportInputError, RunData, load_run
 # --- instruments out of line and rule relevance (reports/instrument_section.py, reports/rule_relevance.py)
 from reports.instrument_section import headline_lines as instrument_headline_lines
 from reports.instrument_section import instrument_section
+from reports.rule_relevance import headline_lines as rule_headline_lines
+from reports.rule_relevance import rule_section
 # ---
 from reports.scoring import scoring_sources
 from reports.seats import seat_advantage
@@ -355,9 +357,11 @@ def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed
         inst_sec,
         _shape_section(seats, games, confidence)[0],
     ]
+    rules_sec, rules = rule_section(seats, games, confidence)  # --- rule relevance
+    sections.append(rules_sec)
     frame, text = headline_table(adv, comp if not comp.empty else None, partial=run.partial)
-    # --- instruments out of line, under the seat headline
-    lines = instrument_headline_lines(inst_verdicts)
+    # --- instruments out of line and rules that never bite, under the seat headline
+    lines = instrument_headline_lines(inst_verdicts) + rule_headline_lines(rules)
     if lines:
         text += "\n\n" + "\n".join(lines)
     # ---

@@ -469,3 +469,30 @@ def instrument_points(inst_stats, confidence):
     title = f"How many objective points does each instrument hand out? Mean per game ({100 * confidence:.0f}% intervals)"
     fig.suptitle(title, fontsize=11)
     return Chart("instrument_objectives", title, to_png(fig))
+
+
+def rule_bite_rates(rules, threshold, confidence):
+    """How often each rule bites, one horizontal bar per rule and player count, with intervals."""
+    counts = sorted(rules["players"].unique())
+    labels = list(dict.fromkeys(rules["label"]))[::-1]
+    y = np.arange(len(labels))
+    h = 0.8 / max(len(counts), 1)
+    fig = Figure(figsize=(9, 1.4 + 0.34 * len(labels) * max(1, len(counts)) ** 0.5), layout="constrained")
+    ax = fig.subplots()
+    ax.axvspan(0, 100 * threshold, color=OKABE_ITO["vermillion"], alpha=0.12, lw=0)
+    ax.axvspan(100 * (1 - threshold), 100, color=OKABE_ITO["bluish_green"], alpha=0.12, lw=0)
+    for k, n in enumerate(counts):
+        p = rules[rules["players"] == n].set_index("label").reindex(labels)
+        yy = y + (k - (len(counts) - 1) / 2) * h
+        ax.barh(yy, 100 * p["rate"], height=h, color=PALETTE[k % len(PALETTE)], label=f"{n} players")
+        ax.errorbar(100 * p["rate"], yy, xerr=100 * _errbar(p["lo"], p["hi"], p["rate"]), fmt="none",
+                    ecolor=OKABE_ITO["black"], capsize=2, lw=0.8)
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel(f"% of the rule's chances where it bites (shaded: below {100 * threshold:.0f}% rarely, "
+                  f"above {100 - 100 * threshold:.0f}% nearly always)", fontsize=8)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=len(counts), fontsize=8,
+               frameon=False)
+    title = f"Which rules matter? How often each rule bites ({100 * confidence:.0f}% intervals)"
+    fig.suptitle(title, fontsize=11)
+    return Chart("rule_bite_rates", title, to_png(fig))

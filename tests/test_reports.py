@@ -411,7 +411,7 @@ def built():
 
 
 def test_report_has_every_section_with_tables_and_charts(built):
-    assert [s.key for s in built.sections] == ["seats", "strategies", "scoring", "instruments", "shape"]
+    assert [s.key for s in built.sections] == ["seats", "strategies", "scoring", "instruments", "shape", "rules"]
     for sec in built.sections:
         assert sec.tables, sec.key
         assert sec.charts, sec.key
