@@ -36,6 +36,7 @@ from reports.instrument_section import headline_lines as instrument_headline_lin
 from reports.instrument_section import instrument_section
 from reports.rule_relevance import headline_lines as rule_headline_lines
 from reports.rule_relevance import rule_section
+from reports.about import about_lines
 # ---
 from reports.scoring import scoring_sources
 from reports.seats import seat_advantage
@@ -88,6 +89,8 @@ class Report:
     generated: str = ""
     # Plain lines shown under the headline table: instruments out of line, rules that never bite.
     headline_lines: list = field(default_factory=list)
+    # What was played and the caveats, shown above the headline.
+    about: list = field(default_factory=list)
 
     @property
     def title(self):
@@ -111,8 +114,8 @@ def _seat_section(games, margin, confidence, seed):
         ("effective games", P.integer("effective_games")),
         ("verdict", P.text("verdict")),
         (f"largest gap, pp [{c}% CI]", P.pp("gap", "gap_lo", "gap_hi")),
-        ("best seat", P.integer("best_seat")),
-        ("worst seat", P.integer("worst_seat")),
+        ("best seat", P.seat("best_seat")),
+        ("worst seat", P.seat("worst_seat")),
         ("chi-square p vs 1/N", P.pvalue("chi2_p")),
         ("equivalence p (TOST)", P.pvalue("tost_p")),
         ("outside-margin p (Holm)", P.pvalue("outside_p_holm")),
@@ -123,7 +126,7 @@ def _seat_section(games, margin, confidence, seed):
     ]
     rate_spec = [
         *_setting_cols(),
-        ("seat", P.integer("seat")),
+        ("seat", P.seat("seat")),
         ("games", P.integer("games")),
         ("wins", P.integer("wins")),
         (f"win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
@@ -245,7 +248,7 @@ def _strategy_section(seats, confidence, seed):
 def _scoring_section(seats, confidence):
     sc = scoring_sources(seats, confidence)
     c = int(100 * confidence)
-    seat_spec = [*_setting_cols(), ("seat", P.integer("seat")), ("seats", P.integer("n"))]
+    seat_spec = [*_setting_cols(), ("seat", P.seat("seat")), ("seats", P.integer("n"))]
     seat_spec += [(src, P.points(src)) for src in SOURCES]
     seat_spec.append((f"score [{c}% CI]", P.points("score", "score_lo", "score_hi")))
     win_spec = [*_setting_cols(), ("winners", P.integer("winners")), ("winner score", P.points("winner_score"))]
@@ -385,6 +388,7 @@ def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed
         sections=sections,
         generated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         headline_lines=lines,
+        about=about_lines(games),
     )
 
 

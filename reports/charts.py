@@ -97,7 +97,7 @@ def seat_win_rates(rates, margin, confidence):
             100 * (share + margin),
             color=OKABE_ITO["sky_blue"],
             alpha=0.25,
-            label=f"fair share ± {100 * margin:.1f} pp",
+            label=f"fair share ± {100 * margin:.1f} percentage points (the margin)",
         )
         ax.axhline(100 * share, color=OKABE_ITO["black"], lw=1, ls="--")
         ax.bar(p["seat"], 100 * p["rate"], color=OKABE_ITO["blue"], width=0.6)
@@ -109,13 +109,15 @@ def seat_win_rates(rates, margin, confidence):
             ecolor=OKABE_ITO["black"],
             capsize=4,
         )
-        ax.set_xticks(p["seat"])
-        ax.set_xlabel("seat (0 plays first)")
+        ax.set_xticks(p["seat"], [str(int(x) + 1) for x in p["seat"]])
+        ax.set_xlabel("seat (1 plays first)")
         ax.set_ylabel("win rate (%)")
         sets = int(nsets.get(n, 1))
         pooled_note = f", {sets} instrument sets pooled" if sets > 1 else ""
         ax.set_title(f"{n} players ({int(p['games'].iloc[0]):,} games{pooled_note})", fontsize=10)
-        ax.legend(loc="lower right", fontsize=8)
+    # The legend sits below the panels, off the bars.
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", fontsize=8, frameon=False)
     title = f"Does the turn order decide who wins? Win rate per seat ({100 * confidence:.0f}% Wilson intervals)"
     fig.suptitle(title)
     return Chart("seat_win_rates", title, to_png(fig))
@@ -214,6 +216,28 @@ def ratings(table, confidence, limit=6):
     return Chart("strategy_ratings", title, to_png(fig))
 
 
+def source_labels(frame):
+    """Chart sources named by instrument: ``Violin objectives`` when one instrument holds the
+    department in ``frame`` (a table with an ``instruments`` column, black/orange/gray), else
+    ``black instrument objectives``."""
+    names = {}
+    if "instruments" in frame and len(frame):
+        sets = frame["instruments"].astype(str).str.split("/")
+        for k, d in enumerate(DEPTS):
+            found = {x[k] for x in sets if len(x) == 3}
+            names[d] = found.pop() if len(found) == 1 else f"{d} instrument"
+    out = []
+    for label, cols, colour, hatch in CHART_SOURCES:
+        kind, _, dept = label.partition(" ")
+        if dept in DEPTS:
+            who = names.get(dept, f"{dept} instrument")
+            label = f"{who} objectives" if kind == "objective" else f"{who} end award"
+        elif label == "penalties":
+            label = "unbuilt penalties"
+        out.append((label, cols, colour, hatch))
+    return out
+
+
 def source_bars(by_seat):
     """Stacked mean points per seat by source, one panel per player count (sets pooled by seat rows)."""
     weighted = by_seat.copy()
@@ -228,19 +252,20 @@ def source_bars(by_seat):
         p = pooled[pooled["players"] == n]
         x = p["seat"].to_numpy()
         pos = np.zeros(len(p))
-        for label, cols, colour, hatch in CHART_SOURCES:
+        for label, cols, colour, hatch in source_labels(by_seat):
             v = p[cols].sum(axis=1).to_numpy()
-            if label == "penalties":
+            if label == "unbuilt penalties":
                 ax.bar(x, v, color=colour, label=label, width=0.6)
                 continue
             ax.bar(x, v, bottom=pos, color=colour, hatch=hatch, edgecolor="white", label=label, width=0.6)
             pos += v
         ax.axhline(0, color=OKABE_ITO["black"], lw=0.8)
-        ax.set_xticks(x)
-        ax.set_xlabel("seat (0 plays first)")
+        ax.set_xticks(x, [str(int(v) + 1) for v in x])
+        ax.set_xlabel("seat (1 plays first)")
         ax.set_ylabel("mean points")
         ax.set_title(f"{n} players", fontsize=10)
-    axes[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0) if len(counts) == 1 else None)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="outside right upper", frameon=False)
     title = "Where do the points come from? Mean points per seat by score source"
     fig.suptitle(title)
     return Chart("score_sources", title, to_png(fig))
@@ -260,9 +285,9 @@ def winner_share_bars(winners):
     ax = fig.subplots()
     y = np.arange(len(pooled))
     left = np.zeros(len(pooled))
-    for label, cols, colour, hatch in CHART_SOURCES:
+    for label, cols, colour, hatch in source_labels(winners):
         v = 100 * pooled[[f"share_{c}" for c in cols]].sum(axis=1).to_numpy()
-        if label == "penalties":
+        if label == "unbuilt penalties":
             ax.barh(y, v, color=colour, label=label, height=0.6)
             continue
         ax.barh(y, v, left=left, color=colour, hatch=hatch, edgecolor="white", label=label, height=0.6)
@@ -345,10 +370,9 @@ def rounds_histogram(per_game):
     bins = np.arange(lo, hi + 2) - 0.5
     for k, n in enumerate(counts):
         r = per_game.loc[per_game["players"] == n, "rounds"]
-        ax.hist(
-            r, bins=bins, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)], label=f"{n} players", density=True
-        )
-    ax.set_xlabel("rounds")
+        w = np.full(len(r), 1.0 / max(len(r), 1))
+        ax.hist(r, bins=bins, weights=w, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)], label=f"{n} players")
+    ax.set_xlabel("rounds (whole rounds; every game shown)")
     ax.set_ylabel("share of games")
     ax.legend(fontsize=8)
     title = "How long do games last? Rounds per game"
@@ -357,21 +381,27 @@ def rounds_histogram(per_game):
 
 
 def margin_histogram(per_game):
-    """Distribution of the winner's margin over the runner-up, per player count."""
+    """Distribution of the winner's margin over the runner-up, per player count.
+
+    Margins are whole points, so the bins are whole points; the rare long tail beyond the 99th
+    percentile is left out (and said so) rather than folded into a false spike in the last bin.
+    """
     fig = Figure(figsize=(7, 3.6), layout="constrained")
     ax = fig.subplots()
     counts = sorted(per_game["players"].unique())
     m = per_game["winner_margin"].dropna()
-    top = float(np.quantile(m, 0.99)) if len(m) else 1.0
-    bins = np.linspace(0, max(top, 1.0), 31)
+    top = int(np.ceil(np.quantile(m, 0.99))) if len(m) else 1
+    bins = np.arange(0, max(top, 1) + 2) - 0.5
+    beyond = float((m > top).mean()) if len(m) else 0.0
     for k, n in enumerate(counts):
-        v = per_game.loc[per_game["players"] == n, "winner_margin"].dropna().clip(upper=bins[-1])
-        ax.hist(
-            v, bins=bins, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)], label=f"{n} players", density=True
-        )
-    ax.set_xlabel("winner's points minus runner-up's (top 1% folded into the last bin)")
-    ax.set_ylabel("density")
-    ax.legend(fontsize=8)
+        v = per_game.loc[per_game["players"] == n, "winner_margin"].dropna()
+        w = np.full(len(v), 1.0 / max(len(v), 1))
+        ax.hist(v, bins=bins, weights=w, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)],
+                label=f"{n} players")
+    note = f" ({100 * beyond:.1f}% of games beyond {top} points not shown)" if beyond > 0 else ""
+    ax.set_xlabel(f"winner's points minus runner-up's{note}")
+    ax.set_ylabel("share of games")
+    ax.legend(fontsize=8, loc="upper right", frameon=False)
     title = "How close are the finishes? Winner's margin over the runner-up"
     fig.suptitle(title)
     return Chart("winner_margin", title, to_png(fig))

@@ -12,7 +12,7 @@ import pandas as pd
 from reports import stats
 from reports.frames import pct
 
-COLUMNS = ["players", "instruments", "games", "seat win % (seat 0 first)", "largest seat gap", "verdict", "note"]
+COLUMNS = ["players", "instruments", "games", "win % by seat (seat 1 plays first)", "largest seat gap", "verdict", "note"]
 
 
 def _gap_text(row):

@@ -47,6 +47,10 @@ td.v-outside { background: #f6d3bf; font-weight: bold; }
 details summary { cursor: pointer; color: #0072B2; margin: .3rem 0; }
 .findings { background: #fff8e6; border-left: 4px solid #E69F00; padding: .3rem .9rem; margin: .6rem 0; }
 .findings p { margin: .35rem 0; }
+.about { background: #f3f6fa; border: 1px solid #d5dde8; padding: .2rem .9rem; margin: .6rem 0;
+         font-size: .92rem; }
+.about p { margin: .3rem 0; }
+.sec-findings li { margin: .2rem 0; }
 td.v-out-of-line { background: #f6d3bf; font-weight: bold; }
 td.v-in-line { background: #d6ecf7; }
 td.v-unclear { background: #f2f2f2; }
@@ -123,6 +127,11 @@ def _img(chart):
     )
 
 
+def _md(text):
+    """A finding line as HTML: escaped, with **bold** kept."""
+    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html.escape(text))
+
+
 def render_html(report):
     """The report as one self-contained HTML page."""
     e = html.escape
@@ -136,7 +145,7 @@ def render_html(report):
     ]
     meta = [
         f"{report.games:,} games in {report.settings} setting(s) (player count x instrument set)",
-        f"margin ±{100 * report.margin:.1f} pp of 1/N",
+        f"seat margin ±{100 * report.margin:.1f} percentage points of a fair share",
         f"{100 * report.confidence:.0f}% confidence",
         f"results: {e(report.source)}",
     ]
@@ -148,6 +157,11 @@ def render_html(report):
             f'<p class="partial" id="partial">PARTIAL: this run is unfinished ({e(report.partial_reason)}); '
             "the figures cover only the games on disk.</p>"
         )
+    if getattr(report, "about", None):
+        parts.append('<div class="about" id="about">')
+        for line in report.about:
+            parts.append(f"<p>{e(line)}</p>")
+        parts.append("</div>")
     parts.append('<section id="headline-section"><h2>Headline: is the game balanced across seats?</h2>')
     parts.append(html_table(report.headline, "headline"))
     if getattr(report, "headline_lines", None):
@@ -163,10 +177,16 @@ def render_html(report):
     for sec in report.sections:
         parts.append(f'<section id="{sec.key}"><h2>{e(sec.title)}</h2>')
         parts.append(f'<p class="question">{e(sec.question)}</p>')
-        for note in sec.notes:
-            parts.append(f'<p class="note">{e(note)}</p>')
+        if sec.findings:
+            parts.append('<ul class="sec-findings">' + "".join(f"<li>{_md(f)}</li>" for f in sec.findings) + "</ul>")
         for chart in sec.charts:
             parts.append(_img(chart))
+        if sec.notes:
+            # Method notes are folded away under the charts: the answer comes first.
+            parts.append("<details class=\"method\"><summary>How this is measured</summary>")
+            for note in sec.notes:
+                parts.append(f'<p class="note">{e(note)}</p>')
+            parts.append("</details>")
         for t in sec.tables:
             parts.append(f'<h3>{e(t.caption)} <span class="meta">({e(t.name)}.csv)</span></h3>')
             table = html_table(t.display, t.name)
@@ -204,12 +224,14 @@ def render_markdown(report):
     if report.description:
         lines += [report.description, ""]
     facts = (
-        f"{report.games:,} games in {report.settings} setting(s); margin ±{100 * report.margin:.1f} pp of 1/N; "
+        f"{report.games:,} games in {report.settings} setting(s); seat margin ±{100 * report.margin:.1f} percentage "
+        "points of a fair share; "
         f"{100 * report.confidence:.0f}% confidence; results from `{report.source}`."
     )
+    lines += [facts, ""]
+    if getattr(report, "about", None):
+        lines += [*(f"> {x}" for x in report.about), ""]
     lines += [
-        facts,
-        "",
         "## Headline",
         "",
         markdown_table(report.headline),

@@ -157,16 +157,16 @@ def verdict_note(row, rates, margin):
     worst = part.iloc[int(np.argmax(np.abs(part["deviation"].to_numpy())))]
     dev = f"{100 * worst.deviation:+.1f} pp"
     if row.verdict == stats.BALANCED:
-        return f"every seat within {100 * margin:.1f} pp of {pct(share)}% (largest deviation: seat {worst.seat}, {dev})"
+        return f"every seat within {100 * margin:.1f} pp of {pct(share)}% (largest deviation: seat {worst.seat + 1}, {dev})"
     if row.verdict == stats.IMBALANCED:
         flagged = part.sort_values("outside_p_holm").iloc[0]
         return (
-            f"seat {flagged.seat} wins {pct(flagged.win_rate)}% ({100 * flagged.deviation:+.1f} pp vs "
+            f"seat {flagged.seat + 1} wins {pct(flagged.win_rate)}% ({100 * flagged.deviation:+.1f} pp vs "
             f"{pct(share)}%), outside the {100 * margin:.1f} pp margin"
         )
     if np.isinf(row.more_games):
         return (
-            f"seat {worst.seat} at {dev} sits on the {100 * margin:.1f} pp margin: "
+            f"seat {worst.seat + 1} at {dev} sits on the {100 * margin:.1f} pp margin: "
             "no feasible number of games would decide it"
         )
-    return f"about {games_text(row.more_games)} more games would likely decide it (seat {worst.seat} at {dev})"
+    return f"about {games_text(row.more_games)} more games would likely decide it (seat {worst.seat + 1} at {dev})"

@@ -51,7 +51,7 @@ def test_known_seat_bias_with_many_games_is_imbalanced():
     row = cells.iloc[0]
     assert row["verdict"] == stats.IMBALANCED
     assert row["best_seat"] == 0
-    assert "seat 0" in row["note"]
+    assert "seat 1" in row["note"]  # seats in the designer's numbering, from 1
     assert row["outside_p_holm"] < 0.05
 
 
@@ -425,7 +425,7 @@ def test_headline_table_frame_and_text(built):
     frame, text = headline_table(adv)
     assert list(frame["players"]) == [2, 4]
     assert frame.loc[0, "instruments"] == "2 sets"
-    assert "seat win % (seat 0 first)" in frame.columns
+    assert "win % by seat (seat 1 plays first)" in frame.columns
     assert "Seat balance" in text and "verdict" in text
     for v in frame["verdict"]:
         assert re.search(r"balanced|imbalanced|inconclusive", v)
