@@ -433,6 +433,7 @@ def instrument_effects(effects, measures, confidence):
     order["_d"] = order["department"].map({d: i for i, d in enumerate(DEPTS)})
     labels = order.sort_values(["_d", "instrument", "players"], ascending=False)["label"].tolist()
     ypos = {lab: i for i, lab in enumerate(labels)}
+    dept_of = dict(zip(order["label"], order["department"], strict=True))
     ncols = min(len(keys), 3)
     fig, axes = _figure(len(keys), width=3.9, height=0.75 + 0.28 * len(labels), ncols=ncols)
     for ax, key in zip(axes, keys, strict=True):
@@ -452,13 +453,16 @@ def instrument_effects(effects, measures, confidence):
             ax.errorbar(x, y, xerr=err, fmt="o", color=colour, ecolor=colour, capsize=3, ms=5)
             if key in ("seat_win", "strategy_win"):
                 for xi, yi, who in zip(x, y, q["who"], strict=True):
-                    tag = f"P{int(who) + 1}" if key == "seat_win" else str(who)
+                    tag = f"seat {int(who) + 1}" if key == "seat_win" else str(who)
                     ax.annotate(tag, (xi, yi), xytext=(0, 5), textcoords="offset points", fontsize=7,
                                 ha="center", color=colour)
         ax.set_yticks(range(len(labels)), labels, fontsize=8)
         ax.set_ylim(-0.7, len(labels) - 0.3)
+        for lab_a, lab_b in zip(labels, labels[1:], strict=False):
+            if dept_of[lab_a] != dept_of[lab_b]:  # a thin line between departments
+                ax.axhline(ypos[lab_a] + 0.5, color="#999999", lw=0.6)
         ax.set_xlabel(f"{unit}, instrument minus its peers", fontsize=8)
-        ax.set_title(label, fontsize=9)
+        ax.set_title(label + (" (the seat moved most)" if key == "seat_win" else ""), fontsize=9)
         ax.tick_params(axis="x", labelsize=8)
     handles = [
         Line2D([], [], marker="o", ls="", color=c, label=v) for v, c in VERDICT_COLOURS.items()

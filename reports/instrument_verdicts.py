@@ -300,7 +300,7 @@ def _verdict_table(effects):
             pool = part[part["verdict"] == OUT]
         elif counts.get(UNCLEAR, 0):
             verdict = UNCLEAR
-            pool = part
+            pool = part[part["verdict"] == UNCLEAR]
         else:
             verdict = IN_LINE
             pool = part
@@ -362,8 +362,8 @@ def sentence(inst, dept, players, verdict, worst, part):
         return (f"{who} is out of line: it {effect_phrase(worst)}, beyond the "
                 f"{margin_text(worst['measure'], worst['margin'])} margin{tail}.")
     if verdict == UNCLEAR:
-        undecided = part[part["verdict"] == UNCLEAR]
-        names = sorted({MEASURES[m][0] for m in undecided["measure"]})
-        return (f"{who} is not shown out of line, nor yet in line on {', '.join(names)}: "
-                f"it {effect_phrase(worst)}; more deals would tell.")
+        undecided = int((part["verdict"] == UNCLEAR).sum())
+        return (f"{who} is not shown out of line, nor yet in line: it {effect_phrase(worst)}, "
+                f"against a {margin_text(worst['measure'], worst['margin'])} margin; {undecided} of {len(part)} "
+                "measures need more deals.")
     return f"{who} is in line with the others of its department on every measure."
