@@ -89,6 +89,7 @@ def seat_win_rates(rates, margin, confidence):
     counts = sorted(pooled["players"].unique())
     fig, axes = _figure(len(counts))
     nsets = rates.groupby("players")["instruments"].nunique()
+    marked = False
     for ax, n in zip(axes, counts, strict=True):
         p = pooled[pooled["players"] == n]
         share = 1.0 / n
@@ -100,7 +101,13 @@ def seat_win_rates(rates, margin, confidence):
             label=f"fair share ± {100 * margin:.1f} percentage points (the margin)",
         )
         ax.axhline(100 * share, color=OKABE_ITO["black"], lw=1, ls="--")
-        ax.bar(p["seat"], 100 * p["rate"], color=OKABE_ITO["blue"], width=0.6)
+        colours = [OKABE_ITO["blue"]] * len(p)
+        if int(nsets.get(n, 1)) == 1 and "outside_p_holm" in rates:
+            # One setting in the panel: mark the seats the seat section finds outside the margin.
+            flagged = rates[(rates["players"] == n) & (rates["outside_p_holm"] < 1 - confidence)]["seat"]
+            colours = [OKABE_ITO["vermillion"] if s in set(flagged) else OKABE_ITO["blue"] for s in p["seat"]]
+            marked = marked or OKABE_ITO["vermillion"] in colours
+        ax.bar(p["seat"], 100 * p["rate"], color=colours, width=0.6)
         ax.errorbar(
             p["seat"],
             100 * p["rate"],
@@ -116,8 +123,14 @@ def seat_win_rates(rates, margin, confidence):
         pooled_note = f", {sets} instrument sets pooled" if sets > 1 else ""
         ax.set_title(f"{n} players ({int(p['games'].iloc[0]):,} games{pooled_note})", fontsize=10)
     # The legend sits below the panels, off the bars.
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", fontsize=8, frameon=False)
+    seen = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(lab, h)
+    if marked:
+        seen["seat outside the margin (imbalanced)"] = Patch(color=OKABE_ITO["vermillion"])
+    fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=len(seen), fontsize=8,
+               frameon=False)
     title = f"Does the turn order decide who wins? Win rate per seat ({100 * confidence:.0f}% Wilson intervals)"
     fig.suptitle(title)
     return Chart("seat_win_rates", title, to_png(fig))
