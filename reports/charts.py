@@ -462,10 +462,18 @@ def instrument_effects(effects, measures, confidence):
     """
     e = effects.copy()
     e["_abs"] = e["effect"].abs()
-    e = e.sort_values("_abs", ascending=False).drop_duplicates(["department", "instrument", "players", "measure"])
+    if "lineup" not in e:
+        e["lineup"] = ""
+    e = e.sort_values("_abs", ascending=False).drop_duplicates(
+        ["department", "instrument", "players", "lineup", "measure"]
+    )
     keys = [m for m in measures if m in set(e["measure"])]
     several = e["players"].nunique() > 1
     e["label"] = e["instrument"] + ((" · " + e["players"].astype(str) + "p") if several else "")
+    if e["lineup"].nunique() > 1:  # one row per judge: lineups are never pooled
+        from reports.instrument_verdicts import judge_label
+
+        e["label"] += " · " + e["lineup"].map(judge_label)
     order = e[["department", "instrument", "players", "label"]].drop_duplicates()
     order["_d"] = order["department"].map({d: i for i, d in enumerate(DEPTS)})
     labels = order.sort_values(["_d", "instrument", "players"], ascending=False)["label"].tolist()
@@ -544,7 +552,10 @@ def instrument_points(inst_stats, confidence):
 
 def rule_bite_rates(rules, threshold, confidence):
     """How often each rule bites, one horizontal bar per rule and player count, with intervals."""
-    counts = sorted(rules["players"].unique())
+    judge = rules["judge"] if "judge" in rules else pd.Series("", index=rules.index)
+    series = list(dict.fromkeys(zip(rules["players"], judge, strict=True)))
+    series.sort(key=lambda x: x[0])
+    counts = series  # one bar series per player count (and judge, when there are several)
     labels = list(dict.fromkeys(rules["label"]))[::-1]
     y = np.arange(len(labels))
     h = 0.8 / max(len(counts), 1)
@@ -552,17 +563,18 @@ def rule_bite_rates(rules, threshold, confidence):
     ax = fig.subplots()
     ax.axvspan(0, 100 * threshold, color=OKABE_ITO["vermillion"], alpha=0.12, lw=0)
     ax.axvspan(100 * (1 - threshold), 100, color=OKABE_ITO["bluish_green"], alpha=0.12, lw=0)
-    for k, n in enumerate(counts):
-        p = rules[rules["players"] == n].set_index("label").reindex(labels)
+    for k, (n, jd) in enumerate(counts):
+        p = rules[(rules["players"] == n) & (judge == jd)].set_index("label").reindex(labels)
         yy = y + (k - (len(counts) - 1) / 2) * h
-        ax.barh(yy, 100 * p["rate"], height=h, color=PALETTE[k % len(PALETTE)], label=f"{n} players")
+        ax.barh(yy, 100 * p["rate"], height=h, color=PALETTE[k % len(PALETTE)],
+                label=f"{n} players" + (f", {jd}" if jd else ""))
         ax.errorbar(100 * p["rate"], yy, xerr=100 * _errbar(p["lo"], p["hi"], p["rate"]), fmt="none",
                     ecolor=OKABE_ITO["black"], capsize=2, lw=0.8)
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_xlim(0, 100)
     ax.set_xlabel(f"% of the rule's chances where it bites (shaded: below {100 * threshold:.0f}% rarely, "
                   f"above {100 - 100 * threshold:.0f}% nearly always)", fontsize=8)
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=len(counts), fontsize=8,
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=min(len(counts), 4), fontsize=8,
                frameon=False)
     title = f"Which rules matter? How often each rule bites ({100 * confidence:.0f}% intervals)"
     fig.suptitle(title, fontsize=11)

@@ -17,6 +17,7 @@ from reports.instrument_verdicts import (
     UNCLEAR,
     effect_phrase,
     instrument_verdicts,
+    judge_label,
     margin_text,
     seat_name,
 )
@@ -87,6 +88,7 @@ def instrument_section(seats, games, confidence, seed, margins=None):
             ("instrument", P.text("instrument")),
             ("department", P.text("department")),
             ("players", P.integer("players")),
+            ("judge (lineup)", lambda r: judge_label(r["lineup"])),
             ("verdict", P.text("verdict")),
             ("in one sentence", P.text("sentence")),
             ("deals", P.integer("deals")),
@@ -95,6 +97,7 @@ def instrument_section(seats, games, confidence, seed, margins=None):
             ("instrument", P.text("instrument")),
             ("department", P.text("department")),
             ("players", P.integer("players")),
+            ("judge (lineup)", lambda r: judge_label(r["lineup"])),
             ("measure", lambda r: MEASURES[r["measure"]][0]),
             ("seat or strategy", _who),
             ("instrument's value", _value_cell("value")),

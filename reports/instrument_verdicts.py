@@ -30,7 +30,10 @@ are simultaneous: each is taken at level 1 - alpha / K, K being the number of in
 section (Bonferroni), so with probability at least 1 - alpha every interval holds its true value
 at once, and the chance that *any* verdict of the section is wrong is at most alpha.
 
-Verdict of one instrument (per player count): out of line when some measure is; in line when every
+Every comparison is made per player count and lineup: a run with several judge levels (mirror
+lineups of different strategies) gets one verdict per judge, never a pooled one.
+
+Verdict of one instrument (per player count and lineup): out of line when some measure is; in line when every
 measure is; unclear otherwise. Ranking: out of line first, then unclear, then in line; within a
 group by the largest effect measured in margins (|effect| / m), so an instrument far out of line on
 any measure tops the list. This is the only instrument verdict of the report.
@@ -193,6 +196,25 @@ def _unpaired(part, inst, col):
     return pd.concat(mine).dropna().to_numpy(), pd.concat(peers).dropna().to_numpy()
 
 
+def _effect(part, inst, col):
+    """``(row, paired)`` of one instrument's effect on one measure column within one player count, or
+    ``(None, None)`` when it cannot be compared: paired by deal when its sets share deals, else Welch."""
+    d = _paired_differences(part, inst, col)
+    if d is not None and len(d) >= 2:
+        x = d["d"].to_numpy()
+        return {"paired": True, "deals": len(x), "effect": x.mean(), "se": x.std(ddof=1) / math.sqrt(len(x)),
+                "df": len(x) - 1, "value": d["v"].mean(), "base": d["b"].mean()}, True
+    u = _unpaired(part, inst, col)
+    if u is None or len(u[0]) < 2 or len(u[1]) < 2:
+        return None, None
+    a, b = u
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    se = math.sqrt(va + vb)
+    df = (va + vb) ** 2 / ((va**2 / (len(a) - 1)) + (vb**2 / (len(b) - 1))) if se > 0 else len(a) + len(b) - 2
+    return {"paired": False, "deals": len(a), "effect": a.mean() - b.mean(), "se": se, "df": df,
+            "value": a.mean(), "base": b.mean()}, False
+
+
 def _raw_effects(seats, games):
     """Effect rows before the intervals: the deal-level differences' sums for a t (or Welch) interval."""
     rows = []
@@ -200,45 +222,70 @@ def _raw_effects(seats, games):
     for dept in varied_departments(games):
         per = _per_game(seats, games, dept)
         cols = _measure_columns(per)
-        for players, part in per.groupby("players", sort=True):
+        # One comparison per player count and lineup (judge): lineups are never pooled, as in the seat
+        # section; a strategy's win share is a measure only in a mixed lineup that holds it.
+        for (players, lineup), part in per.groupby(["players", "lineup"], sort=True):
             insts = sorted(part["instrument"].unique())
             if len(insts) < 2:
                 continue
+            names = {x.strip() for x in str(lineup).split(",")}
             for inst in insts:
                 peers = sorted(set(part["instrument"]) - {inst})
                 for col in cols:
                     measure, _, who = col.partition(":")
                     if part[col].isna().all():
                         continue
-                    base = {"department": dept, "instrument": inst, "players": int(players), "measure": measure,
-                            "who": who, "peers": ", ".join(peers)}
-                    d = _paired_differences(part, inst, col)
-                    if d is not None and len(d) >= 2:
-                        paired_any = True
-                        x = d["d"].to_numpy()
-                        rows.append({**base, "paired": True, "deals": len(x), "effect": x.mean(),
-                                     "se": x.std(ddof=1) / math.sqrt(len(x)), "df": len(x) - 1,
-                                     "value": d["v"].mean(), "base": d["b"].mean()})
+                    if measure == "strategy_win" and (len(names) < 2 or who not in names):
                         continue
-                    u = _unpaired(part, inst, col)
-                    if u is None or len(u[0]) < 2 or len(u[1]) < 2:
+                    base = {"department": dept, "instrument": inst, "players": int(players), "lineup": str(lineup),
+                            "measure": measure, "who": who, "peers": ", ".join(peers)}
+                    row, paired = _effect(part, inst, col)
+                    if row is None:
                         continue
-                    unpaired_any = True
-                    a, b = u
-                    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
-                    se = math.sqrt(va + vb)
-                    df = (va + vb) ** 2 / ((va**2 / (len(a) - 1)) + (vb**2 / (len(b) - 1))) if se > 0 else len(a) + len(b) - 2
-                    rows.append({**base, "paired": False, "deals": len(a), "effect": a.mean() - b.mean(),
-                                 "se": se, "df": df, "value": a.mean(), "base": b.mean()})
+                    paired_any |= paired
+                    unpaired_any |= not paired
+                    rows.append({**base, **row})
     return pd.DataFrame(rows), paired_any, unpaired_any
 
 
+def instrument_effect(seats, games, department, instrument, measure="objective_points", players=None):
+    """One instrument's effect on one measure (no seat or strategy measure) against the others of its
+    department, per player count and lineup, exactly as the section computes it: one row each with
+    ``players, lineup, paired, deals, effect, se, df, value, base``; empty when it has no peers in these games.
+    ``ssb tune`` decides its instrument targets with it (``reports.tune_verdicts``)."""
+    if measure not in MEASURES or measure in ("seat_win", "strategy_win"):
+        raise ValueError(f"{measure!r} is not a single-column instrument measure")
+    cols = ["players", "lineup", "paired", "deals", "effect", "se", "df", "value", "base"]
+    per = _per_game(seats, games, department)
+    rows = []
+    for (n, lineup), part in per.groupby(["players", "lineup"], sort=True):
+        if players is not None and int(n) not in set(players):
+            continue
+        if instrument not in set(part["instrument"]) or part["instrument"].nunique() < 2:
+            continue
+        row, _ = _effect(part, instrument, measure)
+        if row is not None:
+            rows.append({"players": int(n), "lineup": str(lineup), **row})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def simultaneous_interval(effect, se, df, alpha, k):
+    """``(lo, hi)``: the interval of an effect at level 1 - alpha / k (Bonferroni over k intervals)."""
+    q = sps.t.ppf(1.0 - alpha / (2 * k), np.maximum(np.asarray(df, dtype=float), 1))
+    return effect - q * se, effect + q * se
+
+
+def interval_verdict(lo, hi, m):
+    """out of line / in line / unclear: an interval against the margin ``m`` (module doc)."""
+    return _interval_verdict(lo, hi, m)
+
+
 EFFECT_COLUMNS = [
-    "department", "instrument", "players", "measure", "who", "peers", "paired", "deals", "value", "base",
+    "department", "instrument", "players", "lineup", "measure", "who", "peers", "paired", "deals", "value", "base",
     "effect", "lo", "hi", "margin", "in_margins", "verdict",
 ]
 VERDICT_COLUMNS = [
-    "rank", "department", "instrument", "players", "verdict", "worst_measure", "worst_who", "worst_effect",
+    "rank", "department", "instrument", "players", "lineup", "verdict", "worst_measure", "worst_who", "worst_effect",
     "worst_lo", "worst_hi", "worst_margin", "in_margins", "measures_out", "measures_unclear", "peers", "deals",
     "sentence",
 ]
@@ -269,9 +316,8 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
                                   margins, alpha, 0, False, varied, notes)
     k = len(raw)
     level = 1.0 - alpha / k
-    q = sps.t.ppf(1.0 - alpha / (2 * k), raw["df"].clip(lower=1).to_numpy())
-    raw["lo"] = raw["effect"] - q * raw["se"]
-    raw["hi"] = raw["effect"] + q * raw["se"]
+    raw["lo"], raw["hi"] = simultaneous_interval(raw["effect"].to_numpy(), raw["se"].to_numpy(),
+                                                 raw["df"].to_numpy(), alpha, k)
     raw["margin"] = raw["measure"].map(margins)
     raw["in_margins"] = raw["effect"].abs() / raw["margin"]
     raw["verdict"] = [_interval_verdict(lo, hi, m) for lo, hi, m in zip(raw["lo"], raw["hi"], raw["margin"], strict=True)]
@@ -293,7 +339,10 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
 
 def _verdict_table(effects):
     rows = []
-    for (dept, inst, players), part in effects.groupby(["department", "instrument", "players"], sort=False):
+    judges = effects.groupby("players")["lineup"].nunique()
+    for (dept, inst, players, lineup), part in effects.groupby(
+        ["department", "instrument", "players", "lineup"], sort=False
+    ):
         counts = part["verdict"].value_counts()
         if counts.get(OUT, 0):
             verdict = OUT
@@ -306,12 +355,13 @@ def _verdict_table(effects):
             pool = part
         worst = pool.loc[pool["in_margins"].idxmax()]
         rows.append({
-            "department": dept, "instrument": inst, "players": int(players), "verdict": verdict,
+            "department": dept, "instrument": inst, "players": int(players), "lineup": lineup, "verdict": verdict,
             "worst_measure": worst["measure"], "worst_who": worst["who"], "worst_effect": worst["effect"],
             "worst_lo": worst["lo"], "worst_hi": worst["hi"], "worst_margin": worst["margin"],
             "in_margins": worst["in_margins"], "measures_out": int(counts.get(OUT, 0)),
             "measures_unclear": int(counts.get(UNCLEAR, 0)), "peers": worst["peers"], "deals": int(part["deals"].min()),
-            "sentence": sentence(inst, dept, int(players), verdict, worst, part),
+            "sentence": sentence(inst, dept, int(players), verdict, worst, part,
+                                 judge=lineup if judges.get(players, 1) > 1 else None),
         })
     out = pd.DataFrame(rows)
     out["_g"] = out["verdict"].map({v: i for i, v in enumerate(VERDICT_ORDER)})
@@ -353,9 +403,15 @@ def margin_text(measure, margin):
     return f"±{x:g} {unit}"
 
 
-def sentence(inst, dept, players, verdict, worst, part):
-    """One plain sentence per instrument verdict."""
-    who = f"{inst} ({dept}, {players} players)"
+def judge_label(lineup):
+    """``greedy x4`` for a mirror lineup, the lineup itself otherwise (the seat section's naming)."""
+    names = [x.strip() for x in str(lineup).split(",")]
+    return f"{names[0]} x{len(names)}" if len(set(names)) == 1 else ",".join(names)
+
+
+def sentence(inst, dept, players, verdict, worst, part, judge=None):
+    """One plain sentence per instrument verdict (naming the judge when a run has several)."""
+    who = f"{inst} ({dept}, {players} players" + (f", judged by {judge_label(judge)})" if judge else ")")
     if verdict == OUT:
         more = len(part[part["verdict"] == OUT]) - 1
         tail = f"; out of line on {more} more measure{'s' if more != 1 else ''}" if more > 0 else ""

@@ -65,7 +65,7 @@ RULES = (
 )
 LABELS = {k: lab for k, lab, *_ in RULES}
 
-COLUMNS = ["rule", "label", "ruling", "players", "bite", "counted_over", "events", "opportunities", "rate", "lo",
+COLUMNS = ["rule", "label", "ruling", "players", "judge", "bite", "counted_over", "events", "opportunities", "rate", "lo",
            "hi", "verdict"]
 
 
@@ -115,6 +115,18 @@ def ratio_rate(events, opportunities, cluster, confidence=0.95):
     return rate, float(lo), float(hi)
 
 
+def _judges(games):
+    """``(players, lineup) -> judge label`` where a player count has several lineups, else ``""``."""
+    out = {}
+    for players, gp in games.groupby("players", sort=True):
+        lineups = list(dict.fromkeys(gp["lineup"].astype(str)))
+        for lu in lineups:
+            names = [x.strip() for x in lu.split(",")]
+            label = f"{names[0]} x{len(names)}" if len(set(names)) == 1 else ",".join(names)
+            out[(int(players), lu)] = label if len(lineups) > 1 else ""
+    return out
+
+
 def _deal(df):
     return df["seed"].to_numpy()
 
@@ -129,14 +141,19 @@ def rule_relevance(seats, games, confidence=0.95, threshold=RARE):
     rows = []
     g_key = games.set_index(GAME_ID)
     s = seats.join(g_key[[f"built_{d}" for d in DEPTS]], on=GAME_ID)
-    for players, sp in s.groupby("players", sort=True):
-        gp = games[games["players"] == players]
+    s["lineup"] = s["lineup"].astype(str)
+    # Per player count and judge (lineup) when a player count has several: how often a rule bites
+    # depends on who plays, and lineups are never pooled (as in the seat section).
+    judges = _judges(games)
+    for (players, lineup), sp in s.groupby(["players", "lineup"], sort=True):
+        gp = games[(games["players"] == players) & (games["lineup"].astype(str) == lineup)]
+        judge = judges.get((int(players), lineup), "")
         players = int(players)
 
         def add(key, events, opps, cluster):
             rate, lo, hi = ratio_rate(events, opps, cluster, confidence)
             _, label, ruling, bite, unit = next(r for r in RULES if r[0] == key)
-            rows.append([key, label, ruling, players, bite, unit, float(np.sum(events)), float(np.sum(opps)),
+            rows.append([key, label, ruling, players, judge, bite, unit, float(np.sum(events)), float(np.sum(opps)),
                          rate, lo, hi, RARELY if hi < threshold else ALWAYS if lo > 1 - threshold else BITES])
 
         awards = sum(sp[f"built_{d}"].to_numpy() for d in DEPTS)
@@ -186,8 +203,10 @@ def rule_relevance(seats, games, confidence=0.95, threshold=RARE):
 def _penalty_by_owner(seats, games, confidence):
     """Unbuilt penalty points per game, by who carries them: each seat, and Pri (2 players)."""
     rows = []
-    for players, gp in games.groupby("players", sort=True):
-        sp = seats[seats["players"] == players]
+    judges = _judges(games)
+    for (players, lineup), gp in games.assign(lineup=games["lineup"].astype(str)).groupby(["players", "lineup"]):
+        judge = judges.get((int(players), lineup), "")
+        sp = seats[(seats["players"] == players) & (seats["lineup"].astype(str) == lineup)]
         paid = -sp[[f"penalty_{d}" for d in DEPTS]].sum(axis=1)
         by_seat = sp.assign(_paid=paid.to_numpy())
         total = float(paid.sum())
@@ -195,32 +214,35 @@ def _penalty_by_owner(seats, games, confidence):
         grand = total + pri
         for seat, part in by_seat.groupby("seat", sort=True):
             m, lo, hi = stats.mean_interval(part["_paid"].to_numpy(), confidence, part["seed"].to_numpy())
-            rows.append([int(players), f"seat {int(seat) + 1}", m, lo, hi, part["_paid"].sum() / grand if grand else math.nan])
+            rows.append([int(players), judge, f"seat {int(seat) + 1}", m, lo, hi,
+                         part["_paid"].sum() / grand if grand else math.nan])
         if int(players) == 2 and "pri_penalty_absorbed" in gp:
             x = gp["pri_penalty_absorbed"].to_numpy(dtype=float)
             m, lo, hi = stats.mean_interval(x, confidence, gp["seed"].to_numpy())
-            rows.append([int(players), "Pri (absorbed)", m, lo, hi, pri / grand if grand else math.nan])
-    return pd.DataFrame(rows, columns=["players", "who", "points_per_game", "lo", "hi", "share"])
+            rows.append([int(players), judge, "Pri (absorbed)", m, lo, hi, pri / grand if grand else math.nan])
+    return pd.DataFrame(rows, columns=["players", "judge", "who", "points_per_game", "lo", "hi", "share"])
 
 
 def _tiebreak_by_seat(games, confidence):
     """Games decided by the tie-break, by the seat that won them (R13: the latest tied seat)."""
     rows = []
-    for players, gp in games.groupby("players", sort=True):
+    judges = _judges(games)
+    for (players, lineup), gp in games.assign(lineup=games["lineup"].astype(str)).groupby(["players", "lineup"]):
+        judge = judges.get((int(players), lineup), "")
         tb = gp[gp["tiebreak"] == 1]
         for seat in range(int(players)):
             won = (gp["winner"] == seat) & (gp["tiebreak"] == 1)
             rate, lo, hi, _ = stats.wilson_clustered(won.to_numpy().astype(float), gp["seed"].to_numpy(), confidence)
-            rows.append([int(players), seat, int(won.sum()), len(tb), int(won.sum()) / len(tb) if len(tb) else math.nan,
+            rows.append([int(players), judge, seat, int(won.sum()), len(tb), int(won.sum()) / len(tb) if len(tb) else math.nan,
                          rate, lo, hi])
-    return pd.DataFrame(rows, columns=["players", "seat", "tiebreak_wins", "tiebreak_games", "share_of_tiebreaks",
+    return pd.DataFrame(rows, columns=["players", "judge", "seat", "tiebreak_wins", "tiebreak_games", "share_of_tiebreaks",
                                        "rate_per_game", "lo", "hi"])
 
 
 def _listing(rows):
     parts = []
     for key, part in rows.groupby("rule", sort=False):
-        where = ", ".join(f"{r.players} players {100 * r.rate:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}]"
+        where = ", ".join(f"{r.players} players{' ' + r.judge if r.judge else ''} {100 * r.rate:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}]"
                           for r in part.itertuples(index=False))
         parts.append(f"{LABELS[key]} ({part['ruling'].iloc[0]}; of {part['counted_over'].iloc[0]}: {where})")
     return "; ".join(parts)
@@ -268,6 +290,7 @@ def rule_section(seats, games, confidence, number=6):
         ("rule", P.text("label")),
         ("ruling", P.text("ruling")),
         ("players", P.integer("players")),
+        ("judge (lineup)", P.text("judge")),
         ("bites when", P.text("bite")),
         ("counted over", P.text("counted_over")),
         ("bites", P.integer("events")),
@@ -277,12 +300,14 @@ def rule_section(seats, games, confidence, number=6):
     ]
     pen_spec = [
         ("players", P.integer("players")),
+        ("judge (lineup)", P.text("judge")),
         ("who", P.text("who")),
         (f"penalty points per game [{c}% CI]", P.points("points_per_game", "lo", "hi", 2)),
         ("share of all penalty points %", P.rate("share")),
     ]
     tb_spec = [
         ("players", P.integer("players")),
+        ("judge (lineup)", P.text("judge")),
         ("winning seat", lambda r: f"seat {int(r['seat']) + 1}"),
         ("games won on the tie-break", P.integer("tiebreak_wins")),
         ("of tie-break games", P.integer("tiebreak_games")),
