@@ -82,8 +82,12 @@ def _headline(adv, margin, confidence, partial):
         r = adv.rates[(adv.rates["players"] == row.players) & (adv.rates["instruments"] == row.instruments)]
         seats = " / ".join(pct(x) for x in r["win_rate"])
         gap = f"{100 * row.gap:.1f} pp [{100 * row.gap_lo:.1f}, {100 * row.gap_hi:.1f}]"
-        rows.append([row.players, row.instruments, f"{row.games:,}", seats, gap, row.verdict, row.note])
-    cols = ["players", "board/variant/lineup", "games", "seat win % (seat 0 first)", "largest seat gap", "verdict", "note"]
+        level = getattr(row, "level", row.instruments)
+        rows.append([row.players, row.instruments, level, f"{row.games:,}", seats, gap, row.verdict, row.note])
+    cols = [
+        "players", "board/variant/lineup", "judge (lineup)", "games", "seat win % (seat 0 first)",
+        "largest seat gap", "verdict", "note",
+    ]
     frame = pd.DataFrame(rows, columns=cols)
     return frame, render_text(frame, margin, confidence, partial)
 

@@ -226,13 +226,15 @@ def test_draw_honours_the_suffix(tmp_path):
 
 # =========================================================================== scenarios and --set
 
-CI = (Path(__file__).resolve().parent.parent / "scenarios" / "ci.toml").read_text()
+# A fixed scenario of this module, so that the shipped ones may change without moving these cases.
+MIXED4 = Path(__file__).resolve().parent / "fixtures" / "mixed4.toml"
+CI = MIXED4.read_text()
 
 SCENARIO_CASES = [
-    ("name-escapes", 'name = "ci"', 'name = "../../escape"', ["name", "results folder"]),
-    ("name-nested", 'name = "ci"', 'name = "a/b/c"', ["name", "results folder"]),
-    ("name-dotdot", 'name = "ci"', 'name = ".."', ["name"]),
-    ("name-empty", 'name = "ci"', 'name = ""', ["name", "empty"]),
+    ("name-escapes", 'name = "mixed4"', 'name = "../../escape"', ["name", "results folder"]),
+    ("name-nested", 'name = "mixed4"', 'name = "a/b/c"', ["name", "results folder"]),
+    ("name-dotdot", 'name = "mixed4"', 'name = ".."', ["name"]),
+    ("name-empty", 'name = "mixed4"', 'name = ""', ["name", "empty"]),
     ("seed-negative", "seed = 7", "seed = -1", ["seed", "minimum 0"]),
     ("games-zero", "games = 8000", "games = 0", ["games", "minimum 1"]),
     ("players-five", "players = [4]", "players = [5]", ["players[0]", "5 players"]),
@@ -297,7 +299,7 @@ def good_run(tmp_path_factory):
     from scenarios.runner import run_scenario
 
     out = tmp_path_factory.mktemp("good") / "run"
-    run_scenario("ci", out, jobs=1, games=8, chunk_size=4, progress=False)
+    run_scenario(MIXED4, out, jobs=1, games=8, chunk_size=4, progress=False)
     return out
 
 
@@ -412,7 +414,7 @@ def test_resume_replays_a_damaged_chunk(good_run, tmp_path):
     _truncate(d / "games" / "chunk-00001.parquet")
     (d / "seats" / "chunk-00000.parquet").write_bytes(b"")
     notices = []
-    summary = run_scenario("ci", d, jobs=1, games=8, resume=True, progress=False, announce=notices.append)
+    summary = run_scenario(MIXED4, d, jobs=1, games=8, resume=True, progress=False, announce=notices.append)
     assert summary.games_played == 8 and summary.chunks_skipped == 0
     assert any("chunk-00001.parquet" in n and "chunk 1 again" in n for n in notices), notices
     assert any("chunk-00000.parquet" in n and "chunk 0 again" in n for n in notices), notices
@@ -427,7 +429,7 @@ def test_force_removes_the_old_report(good_run, tmp_path):
     d = _copy(good_run, tmp_path / "run")
     (d / "report").mkdir()
     (d / "report" / "report.html").write_text("old")
-    run_scenario("ci", d, jobs=1, games=4, chunk_size=4, force=True, progress=False)
+    run_scenario(MIXED4, d, jobs=1, games=4, chunk_size=4, force=True, progress=False)
     assert not (d / "report").exists()
 
 
@@ -648,7 +650,7 @@ def test_set_instrument_dirs_are_relative_to_the_working_directory(tmp_path, mon
     result = invoke("run", "ci", "--instrument-dir", "mine")
     assert_clean_error(result, "--instrument-dir", "instrument_dirs")
     result = invoke(
-        "run", "ci", "--games", 4, "--jobs", 1, "-q", "--out", tmp_path / "out",
+        "run", MIXED4, "--games", 4, "--jobs", 1, "-q", "--out", tmp_path / "out",
         "--set", 'instrument_dirs=["mine"]', "--set", 'instruments.sets=[["Violin", "Piano", "Tuba"]]',
     )
     assert result.exit_code == 0, result.output
