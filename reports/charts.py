@@ -97,6 +97,13 @@ def seat_win_rates(rates, margin, confidence):
     # Vermillion is kept for the seats found outside the margin.
     palette = [OKABE_ITO[k] for k in ("blue", "orange", "bluish_green", "reddish_purple", "sky_blue", "yellow")]
     marked = False
+
+    def judge_name(lv):
+        # "greedy x4" -> "greedy in every seat": one legend entry and colour per judge over the panels.
+        head, sep, tail = str(lv).rpartition(" x")
+        return f"{head} in every seat" if sep and tail.isdigit() else str(lv)
+
+    colour_of = {}
     for ax, n in zip(axes, counts, strict=True):
         p = pooled[pooled["players"] == n]
         share = 1.0 / n
@@ -123,7 +130,9 @@ def seat_win_rates(rates, margin, confidence):
                 edges = [OKABE_ITO["vermillion"] if s in flagged else "none" for s in q["seat"]]
                 hatches = ["//" if s in flagged else None for s in q["seat"]]
                 marked = marked or bool(flagged)
-            bars = ax.bar(x, 100 * q["seat_rate"], color=palette[k % len(palette)], width=width * 0.9, label=lv)
+            name = judge_name(lv)
+            colour = colour_of.setdefault(name, palette[len(colour_of) % len(palette)])
+            bars = ax.bar(x, 100 * q["seat_rate"], color=colour, width=width * 0.9, label=name)
             if edges is not None:
                 for bar, e, h in zip(bars, edges, hatches, strict=True):
                     if h:
