@@ -29,8 +29,15 @@ from reports.frames import (
     varies_instruments,
 )
 from reports.headline import headline_table
-from reports.instruments import OUTSIDE, UNCLEAR, WITHIN, compare_instruments
 from reports.io import ReportInputError, RunData, load_run
+
+# --- instruments out of line and rule relevance (reports/instrument_section.py, reports/rule_relevance.py)
+from reports.instrument_section import headline_lines as instrument_headline_lines
+from reports.instrument_section import instrument_section
+from reports.rule_relevance import headline_lines as rule_headline_lines
+from reports.rule_relevance import rule_section
+from reports.about import about_lines
+# ---
 from reports.scoring import scoring_sources
 from reports.seats import NOT_JUDGED, is_mirror, level_label, margin_sentence, seat_advantage
 from reports.shape import game_shape
@@ -80,6 +87,10 @@ class Report:
     headline_text: str
     sections: list
     generated: str = ""
+    # Plain lines shown under the headline table: instruments out of line, rules that never bite.
+    headline_lines: list = field(default_factory=list)
+    # What was played and the caveats, shown above the headline.
+    about: list = field(default_factory=list)
 
     @property
     def title(self):
@@ -106,8 +117,8 @@ def _seat_section(games, margin, confidence, seed, gap_margin=None):
         ("effective games", P.integer("effective_games")),
         ("verdict", P.text("verdict")),
         (f"largest gap, pp [{c}% simultaneous CI]", P.pp("gap", "gap_lo", "gap_hi")),
-        ("best seat", P.integer("best_seat")),
-        ("worst seat", P.integer("worst_seat")),
+        ("best seat", P.seat("best_seat")),
+        ("worst seat", P.seat("worst_seat")),
         ("chi-square p vs 1/N", P.pvalue("chi2_p")),
         ("equivalence p (TOST)", P.pvalue("tost_p")),
         ("outside-margin p (Holm in the cell)", P.pvalue("outside_p_holm")),
@@ -122,7 +133,7 @@ def _seat_section(games, margin, confidence, seed, gap_margin=None):
         *_setting_cols(),
         ("judge (lineup)", P.text("level")),
         ("design", P.text("design")),
-        ("seat", P.integer("seat")),
+        ("seat", P.seat("seat")),
         ("games", P.integer("games")),
         ("wins", P.integer("wins")),
         (f"raw win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
@@ -285,7 +296,7 @@ def _strategy_section(seats, confidence, seed):
 def _scoring_section(seats, confidence):
     sc = scoring_sources(seats, confidence)
     c = int(100 * confidence)
-    seat_spec = [*_setting_cols(), ("seat", P.integer("seat")), ("seats", P.integer("n"))]
+    seat_spec = [*_setting_cols(), ("seat", P.seat("seat")), ("seats", P.integer("n"))]
     seat_spec += [(src, P.points(src)) for src in SOURCES]
     seat_spec.append((f"score [{c}% CI]", P.points("score", "score_lo", "score_hi")))
     win_spec = [*_setting_cols(), ("winners", P.integer("winners")), ("winner score", P.points("winner_score"))]
@@ -324,127 +335,6 @@ def _scoring_section(seats, confidence):
             + "."
         )
     return sec, sc
-
-
-def _instrument_section(seats, games, margin, confidence, seed):
-    ic = compare_instruments(seats, games, margin, confidence, seed)
-    c = int(100 * confidence)
-    stat_spec = [
-        ("department", P.text("department")),
-        ("instrument", P.text("instrument")),
-        ("players", P.integer("players")),
-        ("games", P.integer("games")),
-        (f"objective points per game [{c}% CI]", P.points("objective_points", "objective_lo", "objective_hi")),
-        (f"top scorer's share % [{c}% CI]", P.rate("top_share", "top_share_lo", "top_share_hi")),
-        (f"unbuilt % [{c}% CI]", P.rate("unbuilt_rate", "unbuilt_lo", "unbuilt_hi")),
-        ("penalty per unbuilt game", P.points("penalty_per_unbuilt_game")),
-        (f"rounds [{c}% CI]", P.points("rounds", "rounds_lo", "rounds_hi")),
-        (f"seat gap, pp [{c}% CI]", P.pp("seat_gap", "seat_gap_lo", "seat_gap_hi")),
-    ]
-    pen_spec = [
-        ("department", P.text("department")),
-        ("instrument", P.text("instrument")),
-        ("players", P.integer("players")),
-        ("by", P.text("by")),
-        ("who", P.text("who")),
-        ("seats in unbuilt games", P.integer("seats_in_unbuilt")),
-        ("paid", P.integer("paid")),
-        (f"pays % [{c}% CI]", P.rate("pay_rate", "pay_lo", "pay_hi")),
-        ("mean penalty when paying", P.points("mean_penalty", digits=2)),
-    ]
-    flag_spec = [
-        ("department", P.text("department")),
-        ("instrument", P.text("instrument")),
-        ("players", P.integer("players")),
-        ("flag", P.text("flag")),
-        ("games", P.integer("games")),
-        ("compared with", P.text("others")),
-        ("games compared", P.integer("others_games")),
-        ("seat", P.integer("seat")),
-        (f"seat win shift, pp [{c}% CI]", P.pp("shift", "shift_lo", "shift_hi")),
-        ("outside-margin p (Holm)", P.pvalue("outside_p_holm")),
-        ("within-margin p (TOST)", P.pvalue("within_p")),
-        (
-            "objective points vs others",
-            lambda r: "" if pd.isna(r["objective_vs_others"]) else f"{r['objective_vs_others']:+.1f}",
-        ),
-    ]
-    sec = Section(
-        "instruments",
-        "4. Instruments",
-        "Does any instrument play differently from the others of its department?",
-        notes=list(ic.notes),
-    )
-    sec.charts.append(charts.unbuilt_rates(ic.stats, confidence))
-    if ic.varied:
-        sec.charts.append(
-            charts.instrument_heatmap(
-                ic.stats,
-                "objective_points",
-                "objective points per game",
-                "How many objective points does each instrument hand out? Mean per game",
-                "instrument_objectives",
-            )
-        )
-        sec.charts.append(
-            charts.instrument_heatmap(
-                ic.stats,
-                "seat_gap",
-                "largest seat gap (pp)",
-                "Which instruments widen the seat gap? Largest win-rate gap between two seats (pp)",
-                "instrument_seat_gap",
-                fmt="{:.1f}",
-                scale=100.0,
-            )
-        )
-        sec.tables.append(
-            Table(
-                "instrument_flags",
-                f"Each instrument against the others of its department: the largest shift of a seat's win rate "
-                f"(outside = beyond ±{100 * margin:.1f} pp after Holm; within = every seat shown inside)",
-                ic.flags,
-                P.present(ic.flags, flag_spec),
-            )
-        )
-        sec.notes.append(
-            "An instrument is compared with the games that use another instrument of its department and the "
-            "same instruments in the two other departments, at the same player count."
-        )
-    sec.tables += [
-        Table("instrument_stats", "Per instrument and player count", ic.stats, P.present(ic.stats, stat_spec)),
-        Table(
-            "instrument_penalties",
-            "Who pays for an unbuilt instrument (R12), per seat and per strategy",
-            ic.penalties,
-            P.present(ic.penalties, pen_spec),
-        ),
-    ]
-    if not ic.flags.empty:
-        out = ic.flags[ic.flags["flag"] == OUTSIDE]
-        if len(out):
-            for row in out.itertuples(index=False):
-                sec.findings.append(
-                    f"**{row.instrument}** ({row.department}, {row.players} players) shifts seat {row.seat}'s win "
-                    f"rate by {100 * row.shift:+.1f} pp against {row.others}: outside the margin."
-                )
-        else:
-            counts = ic.flags["flag"].value_counts()
-            within, unclear = int(counts.get(WITHIN, 0)), int(counts.get(UNCLEAR, 0))
-            text = (
-                f"No instrument is shown to shift a seat's win rate beyond ±{100 * margin:.1f} pp against "
-                f"its department's others: {within} within the margin"
-            )
-            if unclear:
-                text += f", {unclear} unclear (more games needed)"
-            sec.findings.append(text + f", of {len(ic.flags)} instrument x player count rows.")
-    else:
-        sec.findings.append(ic.notes[0] if ic.notes else "No instrument comparison.")
-    worst = ic.stats.loc[ic.stats["unbuilt_rate"].idxmax()]
-    sec.findings.append(
-        f"Most often unbuilt: {worst['instrument']} ({worst['department']}, {worst['players']} players) in "
-        f"{pct(worst['unbuilt_rate'])}% of games."
-    )
-    return sec, ic
 
 
 def _shape_section(seats, games, confidence):
@@ -526,11 +416,14 @@ def _level_findings(seats, games):
 # --------------------------------------------------------------------------- the report
 
 
-def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed=0, gap_margin=None):
+def build_report(
+    run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed=0, gap_margin=None, instrument_margins=None
+):
     """Every section, the headline and the run facts of a :class:`reports.io.RunData`.
 
     ``margin`` is a fraction (0.03 = 3 percentage points) and ``confidence`` a level (0.95).
-    Bootstrap draws use ``seed`` so a report is reproducible.
+    Bootstrap draws use ``seed`` so a report is reproducible. ``instrument_margins`` maps the
+    measures of :mod:`reports.instrument_verdicts` to margins (defaults there).
     """
     if not 0 <= margin < 1:
         raise ValueError(f"margin {margin} is outside [0, 1)")
@@ -549,14 +442,21 @@ def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed
         )
     strat_sec, comp = _strategy_section(seats, confidence, seed)
     scoring_sec = _scoring_section(seats, confidence)[0]
-    inst_sec = _instrument_section(seats, games, margin, confidence, seed)[0]
+    inst_sec, inst_verdicts = instrument_section(seats, games, confidence, seed, instrument_margins)
     by_level_scoring, by_level_unbuilt = _level_findings(seats, games)
     scoring_sec.findings += by_level_scoring
     inst_sec.findings += by_level_unbuilt
     sections = [seat_sec, strat_sec, scoring_sec, inst_sec, _shape_section(seats, games, confidence)[0]]
+    rules_sec, rules = rule_section(seats, games, confidence)  # --- rule relevance
+    sections.append(rules_sec)
     # A leading strategy only means something where strategies met in one lineup.
     mixed = any(not is_mirror(lu) for lu in games["lineup"].astype(str).unique())
     frame, text = headline_table(adv, comp if (mixed and not comp.empty) else None, partial=run.partial)
+    # --- instruments out of line and rules that never bite, under the seat headline
+    lines = instrument_headline_lines(inst_verdicts) + rule_headline_lines(rules)
+    if lines:
+        text += "\n\n" + "\n".join(lines)
+    # ---
     scenario = run.scenario_name
     desc = str(run.manifest.get("scenario", {}).get("description", ""))
     nsettings = games[list(SETTING[:1]) + ["inst_black", "inst_orange", "inst_gray"]].drop_duplicates().shape[0]
@@ -576,6 +476,8 @@ def build_report(run, margin=DEFAULT_MARGIN, confidence=DEFAULT_CONFIDENCE, seed
         headline_text=text,
         sections=sections,
         generated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        headline_lines=lines,
+        about=about_lines(games),
     )
 
 
@@ -620,6 +522,7 @@ def make_report(
     allow_partial=False,
     seed=0,
     gap_margin=None,
+    instrument_margins=None,
 ):
     """Read a run directory, build its report and write it (default ``<results_dir>/report``).
 
@@ -632,7 +535,14 @@ def make_report(
     if is_game_run(results_dir):
         return make_game_report(results_dir, out_dir, margin, confidence, allow_partial, seed)
     run = load_run(results_dir, allow_partial=allow_partial)
-    report = build_report(run, margin=margin, confidence=confidence, seed=seed, gap_margin=gap_margin)
+    report = build_report(
+        run,
+        margin=margin,
+        confidence=confidence,
+        seed=seed,
+        gap_margin=gap_margin,
+        instrument_margins=instrument_margins,
+    )
     out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
     return report, write_report(report, out)
 

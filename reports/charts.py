@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from reports import stats
 from reports.frames import DEPTS, SOURCES
@@ -92,8 +94,16 @@ def seat_win_rates(rates, margin, confidence):
     counts = sorted(pooled["players"].unique())
     fig, axes = _figure(len(counts))
     nsets = rates.groupby("players")["instruments"].nunique()
-    palette = [OKABE_ITO[k] for k in ("blue", "orange", "green", "vermillion", "purple", "yellow") if k in OKABE_ITO]
-    palette = palette or [OKABE_ITO["blue"]]
+    # Vermillion is kept for the seats found outside the margin.
+    palette = [OKABE_ITO[k] for k in ("blue", "orange", "bluish_green", "reddish_purple", "sky_blue", "yellow")]
+    marked = False
+
+    def judge_name(lv):
+        # "greedy x4" -> "greedy in every seat": one legend entry and colour per judge over the panels.
+        head, sep, tail = str(lv).rpartition(" x")
+        return f"{head} in every seat" if sep and tail.isdigit() else str(lv)
+
+    colour_of = {}
     for ax, n in zip(axes, counts, strict=True):
         p = pooled[pooled["players"] == n]
         share = 1.0 / n
@@ -102,15 +112,33 @@ def seat_win_rates(rates, margin, confidence):
             100 * (share + margin),
             color=OKABE_ITO["sky_blue"],
             alpha=0.25,
-            label=f"fair share ± {100 * margin:.1f} pp",
+            label=f"fair share ± {100 * margin:.1f} percentage points (the margin)",
         )
         ax.axhline(100 * share, color=OKABE_ITO["black"], lw=1, ls="--")
+        one_set = int(nsets.get(n, 1)) == 1
         levels = list(dict.fromkeys(p["level"]))
         width = 0.8 / max(len(levels), 1)
         for k, lv in enumerate(levels):
             q = p[p["level"] == lv]
             x = q["seat"].to_numpy() - 0.4 + width * (k + 0.5)
-            ax.bar(x, 100 * q["seat_rate"], color=palette[k % len(palette)], width=width * 0.9, label=lv)
+            edges, hatches = None, None
+            if one_set and "outside_p_holm" in rates:
+                # One setting in the panel: mark the seats this judge's seat test finds outside the
+                # margin (the cell's own Holm family; mixed lineups' model verdicts are per cell only).
+                cell = rates[(rates["players"] == n) & (rates["level"] == lv)]
+                flagged = set(cell.loc[cell["outside_p_holm"] < 1 - confidence, "seat"])
+                edges = [OKABE_ITO["vermillion"] if s in flagged else "none" for s in q["seat"]]
+                hatches = ["//" if s in flagged else None for s in q["seat"]]
+                marked = marked or bool(flagged)
+            name = judge_name(lv)
+            colour = colour_of.setdefault(name, palette[len(colour_of) % len(palette)])
+            bars = ax.bar(x, 100 * q["seat_rate"], color=colour, width=width * 0.9, label=name)
+            if edges is not None:
+                for bar, e, h in zip(bars, edges, hatches, strict=True):
+                    if h:
+                        bar.set_edgecolor(e)
+                        bar.set_linewidth(2)
+                        bar.set_hatch(h)
             ax.errorbar(
                 x,
                 100 * q["seat_rate"],
@@ -119,13 +147,23 @@ def seat_win_rates(rates, margin, confidence):
                 ecolor=OKABE_ITO["black"],
                 capsize=3,
             )
-        ax.set_xticks(range(n))
-        ax.set_xlabel("seat (0 plays first)")
+        ax.set_xticks(range(n), [str(x + 1) for x in range(n)])
+        ax.set_xlabel("seat (1 plays first)")
         ax.set_ylabel("win rate (%)")
         sets = int(nsets.get(n, 1))
         pooled_note = f", mean of {sets} instrument sets" if sets > 1 else ""
         ax.set_title(f"{n} players{pooled_note}", fontsize=10)
-        ax.legend(loc="lower right", fontsize=7)
+    # The legend sits below the panels, off the bars.
+    seen = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(lab, h)
+    if marked:
+        seen["seat outside the margin (imbalanced)"] = Patch(
+            facecolor="white", edgecolor=OKABE_ITO["vermillion"], hatch="//", linewidth=2
+        )
+    fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=min(len(seen), 4), fontsize=8,
+               frameon=False)
     title = f"Does the turn order decide who wins? Win rate per seat and judge ({100 * confidence:.0f}% intervals)"
     fig.suptitle(title)
     return Chart("seat_win_rates", title, to_png(fig))
@@ -224,6 +262,28 @@ def ratings(table, confidence, limit=6):
     return Chart("strategy_ratings", title, to_png(fig))
 
 
+def source_labels(frame):
+    """Chart sources named by instrument: ``Violin objectives`` when one instrument holds the
+    department in ``frame`` (a table with an ``instruments`` column, black/orange/gray), else
+    ``black instrument objectives``."""
+    names = {}
+    if "instruments" in frame and len(frame):
+        sets = frame["instruments"].astype(str).str.split("/")
+        for k, d in enumerate(DEPTS):
+            found = {x[k] for x in sets if len(x) == 3}
+            names[d] = found.pop() if len(found) == 1 else f"{d} instrument"
+    out = []
+    for label, cols, colour, hatch in CHART_SOURCES:
+        kind, _, dept = label.partition(" ")
+        if dept in DEPTS:
+            who = names.get(dept, f"{dept} instrument")
+            label = f"{who} objectives" if kind == "objective" else f"{who} end award"
+        elif label == "penalties":
+            label = "unbuilt penalties"
+        out.append((label, cols, colour, hatch))
+    return out
+
+
 def source_bars(by_seat):
     """Stacked mean points per seat by source, one panel per player count (sets pooled by seat rows)."""
     weighted = by_seat.copy()
@@ -238,19 +298,20 @@ def source_bars(by_seat):
         p = pooled[pooled["players"] == n]
         x = p["seat"].to_numpy()
         pos = np.zeros(len(p))
-        for label, cols, colour, hatch in CHART_SOURCES:
+        for label, cols, colour, hatch in source_labels(by_seat):
             v = p[cols].sum(axis=1).to_numpy()
-            if label == "penalties":
+            if label == "unbuilt penalties":
                 ax.bar(x, v, color=colour, label=label, width=0.6)
                 continue
             ax.bar(x, v, bottom=pos, color=colour, hatch=hatch, edgecolor="white", label=label, width=0.6)
             pos += v
         ax.axhline(0, color=OKABE_ITO["black"], lw=0.8)
-        ax.set_xticks(x)
-        ax.set_xlabel("seat (0 plays first)")
+        ax.set_xticks(x, [str(int(v) + 1) for v in x])
+        ax.set_xlabel("seat (1 plays first)")
         ax.set_ylabel("mean points")
         ax.set_title(f"{n} players", fontsize=10)
-    axes[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0) if len(counts) == 1 else None)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="outside right upper", frameon=False)
     title = "Where do the points come from? Mean points per seat by score source"
     fig.suptitle(title)
     return Chart("score_sources", title, to_png(fig))
@@ -270,9 +331,9 @@ def winner_share_bars(winners):
     ax = fig.subplots()
     y = np.arange(len(pooled))
     left = np.zeros(len(pooled))
-    for label, cols, colour, hatch in CHART_SOURCES:
+    for label, cols, colour, hatch in source_labels(winners):
         v = 100 * pooled[[f"share_{c}" for c in cols]].sum(axis=1).to_numpy()
-        if label == "penalties":
+        if label == "unbuilt penalties":
             ax.barh(y, v, color=colour, label=label, height=0.6)
             continue
         ax.barh(y, v, left=left, color=colour, hatch=hatch, edgecolor="white", label=label, height=0.6)
@@ -355,10 +416,9 @@ def rounds_histogram(per_game):
     bins = np.arange(lo, hi + 2) - 0.5
     for k, n in enumerate(counts):
         r = per_game.loc[per_game["players"] == n, "rounds"]
-        ax.hist(
-            r, bins=bins, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)], label=f"{n} players", density=True
-        )
-    ax.set_xlabel("rounds")
+        w = np.full(len(r), 1.0 / max(len(r), 1))
+        ax.hist(r, bins=bins, weights=w, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)], label=f"{n} players")
+    ax.set_xlabel("rounds (whole rounds; every game shown)")
     ax.set_ylabel("share of games")
     ax.legend(fontsize=8)
     title = "How long do games last? Rounds per game"
@@ -367,21 +427,164 @@ def rounds_histogram(per_game):
 
 
 def margin_histogram(per_game):
-    """Distribution of the winner's margin over the runner-up, per player count."""
+    """Distribution of the winner's margin over the runner-up, per player count.
+
+    Margins are whole points, so the bins are whole points; the rare long tail beyond the 99th
+    percentile is left out (and said so) rather than folded into a false spike in the last bin.
+    """
     fig = Figure(figsize=(7, 3.6), layout="constrained")
     ax = fig.subplots()
     counts = sorted(per_game["players"].unique())
     m = per_game["winner_margin"].dropna()
-    top = float(np.quantile(m, 0.99)) if len(m) else 1.0
-    bins = np.linspace(0, max(top, 1.0), 31)
+    top = int(np.ceil(np.quantile(m, 0.99))) if len(m) else 1
+    bins = np.arange(0, max(top, 1) + 2) - 0.5
+    beyond = float((m > top).mean()) if len(m) else 0.0
     for k, n in enumerate(counts):
-        v = per_game.loc[per_game["players"] == n, "winner_margin"].dropna().clip(upper=bins[-1])
-        ax.hist(
-            v, bins=bins, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)], label=f"{n} players", density=True
-        )
-    ax.set_xlabel("winner's points minus runner-up's (top 1% folded into the last bin)")
-    ax.set_ylabel("density")
-    ax.legend(fontsize=8)
+        v = per_game.loc[per_game["players"] == n, "winner_margin"].dropna()
+        w = np.full(len(v), 1.0 / max(len(v), 1))
+        ax.hist(v, bins=bins, weights=w, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)],
+                label=f"{n} players")
+    note = f" ({100 * beyond:.1f}% of games beyond {top} points not shown)" if beyond > 0 else ""
+    ax.set_xlabel(f"winner's points minus runner-up's{note}")
+    ax.set_ylabel("share of games")
+    ax.legend(fontsize=8, loc="upper right", frameon=False)
     title = "How close are the finishes? Winner's margin over the runner-up"
     fig.suptitle(title)
     return Chart("winner_margin", title, to_png(fig))
+
+
+# --------------------------------------------------------------------------- instruments out of line
+
+VERDICT_COLOURS = {
+    "out of line": OKABE_ITO["vermillion"],
+    "unclear": "#8c8c8c",
+    "in line": OKABE_ITO["blue"],
+}
+
+
+def instrument_effects(effects, measures, confidence):
+    """Each instrument's effect against the others of its department, one panel per measure.
+
+    ``effects`` is the effect table of :mod:`reports.instrument_verdicts`; per instrument and player
+    count the seat (or strategy) moved most stands for its measure. Points are coloured by verdict;
+    the shaded band is the margin, the bars the simultaneous intervals.
+    """
+    e = effects.copy()
+    e["_abs"] = e["effect"].abs()
+    if "lineup" not in e:
+        e["lineup"] = ""
+    e = e.sort_values("_abs", ascending=False).drop_duplicates(
+        ["department", "instrument", "players", "lineup", "measure"]
+    )
+    keys = [m for m in measures if m in set(e["measure"])]
+    several = e["players"].nunique() > 1
+    e["label"] = e["instrument"] + ((" · " + e["players"].astype(str) + "p") if several else "")
+    if e["lineup"].nunique() > 1:  # one row per judge: lineups are never pooled
+        from reports.instrument_verdicts import judge_label
+
+        e["label"] += " · " + e["lineup"].map(judge_label)
+    order = e[["department", "instrument", "players", "label"]].drop_duplicates()
+    order["_d"] = order["department"].map({d: i for i, d in enumerate(DEPTS)})
+    labels = order.sort_values(["_d", "instrument", "players"], ascending=False)["label"].tolist()
+    ypos = {lab: i for i, lab in enumerate(labels)}
+    dept_of = dict(zip(order["label"], order["department"], strict=True))
+    ncols = min(len(keys), 3)
+    fig, axes = _figure(len(keys), width=3.9, height=0.75 + 0.28 * len(labels), ncols=ncols)
+    for ax, key in zip(axes, keys, strict=True):
+        label, unit, _, is_rate = measures[key]
+        p = e[e["measure"] == key]
+        scale = 100.0 if is_rate else 1.0
+        m = scale * float(p["margin"].iloc[0])
+        ax.axvspan(-m, m, color=OKABE_ITO["sky_blue"], alpha=0.25, lw=0)
+        ax.axvline(0, color=OKABE_ITO["black"], lw=0.8)
+        for verdict, colour in VERDICT_COLOURS.items():
+            q = p[p["verdict"] == verdict]
+            if q.empty:
+                continue
+            y = q["label"].map(ypos).to_numpy()
+            x = scale * q["effect"].to_numpy()
+            err = scale * _errbar(q["lo"].to_numpy(), q["hi"].to_numpy(), q["effect"].to_numpy())
+            ax.errorbar(x, y, xerr=err, fmt="o", color=colour, ecolor=colour, capsize=3, ms=5)
+            if key in ("seat_win", "strategy_win"):
+                for xi, yi, who in zip(x, y, q["who"], strict=True):
+                    tag = f"seat {int(who) + 1}" if key == "seat_win" else str(who)
+                    ax.annotate(tag, (xi, yi), xytext=(0, 5), textcoords="offset points", fontsize=7,
+                                ha="center", color=colour)
+        ax.set_yticks(range(len(labels)), labels, fontsize=8)
+        ax.set_ylim(-0.7, len(labels) - 0.3)
+        for lab_a, lab_b in zip(labels, labels[1:], strict=False):
+            if dept_of[lab_a] != dept_of[lab_b]:  # a thin line between departments
+                ax.axhline(ypos[lab_a] + 0.5, color="#999999", lw=0.6)
+        ax.set_xlabel(f"{unit}, instrument minus its peers", fontsize=8)
+        ax.set_title(label + (" (the seat moved most)" if key == "seat_win" else ""), fontsize=9)
+        ax.tick_params(axis="x", labelsize=8)
+    handles = [
+        Line2D([], [], marker="o", ls="", color=c, label=v) for v, c in VERDICT_COLOURS.items()
+    ]
+    handles.append(Patch(color=OKABE_ITO["sky_blue"], alpha=0.25, label="margin"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
+    title = (
+        "Which instruments are out of line? Each against the others of its department, same deals "
+        f"({100 * confidence:.0f}% simultaneous intervals)"
+    )
+    fig.suptitle(title, fontsize=11)
+    return Chart("instrument_effects", title, to_png(fig))
+
+
+def instrument_points(inst_stats, confidence):
+    """Objective points each instrument hands out per game, horizontal bars per department."""
+    s = inst_stats.copy()
+    counts = sorted(s["players"].unique())
+    fig, axes = _figure(len(DEPTS), width=3.6, height=0.9 + 0.32 * max(s.groupby("department")["instrument"].nunique().max(), 1) * len(counts))
+    colour = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(counts)}
+    h = 0.8 / max(len(counts), 1)
+    for ax, dept in zip(axes, DEPTS, strict=True):
+        p = s[s["department"] == dept]
+        names = sorted(p["instrument"].unique(), reverse=True)
+        y = np.arange(len(names))
+        for k, n in enumerate(counts):
+            q = p[p["players"] == n].set_index("instrument").reindex(names)
+            ax.barh(y + k * h, q["objective_points"], height=h, color=colour[n], label=f"{n} players")
+            ax.errorbar(q["objective_points"], y + k * h,
+                        xerr=_errbar(q["objective_lo"], q["objective_hi"], q["objective_points"]),
+                        fmt="none", ecolor=OKABE_ITO["black"], capsize=2)
+        ax.set_yticks(y + h * (len(counts) - 1) / 2, names)
+        ax.set_xlabel("objective points per game (all seats)", fontsize=8)
+        ax.set_title(f"{dept} department", fontsize=10)
+    if len(counts) > 1:
+        handles, labs = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labs, loc="outside lower center", ncols=len(counts), fontsize=8, frameon=False)
+    title = f"How many objective points does each instrument hand out? Mean per game ({100 * confidence:.0f}% intervals)"
+    fig.suptitle(title, fontsize=11)
+    return Chart("instrument_objectives", title, to_png(fig))
+
+
+def rule_bite_rates(rules, threshold, confidence):
+    """How often each rule bites, one horizontal bar per rule and player count, with intervals."""
+    judge = rules["judge"] if "judge" in rules else pd.Series("", index=rules.index)
+    series = list(dict.fromkeys(zip(rules["players"], judge, strict=True)))
+    series.sort(key=lambda x: x[0])
+    counts = series  # one bar series per player count (and judge, when there are several)
+    labels = list(dict.fromkeys(rules["label"]))[::-1]
+    y = np.arange(len(labels))
+    h = 0.8 / max(len(counts), 1)
+    fig = Figure(figsize=(9, 1.4 + 0.34 * len(labels) * max(1, len(counts)) ** 0.5), layout="constrained")
+    ax = fig.subplots()
+    ax.axvspan(0, 100 * threshold, color=OKABE_ITO["vermillion"], alpha=0.12, lw=0)
+    ax.axvspan(100 * (1 - threshold), 100, color=OKABE_ITO["bluish_green"], alpha=0.12, lw=0)
+    for k, (n, jd) in enumerate(counts):
+        p = rules[(rules["players"] == n) & (judge == jd)].set_index("label").reindex(labels)
+        yy = y + (k - (len(counts) - 1) / 2) * h
+        ax.barh(yy, 100 * p["rate"], height=h, color=PALETTE[k % len(PALETTE)],
+                label=f"{n} players" + (f", {jd}" if jd else ""))
+        ax.errorbar(100 * p["rate"], yy, xerr=100 * _errbar(p["lo"], p["hi"], p["rate"]), fmt="none",
+                    ecolor=OKABE_ITO["black"], capsize=2, lw=0.8)
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel(f"% of the rule's chances where it bites (shaded: below {100 * threshold:.0f}% rarely, "
+                  f"above {100 - 100 * threshold:.0f}% nearly always)", fontsize=8)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=min(len(counts), 4), fontsize=8,
+               frameon=False)
+    title = f"Which rules matter? How often each rule bites ({100 * confidence:.0f}% intervals)"
+    fig.suptitle(title, fontsize=11)
+    return Chart("rule_bite_rates", title, to_png(fig))

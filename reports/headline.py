@@ -32,7 +32,7 @@ COLUMNS = [
     "instruments",
     "judge (lineup)",
     "games",
-    "seat win % (seat 0 first)",
+    "win % by seat (seat 1 plays first)",
     "largest seat gap",
     "verdict",
     "across judges",

@@ -1,4 +1,4 @@
-"""Section 4, instruments: does one instrument play differently from the others of its department?
+"""Section 4, instruments: the descriptive figures of each instrument.
 
 For each department (black, orange, gray) and each of its instruments in the run, per player count:
 
@@ -6,16 +6,10 @@ For each department (black, orange, gray) and each of its instruments in the run
   (share of them taken by the game's top objective scorer);
 * how often it is left unbuilt (``built_<dept> == 0``) and who pays the penalty (R12): per seat and
   per strategy, the share of seats in unbuilt games that paid, and the mean penalty paid;
-* game length (rounds) and the seat gap it leaves (largest difference between two seats' win rates);
-* a flag when it moves some seat's win rate by more than the margin against the *others of its
-  department*: the games with another instrument in that department and the same instruments in
-  the two other departments (so an expansion run compares each swap with the starter set and the
-  other swaps, a full grid compares against everything). Outside: a seat's difference is beyond the
-  margin, Holm-corrected over every instrument, player count and seat; within: every seat's
-  difference is shown inside the margin (TOST); else unclear.
+* game length (rounds) and the seat gap it leaves (largest difference between two seats' win rates).
 
-The comparison and heatmaps need a run that varies instruments (expansion.toml, grid.toml); without
-one the section keeps the per-instrument figures of the fixed set and says why nothing is compared.
+These figures describe; they carry no verdict. Whether an instrument is out of line with the others
+of its department is decided in one place only, :mod:`reports.instrument_verdicts`, on paired deals.
 """
 
 from __future__ import annotations
@@ -29,18 +23,12 @@ import pandas as pd
 from reports import stats
 from reports.frames import DEPTS, GAME_ID, deal_ids, varied_departments
 
-OUTSIDE = "outside"
-WITHIN = "within"
-UNCLEAR = "unclear"
-
-
 @dataclass
 class InstrumentComparison:
     """Tables of the instrument section (``flags`` empty when no department varies)."""
 
     stats: pd.DataFrame
     penalties: pd.DataFrame
-    flags: pd.DataFrame
     varied: list
     notes: list = field(default_factory=list)
 
@@ -57,12 +45,6 @@ def _per_game(seats, games, dept):
     out["objective_points"] = out["sum"]
     out["top_share"] = (out["max"] / out["sum"]).where(out["sum"] > 0)
     return out.drop(columns=["sum", "max"]).reset_index()
-
-
-def _context(df, dept):
-    """The other two departments' instruments of each row, as one label."""
-    others = [f"inst_{d}" for d in DEPTS if d != dept]
-    return df[others[0]].astype(str) + "/" + df[others[1]].astype(str)
 
 
 def _with_deals(games):
@@ -176,117 +158,8 @@ def penalty_payers(seats, games, confidence=0.95):
     return pd.DataFrame(rows, columns=cols)
 
 
-def instrument_flags(games, margin=0.03, confidence=0.95):
-    """Seat-advantage shift of each instrument against the others of its department (module doc).
-
-    One row per department, instrument and player count: games with it and with the others, the
-    seat with the largest shift, that shift with its Newcombe interval, the smallest Holm-adjusted p
-    of "a seat's shift is beyond the margin", the largest TOST p of "every shift is within", the
-    objective points per game of the instrument minus the others', and the flag.
-    """
-    alpha = stats.alpha_of(confidence)
-    cols = [
-        "department",
-        "instrument",
-        "players",
-        "games",
-        "others_games",
-        "others",
-        "seat",
-        "shift",
-        "shift_lo",
-        "shift_hi",
-        "outside_p_holm",
-        "within_p",
-        "objective_vs_others",
-        "flag",
-    ]
-    seat_rows = []  # (row index, seat, diff, lo, hi, outside_p, within_p)
-    rows = []
-    games = _with_deals(games)
-    for dept in varied_departments(games):
-        col = f"inst_{dept}"
-        g = games.assign(_ctx=_context(games, dept))
-        for (inst, players), part in g.groupby([col, "players"], sort=True):
-            same, part = _comparable(g, col, inst, players, part)
-            if same.empty:
-                continue
-            nplayers = int(players)
-            (w1, n1), (w2, n2) = _effective_wins(part, nplayers), _effective_wins(same, nplayers)
-            idx = len(rows)
-            for seat in range(nplayers):
-                d, lo, hi, p_out, p_in = stats.diff_vs_margin(int(w1[seat]), n1, int(w2[seat]), n2, margin, confidence)
-                seat_rows.append((idx, seat, d, lo, hi, p_out, p_in))
-            rows.append(
-                {
-                    "department": dept,
-                    "instrument": inst,
-                    "players": nplayers,
-                    "games": len(part),
-                    "others_games": len(same),
-                    "others": ", ".join(sorted(set(same[col]))),
-                    "objective_vs_others": np.nan,
-                }
-            )
-    if not rows:
-        return pd.DataFrame(columns=cols)
-    sr = pd.DataFrame(seat_rows, columns=["row", "seat", "shift", "lo", "hi", "p_out", "p_in"])
-    reject, adj = stats.holm(sr["p_out"].to_numpy(), alpha)
-    sr["p_adj"], sr["reject"] = adj, reject
-    out = pd.DataFrame(rows)
-    for i, part in sr.groupby("row"):
-        top = part.loc[part["shift"].abs().idxmax()]
-        out.loc[i, "seat"] = int(top["seat"])
-        out.loc[i, "shift"] = top["shift"]
-        out.loc[i, "shift_lo"] = top["lo"]
-        out.loc[i, "shift_hi"] = top["hi"]
-        out.loc[i, "outside_p_holm"] = part["p_adj"].min()
-        out.loc[i, "within_p"] = part["p_in"].max()
-        if part["reject"].any():
-            out.loc[i, "flag"] = OUTSIDE
-        elif (part["p_in"] < alpha).all():
-            out.loc[i, "flag"] = WITHIN
-        else:
-            out.loc[i, "flag"] = UNCLEAR
-    out["seat"] = out["seat"].astype("int64")
-    return out[cols]
-
-
-def _comparable(g, col, inst, players, part):
-    """Games of the other instruments and of ``inst`` itself, on the contexts both were played in."""
-    others = g[(g["players"] == players) & (g[col] != inst)]
-    common = set(part["_ctx"]) & set(others["_ctx"])
-    return others[others["_ctx"].isin(common)], part[part["_ctx"].isin(common)]
-
-
-def _effective_wins(part, nplayers):
-    """Wins per seat and games, both scaled to the effective number of games (design effect of deals)."""
-    winner = np.clip(part["winner"].to_numpy().astype(int), 0, nplayers - 1)
-    onehot = np.eye(nplayers)[winner]
-    deff = stats.design_effect(onehot, part["_deal"].to_numpy())
-    n_eff = max(1, round(len(part) / deff))
-    return np.round(onehot.mean(axis=0) * n_eff).astype(int), n_eff
-
-
-def _objective_shift(flags, seats, games):
-    """Fill ``objective_vs_others``: objective points per game, instrument minus its comparison games."""
-    if flags.empty:
-        return flags
-    games = _with_deals(games)
-    for dept in DEPTS:
-        per = _per_game(seats, games, dept)
-        per["_ctx"] = _context(per, dept)
-        col = f"inst_{dept}"
-        for i in flags.index[flags["department"] == dept]:
-            inst, players = flags.at[i, "instrument"], flags.at[i, "players"]
-            mine = per[(per[col] == inst) & (per["players"] == players)]
-            other, mine = _comparable(per, col, inst, players, mine)
-            flags.at[i, "objective_vs_others"] = mine["objective_points"].mean() - other["objective_points"].mean()
-    return flags
-
-
-def compare_instruments(seats, games, margin=0.03, confidence=0.95, seed=0):
-    """All instrument tables of a run, with notes on what could not be compared."""
+def compare_instruments(seats, games, confidence=0.95, seed=0):
+    """The descriptive instrument tables of a run (the verdicts: :mod:`reports.instrument_verdicts`)."""
     varied = varied_departments(games)
     notes = []
     if not varied:
@@ -301,11 +174,9 @@ def compare_instruments(seats, games, margin=0.03, confidence=0.95, seed=0):
         fixed = [d for d in DEPTS if d not in varied]
         if fixed:
             notes.append(f"Instruments vary in {', '.join(varied)}; {', '.join(fixed)} keep one instrument.")
-    flags = _objective_shift(instrument_flags(games, margin, confidence), seats, games)
     return InstrumentComparison(
         stats=instrument_stats(seats, games, confidence, seed),
         penalties=penalty_payers(seats, games, confidence),
-        flags=flags,
         varied=varied,
         notes=notes,
     )

@@ -28,6 +28,12 @@ def integer(name):
     return lambda r: "" if pd.isna(r[name]) else f"{int(r[name]):,}"
 
 
+def seat(name):
+    """A seat in the designer's numbering: turn order from 1 (seat 1 is the first player)."""
+    # A negative seat (-1) marks "none" (a cell not judged), shown empty.
+    return lambda r: "" if pd.isna(r[name]) or int(r[name]) < 0 else str(int(r[name]) + 1)
+
+
 def rate(name, lo=None, hi=None, digits=1):
     """A rate in percent, with its interval when ``lo``/``hi`` name columns."""
     if lo is None:

@@ -45,6 +45,15 @@ td.v-imbalanced { background: #f6d3bf; font-weight: bold; }
 td.v-inconclusive { background: #f2f2f2; }
 td.v-outside { background: #f6d3bf; font-weight: bold; }
 details summary { cursor: pointer; color: #0072B2; margin: .3rem 0; }
+.findings { background: #fff8e6; border-left: 4px solid #E69F00; padding: .3rem .9rem; margin: .6rem 0; }
+.findings p { margin: .35rem 0; }
+.about { background: #f3f6fa; border: 1px solid #d5dde8; padding: .2rem .9rem; margin: .6rem 0;
+         font-size: .92rem; }
+.about p { margin: .3rem 0; }
+.sec-findings li { margin: .2rem 0; }
+td.v-out-of-line { background: #f6d3bf; font-weight: bold; }
+td.v-in-line { background: #d6ecf7; }
+td.v-unclear { background: #f2f2f2; }
 """
 
 # Sorts a table by the clicked column: numbers by their leading value, everything else as text.
@@ -78,7 +87,7 @@ SORT_JS = """
 """
 
 _NUMERIC = re.compile(r"^[+-]?[\d,]*\.?\d+(e[+-]?\d+)?( \[.*\])?( pp.*)?$|^<1e-6$", re.IGNORECASE)
-_VERDICTS = {stats.BALANCED, stats.IMBALANCED, stats.INCONCLUSIVE, "outside"}
+_VERDICTS = {stats.BALANCED, stats.IMBALANCED, stats.INCONCLUSIVE, "outside", "out of line", "in line", "unclear"}
 
 
 def _cell(value):
@@ -87,7 +96,7 @@ def _cell(value):
     if _NUMERIC.match(text):
         classes.append("num")
     if text in _VERDICTS:
-        classes.append(f"v-{text}")
+        classes.append(f"v-{text.replace(' ', '-')}")
     if len(text) > 40:
         classes.append("long")
     attr = f' class="{" ".join(classes)}"' if classes else ""
@@ -118,6 +127,11 @@ def _img(chart):
     )
 
 
+def _md(text):
+    """A finding line as HTML: escaped, with **bold** kept."""
+    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html.escape(text))
+
+
 def render_html(report):
     """The report as one self-contained HTML page."""
     e = html.escape
@@ -131,7 +145,7 @@ def render_html(report):
     ]
     meta = [
         f"{report.games:,} games in {report.settings} setting(s) (player count x instrument set)",
-        f"margin ±{100 * report.margin:.1f} pp of 1/N",
+        f"seat margin ±{100 * report.margin:.1f} percentage points of a fair share",
         f"{100 * report.confidence:.0f}% confidence",
         f"results: {e(report.source)}",
     ]
@@ -143,8 +157,18 @@ def render_html(report):
             f'<p class="partial" id="partial">PARTIAL: this run is unfinished ({e(report.partial_reason)}); '
             "the figures cover only the games on disk.</p>"
         )
+    if getattr(report, "about", None):
+        parts.append('<div class="about" id="about">')
+        for line in report.about:
+            parts.append(f"<p>{e(line)}</p>")
+        parts.append("</div>")
     parts.append('<section id="headline-section"><h2>Headline: is the game balanced across seats?</h2>')
     parts.append(html_table(report.headline, "headline"))
+    if getattr(report, "headline_lines", None):
+        parts.append('<div class="findings" id="headline-findings">')
+        for line in report.headline_lines:
+            parts.append(f"<p>{e(line)}</p>")
+        parts.append("</div>")
     parts.append("</section>")
     parts.append("<nav><h3>Sections</h3><ol>")
     for sec in report.sections:
@@ -153,10 +177,16 @@ def render_html(report):
     for sec in report.sections:
         parts.append(f'<section id="{sec.key}"><h2>{e(sec.title)}</h2>')
         parts.append(f'<p class="question">{e(sec.question)}</p>')
-        for note in sec.notes:
-            parts.append(f'<p class="note">{e(note)}</p>')
+        if sec.findings:
+            parts.append('<ul class="sec-findings">' + "".join(f"<li>{_md(f)}</li>" for f in sec.findings) + "</ul>")
         for chart in sec.charts:
             parts.append(_img(chart))
+        if sec.notes:
+            # Method notes are folded away under the charts: the answer comes first.
+            parts.append("<details class=\"method\"><summary>How this is measured</summary>")
+            for note in sec.notes:
+                parts.append(f'<p class="note">{e(note)}</p>')
+            parts.append("</details>")
         for t in sec.tables:
             parts.append(f'<h3>{e(t.caption)} <span class="meta">({e(t.name)}.csv)</span></h3>')
             table = html_table(t.display, t.name)
@@ -194,17 +224,21 @@ def render_markdown(report):
     if report.description:
         lines += [report.description, ""]
     facts = (
-        f"{report.games:,} games in {report.settings} setting(s); margin ±{100 * report.margin:.1f} pp of 1/N; "
+        f"{report.games:,} games in {report.settings} setting(s); seat margin ±{100 * report.margin:.1f} percentage "
+        "points of a fair share; "
         f"{100 * report.confidence:.0f}% confidence; results from `{report.source}`."
     )
+    lines += [facts, ""]
+    if getattr(report, "about", None):
+        lines += [*(f"> {x}" for x in report.about), ""]
     lines += [
-        facts,
-        "",
         "## Headline",
         "",
         markdown_table(report.headline),
         "",
     ]
+    if getattr(report, "headline_lines", None):
+        lines += [*report.headline_lines, ""]
     for sec in report.sections:
         lines += [f"## {sec.title}", "", f"*{sec.question}*", ""]
         lines += [f"- {f}" for f in sec.findings]

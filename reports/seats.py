@@ -290,24 +290,24 @@ def verdict_note(row, rates, margin, gap_margin=None):
     how = "" if row.design == MIRROR else " (model: win rate among equal players)"
     gap = "" if gap_margin is None else f" and every two seats within {100 * gap_margin:.1f} pp"
     if row.verdict == stats.BALANCED:
-        return f"every seat within {100 * margin:.1f} pp of {pct(share)}%{gap} (largest deviation: seat {worst.seat}, {dev}){how}"
+        return f"every seat within {100 * margin:.1f} pp of {pct(share)}%{gap} (largest deviation: seat {worst.seat + 1}, {dev}){how}"
     if row.verdict == stats.IMBALANCED:
         if row.design == MIRROR:
             flagged = part.sort_values("outside_p_holm").iloc[0]
         else:
             flagged = worst
         text = (
-            f"seat {flagged.seat} wins {pct(flagged.seat_rate)}% ({100 * (flagged.seat_rate - share):+.1f} pp vs "
+            f"seat {flagged.seat + 1} wins {pct(flagged.seat_rate)}% ({100 * (flagged.seat_rate - share):+.1f} pp vs "
             f"{pct(share)}%), outside the {100 * margin:.1f} pp margin{how}"
         )
         if abs(flagged.seat_rate - share) <= margin and gap_margin is not None:
-            text = f"seats {row.best_seat} and {row.worst_seat} are {100 * row.gap:.1f} pp apart, beyond the {100 * gap_margin:.1f} pp gap margin{how}"
+            text = f"seats {row.best_seat + 1} and {row.worst_seat + 1} are {100 * row.gap:.1f} pp apart, beyond the {100 * gap_margin:.1f} pp gap margin{how}"
         return text
     if row.design != MIRROR or pd.isna(row.more_games):
-        return f"not decided yet (seat {worst.seat} at {dev}){how}"
+        return f"not decided yet (seat {worst.seat + 1} at {dev}){how}"
     if np.isinf(row.more_games):
         return (
-            f"seat {worst.seat} at {dev} sits on the {100 * margin:.1f} pp margin: "
+            f"seat {worst.seat + 1} at {dev} sits on the {100 * margin:.1f} pp margin: "
             "no feasible number of games would decide it"
         )
-    return f"about {games_text(row.more_games)} more games would likely decide it (seat {worst.seat} at {dev})"
+    return f"about {games_text(row.more_games)} more games would likely decide it (seat {worst.seat + 1} at {dev})"

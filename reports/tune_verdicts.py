@@ -7,15 +7,20 @@ that decides it and reads its answer, so the search and the report never disagre
 =========================  =====================================================================
 target kind                decided by
 =========================  =====================================================================
-``seats_balanced``         :func:`reports.seats.seat_advantage` (exact binomial TOST per seat,
-                           Holm over the seats of the target's settings): *met* when every
-                           setting is balanced, *failed* when one is imbalanced
-``objective_vs_department`` the gate's Welch test on deals (:func:`reports.baseline.figure_table`,
-                           :func:`reports.regress.difference`, :func:`reports.regress.margin_tests`):
-                           the instrument's objective points per game minus those of the other
-                           instruments of its department (pooled deals, same other two
-                           instruments); *met* when TOST shows it within the margin, *failed* when
-                           shown beyond it (Holm over the target's player counts)
+``seats_balanced``         :func:`reports.seats.seat_advantage`, the seat section's verdict per
+                           cell (player count x instrument set x lineup, never pooled; exact
+                           binomial TOST per seat and Holm within the cell for mirror lineups,
+                           the seat-and-strategy model for mixed ones): *met* when every cell
+                           is balanced, *failed* when one is imbalanced
+``objective_vs_department`` the report's instrument comparison
+                           (:func:`reports.instrument_verdicts.instrument_effect`): the
+                           instrument's objective points per game minus the mean of the other
+                           instruments of its department, paired deal by deal (the sets of a
+                           scenario share their deals; Welch on older unpaired results), with
+                           its interval at 1 - alpha / K, K the target's player counts
+                           (Bonferroni, as the report's section does over its intervals);
+                           *met* when the interval lies within the margin (in line), *failed*
+                           when it lies beyond (out of line)
 ``built_rate``             :func:`reports.instruments.instrument_stats` (clustered Wilson interval
                            of the unbuilt rate): *met* when the whole interval of the build rate
                            lies inside ``[at_least, at_most]``, *failed* when it lies outside
@@ -29,8 +34,8 @@ and a ``distance``: how far the estimate is from the acceptable region in units 
 own tolerance (below 1 when the estimate is inside), which the search uses to rank candidates that
 do not meet the target yet.
 
-Seat verdicts and instrument verdicts are being reworked; when they change, this module is the one
-place that follows them. It reads result tables only (no kernel).
+When the report's seat or instrument verdicts change, this module is the one place that follows
+them. It reads result tables only (no kernel).
 """
 
 from __future__ import annotations
@@ -40,8 +45,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from reports import regress, stats
-from reports.baseline import figure_table
+from reports import stats
+from reports.instrument_verdicts import IN_LINE, OUT, instrument_effect, interval_verdict, simultaneous_interval
 from reports.instruments import instrument_stats
 from reports.seats import seat_advantage
 from reports.shape import game_shape
@@ -91,14 +96,21 @@ def _seats(target, seats, games, confidence):
     states = [
         MET if v == stats.BALANCED else FAILED if v == stats.IMBALANCED else OPEN for v in sa.cells["verdict"]
     ]
-    r = sa.rates
-    worst = r.iloc[int(np.argmax(np.abs(r["deviation"].to_numpy())))]
-    dev = float(worst["deviation"])
-    lo, hi = float(worst["win_lo"] - worst["fair_share"]), float(worst["win_hi"] - worst["fair_share"])
-    notes = "; ".join(f"{int(c.players)}p: {c.verdict}" for c in sa.cells.itertuples())
+    # The seat's win rate as judged: the raw rate in mirror cells, the model's rate among equal players
+    # in mixed ones (a cell the model cannot judge has none).
+    r = sa.rates[sa.rates["seat_rate"].notna()]
+    if r.empty:
+        notes = "; ".join(f"{int(c.players)}p: {c.verdict} ({c.level})" for c in sa.cells.itertuples())
+        return TargetVerdict(target["label"], target["kind"], _combine(states), math.nan, math.nan, math.nan,
+                             math.inf, f"no seat could be judged; {notes}")
+    dev_all = (r["seat_rate"] - r["fair_share"]).to_numpy()
+    worst = r.iloc[int(np.argmax(np.abs(dev_all)))]
+    dev = float(worst["seat_rate"] - worst["fair_share"])
+    lo, hi = float(worst["seat_lo"] - worst["fair_share"]), float(worst["seat_hi"] - worst["fair_share"])
+    notes = "; ".join(f"{int(c.players)}p: {c.verdict} ({c.level})" for c in sa.cells.itertuples())
     detail = (
-        f"largest seat deviation {100 * dev:+.1f} pp (seat {int(worst['seat'])}, {int(worst['players'])} players) "
-        f"against a {100 * margin:.1f} pp margin; {notes}"
+        f"largest seat deviation {100 * dev:+.1f} pp (seat {int(worst['seat']) + 1}, {int(worst['players'])} players, "
+        f"{worst['level']}) against a {100 * margin:.1f} pp margin; {notes}"
     )
     return TargetVerdict(target["label"], target["kind"], _combine(states), dev, lo, hi, abs(dev) / margin, detail)
 
@@ -106,49 +118,31 @@ def _seats(target, seats, games, confidence):
 # --------------------------------------------------------------------------- objective points
 
 
-def _context_label(df, dept):
-    others = [f"inst_{d}" for d in ("black", "orange", "gray") if d != dept]
-    return df[others[0]].astype(str) + "/" + df[others[1]].astype(str)
-
-
 def _objective(target, seats, games, confidence):
     dept, inst, margin = target["department"], target["instrument"], float(target["margin"])
     alpha = stats.alpha_of(confidence)
-    g = games[games["players"].isin(target["players"])]
-    s = seats[seats["players"].isin(target["players"])]
-    fig = figure_table(s, g)
-    fig = fig[fig["figure"] == f"objective_points.{dept}"]
-    cells = g.drop_duplicates("cell_key").set_index("cell_key")
-    cells = cells.assign(_ctx=_context_label(cells, dept))
-    fig = fig.join(cells[["players", f"inst_{dept}", "_ctx"]], on="cell_key")
-    rows = []
-    for players, part in fig.groupby("players", sort=True):
-        mine = part[part[f"inst_{dept}"] == inst]
-        others = part[(part[f"inst_{dept}"] != inst) & part["_ctx"].isin(set(mine["_ctx"]))]
-        if mine.empty or others.empty:
-            continue
-        cur = tuple(float(mine[c].sum()) for c in ("n", "sum", "sumsq"))
-        base = tuple(float(others[c].sum()) for c in ("n", "sum", "sumsq"))
-        d, se, df = regress.difference(base, cur)
-        p_eq, p_out = regress.margin_tests(d, se, df, margin)
-        lo, hi = regress.confidence_interval(d, se, df, alpha)
-        rows.append((int(players), float(d), float(lo), float(hi), float(p_eq), float(p_out)))
-    if not rows:
+    eff = instrument_effect(seats, games, dept, inst, "objective_points", players=target["players"])
+    if eff.empty:
         return TargetVerdict(
             target["label"], target["kind"], OPEN, math.nan, math.nan, math.nan, math.inf, "no comparable games"
         )
-    p_out_adj = regress.holm(np.array([r[5] for r in rows]))
-    states = [
-        FAILED if p_adj < alpha else MET if r[4] < alpha else OPEN for r, p_adj in zip(rows, p_out_adj, strict=True)
-    ]
+    lo, hi = simultaneous_interval(eff["effect"].to_numpy(), eff["se"].to_numpy(), eff["df"].to_numpy(), alpha,
+                                   len(eff))
+    rows = []
+    for r, a, b in zip(eff.itertuples(index=False), lo, hi, strict=True):
+        v = interval_verdict(a, b, margin)
+        state = MET if v == IN_LINE else FAILED if v == OUT else OPEN
+        rows.append((int(r.players), float(r.effect), float(a), float(b), state, bool(r.paired)))
+    states = [x[4] for x in rows]
     worst = max(range(len(rows)), key=lambda i: abs(rows[i][1]))
-    players, d, lo, hi = rows[worst][:4]
+    players, d, lo_w, hi_w = rows[worst][:4]
+    how = "paired by deal" if all(x[5] for x in rows) else "not all on shared deals (Welch)"
     detail = (
-        f"{inst} hands out {d:+.1f} objective points per game [{lo:+.1f}, {hi:+.1f}] against the other {dept} "
-        f"instruments at {players} players (margin {margin:g}); "
-        + "; ".join(f"{r[0]}p: {st}" for r, st in zip(rows, states, strict=True))
+        f"{inst} hands out {d:+.1f} objective points per game [{lo_w:+.1f}, {hi_w:+.1f}] against the other {dept} "
+        f"instruments at {players} players (margin {margin:g}, {how}); "
+        + "; ".join(f"{x[0]}p: {x[4]}" for x in rows)
     )
-    return TargetVerdict(target["label"], target["kind"], _combine(states), d, lo, hi, abs(d) / margin, detail)
+    return TargetVerdict(target["label"], target["kind"], _combine(states), d, lo_w, hi_w, abs(d) / margin, detail)
 
 
 # --------------------------------------------------------------------------- build rate

@@ -66,7 +66,7 @@ from pathlib import Path
 
 from scenarios.canonical import to_toml, toml_key
 from simulator.errors import DataError
-from simulator.instruments import STARTER, InstrumentLibrary, Checker, read_toml, instrument_from_doc
+from simulator.instruments import STARTER, Checker, InstrumentLibrary, instrument_from_doc, load_board, read_toml
 from simulator.layout import DEPT_NAMES
 from simulator.playout import PLAYER_COUNTS
 from strategies.library import StrategyLibrary
@@ -139,6 +139,9 @@ class Cell:
     instruments: tuple
     lineup: tuple
     deals: int
+    # True in a scenario of several instrument sets: the deals are shared by every set of the same
+    # player count and lineup (common random numbers), so instruments are compared on the same deals.
+    paired: bool = False
 
     @property
     def rotations(self):
@@ -154,6 +157,13 @@ class Cell:
     def key(self):
         return cell_key(self.players, self.instruments, self.lineup)
 
+    @property
+    def deal_key(self):
+        """The text whose hash seeds the cell's deals: the cell key, without the instruments when paired."""
+        if self.paired:
+            return cell_key(self.players, ("*", "*", "*"), self.lineup)
+        return self.key
+
     def as_dict(self):
         return {
             "cell": self.index,
@@ -162,6 +172,7 @@ class Cell:
             "instruments": dict(zip(DEPT_NAMES, self.instruments)),
             "lineup": list(self.lineup),
             "deals": self.deals,
+            "paired": self.paired,
             "rotations": self.rotations,
             "games": self.games,
         }
@@ -170,9 +181,9 @@ class Cell:
 class InstrumentView:
     """The instrument library with a scenario's changed instruments in place of the originals."""
 
-    def __init__(self, library, changed=None):
+    def __init__(self, library, changed=None, board=None):
         self.library = library
-        self.board = library.board
+        self.board = board if board is not None else library.board
         self.changed = dict(changed or {})  # casefolded name -> Instrument
 
     def get(self, name):
@@ -432,7 +443,10 @@ def _validate(doc, path, set_args):
     if not isinstance(raw_over, dict):
         ck.fail("overrides", 'expected a table of "Instrument.key.path" = value')
     overrides = flatten_overrides(raw_over)
-    view = InstrumentView(library, _apply_overrides(overrides, library, path))
+    board_over = {k: v for k, v in overrides.items() if k.partition(".")[0].casefold() == "board"}
+    inst_over = {k: v for k, v in overrides.items() if k not in board_over}
+    board = _board_overrides(board_over, library, path)
+    view = InstrumentView(library, _apply_overrides(inst_over, library, path), board=board)
 
     sets = _instrument_sets(ck, doc["instruments"], view, path)
     lineups = _lineups(ck, doc["lineup"], players, strategies, path)
@@ -444,7 +458,7 @@ def _validate(doc, path, set_args):
             for lineup in lineups[n]:
                 cell_games = min([games] + [caps[x] for x in set(lineup) if x in caps])
                 deals = math.ceil(cell_games / lineup_period(lineup))
-                cells.append(Cell(len(cells), n, s, lineup, deals))
+                cells.append(Cell(len(cells), n, s, lineup, deals, paired=len(sets) > 1))
     if not cells:
         ck.fail("", "the scenario has no cells")
 
@@ -766,6 +780,29 @@ def _set_path(doc, parts, value, path, key, inst):
             raise DataError(path, key, f"{walked} is a value, not a table or list; cannot go into '{part}'")
         cur = nxt
         walked = f"{walked}.{part}"
+
+
+def _board_overrides(overrides, library, path):
+    """The board with ``board.<table>.<key>`` overrides applied (e.g. the ruling switches of
+    ``board.rulings``), validated by the board loader; None when there are none."""
+    if not overrides:
+        return None
+    doc = copy.deepcopy(read_toml(library.board.path))
+    for key, value in overrides.items():
+        parts = key.split(".")[1:]
+        if len(parts) < 2:
+            raise DataError(path, _override_key(key), 'name a board table and key, e.g. "board.rulings.pri_piece_credit"')
+        cur = doc
+        for part in parts[:-1]:
+            cur = cur.setdefault(part, {})
+            if not isinstance(cur, dict):
+                raise DataError(path, _override_key(key), f"board key '{part}' is not a table")
+        cur[parts[-1]] = value
+    try:
+        return load_board(library.board.path, doc)
+    except DataError as exc:
+        where = _override_key(next(iter(overrides))) if len(overrides) == 1 else "overrides"
+        raise DataError(path, where, f"the changed board is invalid: {exc.key}: {exc.reason}") from None
 
 
 def _apply_overrides(overrides, library, path):

@@ -49,6 +49,7 @@ GAME_COLUMNS = CELL_COLUMNS + (
     "decisions",
     *(f"built_{d}" for d in DEPT_NAMES),
     "pri_or_neutral_pieces",
+    "pri_penalty_absorbed",  # unbuilt penalty points on Pri's disc (2 players, R12/R14): paid by no player
 )
 
 # Columns holding text; every other column is an integer.

@@ -8,12 +8,18 @@ seats, so each strategy meets the same deal from every seat::
     rotation 1:  seat0=C  seat1=A  seat2=B      (lineup position 0 sits at seat ``rotation``)
     rotation 2:  seat0=B  seat1=C  seat2=A
 
-    seed(deal) = mix(mix(run seed, hash(cell key)), deal)
+    seed(deal) = mix(mix(run seed, hash(deal key)), deal)
+
+The deal key is the cell key, except in a scenario of several instrument sets (``swaps``, ``all``,
+or a list of sets): there the instruments are left out of it (``black=*|orange=*|gray=*``), so every
+set of one player count and lineup is played on the same deals. Instruments are then compared on
+common random numbers, paired deal by deal (``reports.instrument_verdicts``). A scenario of one set
+keeps the plain cell key.
 
 Only distinct rotations are played: a mirror lineup (A, A, A) has one, so its deals are simply
 games; (A, B, A, B) has two.
 
-The cell hash is the first 8 bytes of the SHA-256 of the cell key, so it does not change between
+The cell hash is the first 8 bytes of the SHA-256 of the deal key, so it does not change between
 Python processes (``hash()`` would) and a cell keeps its deals when other cells are added or
 reordered. Two scenarios with the same run seed play the same deals in cells with the same key,
 which pairs a what-if scenario with its baseline. Nothing depends on chunking, worker count or backend.

@@ -651,10 +651,16 @@ class GamePlayer:
     @staticmethod
     def _cell_key(scenario, cell):
         mine = {i.casefold() for i in cell.instruments}
-        over = sorted((k, json.dumps(v)) for k, v in scenario.overrides.items() if k.partition(".")[0].casefold() in mine)
+        # A board override (``board.rulings.*``) changes every cell; the deal key says whether the
+        # cell's deals are shared with the other sets of its scenario (they seed its games).
+        over = sorted(
+            (k, json.dumps(v))
+            for k, v in scenario.overrides.items()
+            if k.partition(".")[0].casefold() in mine or k.partition(".")[0].casefold() == "board"
+        )
         rows = scenario.strategy_rows(cell.lineup)
         return json.dumps(
-            [cell.index, cell.key, scenario.seed, scenario.wheel, scenario.max_rounds, over,
+            [cell.index, cell.key, cell.deal_key, scenario.seed, scenario.wheel, scenario.max_rounds, over,
              hashlib.sha256(rows.tobytes()).hexdigest()]
         )
 

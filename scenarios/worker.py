@@ -176,7 +176,7 @@ def play_states(task):
     games = np.arange(task.start, task.stop, dtype=np.int64)
     deal, rotation = game_layout(games, spec.cell.rotations)
     first = int(deal[0]) if len(games) else 0
-    seeds_by_deal = deal_seeds(task.run_seed, spec.cell.key, range(first, int(deal[-1]) + 1 if len(games) else 0))
+    seeds_by_deal = deal_seeds(task.run_seed, spec.cell.deal_key, range(first, int(deal[-1]) + 1 if len(games) else 0))
     seeds = seeds_by_deal[deal - first]
     states = np.empty((len(games), STATE_SIZE), dtype=np.int32)
     for r in range(spec.cell.rotations):

@@ -339,6 +339,30 @@ class Board:
     track_vp: tuple
     track_token: tuple  # booleans
     token_types: tuple  # token name handed out by each department's track
+    # Ruling switches ([rulings]; 0 = the rulings as decided, see RULINGS below).
+    penalty_last: int = 0
+    pri_piece_credit: int = 0
+
+
+# [rulings] in board.toml: key -> its readings, the first being the rulings as decided (R10, R12, R14).
+RULINGS = {
+    # Who shares the unbuilt penalty when Pri's disc is in last place: "pri" (Pri takes part and,
+    # alone in last place, absorbs it; R12/R14) or "players" (Pri is left out; the last player pays).
+    "unbuilt_penalty_last_place": ("pri", "players"),
+    # Who completes a section and scores the inspector when an active player places Pri's piece:
+    # "pri" (the piece is Pri's and she never scores; R10/R14) or "placer" (the active player).
+    "pri_piece_credit": ("pri", "placer"),
+}
+
+
+def _parse_rulings(ck, raw):
+    """``[rulings]`` -> (penalty_last, pri_piece_credit) codes; a missing key keeps the ruling."""
+    t = ck.table(raw, "rulings", optional=tuple(RULINGS))
+    codes = []
+    for key, choices in RULINGS.items():
+        value = ck.string(t.get(key, choices[0]), f"rulings.{key}", choices=choices)
+        codes.append(choices.index(value))
+    return tuple(codes)
 
 
 def _parse_track(ck, table, key, default_need=None, default_vp=None, default_token=None):
@@ -368,12 +392,13 @@ def _parse_track(ck, table, key, default_need=None, default_vp=None, default_tok
     return need, vp, token
 
 
-def load_board(path=None):
-    """Load and validate ``board.toml`` (the packaged one by default)."""
+def load_board(path=None, doc=None):
+    """Load and validate ``board.toml`` (the packaged one by default); ``doc``: its already read,
+    possibly changed, contents (scenario overrides ``board.<key>``)."""
     path = Path(path) if path is not None else BOARD_PATH
     ck = Checker(path)
-    doc = read_toml(path)
-    ck.table(doc, "", required=("board", "wheel", "dice", "player", "quilt", "track"))
+    doc = read_toml(path) if doc is None else doc
+    ck.table(doc, "", required=("board", "wheel", "dice", "player", "quilt", "track"), optional=("rulings",))
 
     b = ck.table(
         doc["board"],
@@ -451,6 +476,7 @@ def load_board(path=None):
                 f"'{L.TOKEN_NAMES[di]}', got '{token_types[di]}'",
             )
 
+    rulings = _parse_rulings(ck, doc.get("rulings", {}))
     return Board(
         path=str(path),
         departments=depts,
@@ -473,6 +499,8 @@ def load_board(path=None):
         track_vp=vp,
         track_token=token,
         token_types=token_types,
+        penalty_last=rulings[0],
+        pri_piece_credit=rulings[1],
     )
 
 
@@ -1215,6 +1243,8 @@ def pack_geo(board, instruments, nplayers):
     for k in range(L.N_SLICES):
         geo[L.G_SLICE_ACTIONS + k] = board.slices[k]
     geo[L.G_SHUFFLE_WHEELS] = 1 if board.shuffle_wheels else 0
+    geo[L.G_PENALTY_LAST] = board.penalty_last
+    geo[L.G_PRI_PIECE_CREDIT] = board.pri_piece_credit
 
     for d, inst in enumerate(instruments):
         _pack_instrument(geo, L.G_INST + d * L.INST_SIZE, inst)

@@ -113,6 +113,9 @@ G_START_CATS = 3  # [3] ready cats of each colour at setup
 G_MAX_ROUNDS = 6  # safety cap (R11)
 G_SLICE_ACTIONS = 7  # [N_SLICES] the four slices of every wheel, before shuffling
 G_SHUFFLE_WHEELS = 11  # 1: shuffle each wheel at setup (seeded); 0: keep the data order
+# Ruling switches ([rulings] in board.toml); 0 is the ruling the engine follows by default.
+G_PENALTY_LAST = 12  # 0: Pri's disc takes part in last place (R12/R14); 1: Pri ignored, the last player pays
+G_PRI_PIECE_CREDIT = 13  # 0: a Pri piece is Pri's (R10/R14); 1: its placer completes and scores the inspector
 G_INST = 16  # first instrument block
 
 # Instrument block, relative offsets.
@@ -215,7 +218,7 @@ SRC_NAMES = (
 S_SRC = S_SCORE + N_OWNERS  # [N_OWNERS * N_SRC]
 
 # Per-seat counters.
-N_STAT = 14
+N_STAT = 19
 ST_CATS_RECRUITED = 0
 ST_CATS_LOST = 1
 ST_TOKENS_GAINED = 2
@@ -230,6 +233,11 @@ ST_UPGRADES = 10
 ST_CATS_REFRESHED = 11
 ST_TURNS = 12
 ST_ACTION_BRAGS = 13  # actions replaced by a brag
+ST_CHEESE_JUMPS = 14  # spaces the seat's inspector moves jumped with a cheese (R8)
+ST_UPGRADES_ON_OTHERS = 15  # upgrades placed on another owner's inner piece (R6, with a ladder)
+ST_AWARD_BY_DISC = 16  # end awards (R12) limited by the disc: disc space below what the pieces allow
+ST_AWARD_BY_PIECES = 17  # end awards limited by the pieces: the pieces allow less than the disc space
+ST_PENALTY_TAKEN = 18  # points of unbuilt penalty assigned to this owner (R12); for Pri: absorbed
 STAT_NAMES = (
     "cats_recruited",
     "cats_lost",
@@ -245,6 +253,11 @@ STAT_NAMES = (
     "cats_refreshed",
     "turns",
     "action_brags",
+    "cheese_jumps",
+    "upgrades_on_others",
+    "award_by_disc",
+    "award_by_pieces",
+    "penalty_taken",
 )
 S_STAT = S_SRC + N_OWNERS * N_SRC  # [N_OWNERS * N_STAT]
 S_DECISIONS = S_STAT + N_OWNERS * N_STAT  # decisions taken in the game (for the benchmark)
@@ -346,7 +359,8 @@ EV_RECRUIT = 5  # owner, colour
 EV_PRI_PIECE = 6  # dept, space, inner (0) or outer (1)
 EV_ACTION_BRAG = 7  # seat, dept
 EV_BUILD = 8  # seat, dept, space, outer (1) or inner (0), cost * 16 + ladders used
-EV_SCORE = 9  # owner, points, source, dept, space or section
+EV_SCORE = 9  # owner, points, source, dept, space (inspector), section + SCORE_TERM_SHIFT * term (objective)
+SCORE_TERM_SHIFT = 16  # an objective score event's section index carries the term's index above it
 EV_REFRESH = 10  # seat, pips, row (1) / column (2) / both (3), cats refreshed
 EV_INSPECT_STEP = 11  # seat, dept, space, jumped (1) or scored (0)
 EV_TICK = 12  # die, dept, new slice, new face

@@ -74,6 +74,28 @@ def room_name(room):
     return f"break room {room + 1} ({L.DEPT_NAMES[room]}/{L.DEPT_NAMES[(room + 1) % L.N_DEPT]})"
 
 
+def source_label(src, insts):
+    """A score source in the designer's words: ``Piano objectives``, ``Violin end award``."""
+    if src == L.SRC_INSPECTOR:
+        return "inspector"
+    d = (src - L.SRC_OBJECTIVE) % L.N_DEPT
+    name = insts[d].name if insts is not None else L.DEPT_NAMES[d]
+    if src < L.SRC_BRAG:
+        return f"{name} objectives"
+    if src < L.SRC_PENALTY:
+        return f"{name} end award"
+    return f"{name} unbuilt penalty"
+
+
+def pieces_reach(inst, pieces):
+    """Highest brag-track space whose piece requirement ``pieces`` meets (R12)."""
+    k = 0
+    for i, need in enumerate(inst.track_need):
+        if pieces >= need:
+            k = i
+    return k
+
+
 def quilt_name(q):
     return f"r{L.QUILT_ROW[q]}c{L.QUILT_COL[q]}"
 
@@ -111,6 +133,9 @@ def event_dicts(events, insts=None):
             ev["ladders"] = args[4] & 15
         elif code == L.EV_SCORE:
             ev["source_name"] = L.SRC_NAMES[args[2]]
+            if L.SRC_OBJECTIVE <= args[2] < L.SRC_BRAG:
+                ev["where"] = args[4] % L.SCORE_TERM_SHIFT  # the section
+                ev["term"] = args[4] // L.SCORE_TERM_SHIFT
         elif code == L.EV_BRAG:
             ev["origin_name"] = ORIGIN_NAMES.get(args[4], str(args[4]))
         if insts is not None and "dept" in ev and 0 <= ev["dept"] < L.N_DEPT:
@@ -124,7 +149,11 @@ def event_dicts(events, insts=None):
                 if args[2] == L.SRC_INSPECTOR:
                     ev["space_id"] = inst.space_name(args[4])
                 elif L.SRC_OBJECTIVE <= args[2] < L.SRC_BRAG:
-                    ev["section_id"] = inst.section_name(args[4])
+                    ev["section_id"] = inst.section_name(ev["where"])
+                    terms = inst.section_terms[ev["where"]]
+                    if ev["term"] < len(terms):
+                        ev["term_text"] = terms[ev["term"]].text
+                ev["source_label"] = source_label(args[2], insts)
         out.append(ev)
     return out
 
@@ -403,17 +432,25 @@ class _Narrator:
         self.score[owner] += pts
         inst = self.insts[d]
         if src == L.SRC_INSPECTOR:
-            reason = f"{inst.name} {inst.space_name(where)}"
+            reason = f"the {inst.name} inspector on {inst.space_name(where)}"
         elif src < L.SRC_BRAG:
-            reason = f"{inst.name} section {inst.section_name(where)}"
+            sec, term = where % L.SCORE_TERM_SHIFT, where // L.SCORE_TERM_SHIFT
+            terms = inst.section_terms[sec]
+            rule = f" ({terms[term].text})" if term < len(terms) and terms[term].text else ""
+            reason = f"{inst.name} section {inst.section_name(sec)}{rule}"
         elif src < L.SRC_PENALTY:
-            reason = f"{inst.name} track space {where}, the lower of disc and pieces"
+            disc = self.brag.get((d, owner), 0)
+            reach = pieces_reach(inst, self.pieces(d, owner))
+            reason = f"the {inst.name} end award, space {where} = min(disc space {disc}, pieces reach {reach})"
         else:
-            reason = f"{inst.name} unbuilt, last on its track"
+            reason = f"the {inst.name} unbuilt penalty, last place on its track"
         verb = f"scores {_plural(pts, 'point')}" if pts >= 0 else f"loses {_plural(-pts, 'point')}"
         # Inspector points hang under the step or build that caused them; the rest stand alone.
         indent = 4 if src == L.SRC_INSPECTOR and not self.over else 2
-        self.say(f"{self.who(owner)} {verb} [{L.SRC_NAMES[src]}: {reason}], total {self.score[owner]}.", indent)
+        self.say(f"{self.who(owner)} {verb} from {reason}, total {self.score[owner]}.", indent)
+
+    def pieces(self, d, owner):
+        return sum(1 for o in self.inner[d] if o == owner) + sum(1 for o in self.outer[d] if o == owner)
 
     def ev_refresh(self, cur, p, pips, mode, n, _e):
         milk = " with a milk token" if mode == 3 else ""
@@ -515,14 +552,20 @@ def final_table(record, strategies=()):
         rows.append(("strategy", per_seat("strategy") + dash))
     rows.append(("total", per_seat("score") + dash))
     for name in L.SRC_NAMES:
-        rows.append((name, per_seat(name) + dash))
+        rows.append((source_label(L.SRC_NAMES.index(name), setup.insts), per_seat(name) + dash))
+    # The end award of a built instrument is the VP of min(disc space, space the pieces reach) (R12).
     for d, inst in enumerate(setup.insts):
+        dn = L.DEPT_NAMES[d]
         extra = [int(st[L.S_PIECES + d * L.N_OWNERS + L.AUTOMA])] if automa else []
-        rows.append((f"pieces {inst.name}", per_seat(f"pieces_{L.DEPT_NAMES[d]}") + extra))
-    for d, inst in enumerate(setup.insts):
+        rows.append((f"{inst.name} pieces", per_seat(f"pieces_{dn}") + extra))
         pos = int(st[L.S_BRAG_POS + d * L.N_OWNERS + L.AUTOMA])
         extra = [pos if pos >= 0 else "-"] if automa else []
-        rows.append((f"brag space {inst.name}", per_seat(f"brag_space_{L.DEPT_NAMES[d]}") + extra))
+        rows.append((f"{inst.name} disc space", per_seat(f"brag_space_{dn}") + extra))
+        reach = [pieces_reach(inst, s[f"pieces_{dn}"]) for s in seats]
+        rows.append((f"{inst.name} pieces reach space", reach + dash))
+        if game[f"built_{dn}"]:
+            award = [min(s[f"brag_space_{dn}"], r) for s, r in zip(seats, reach, strict=True)]
+            rows.append((f"{inst.name} award space (min)", award + dash))
     rows.append(("rank", per_seat("rank") + dash))
 
     label_w = max(len(r[0]) for r in rows)

@@ -39,6 +39,7 @@ from simulator.layout import (
     S_WINNER,
     SRC_NAMES,
     STAT_NAMES,
+    ST_PENALTY_TAKEN,
     STATE_SIZE,
 )
 
@@ -159,6 +160,8 @@ def game_results(states):
         "decisions": states[:, S_DECISIONS].copy(),
         **{f"built_{dn}": states[:, S_BUILT + d].copy() for d, dn in enumerate(DEPT_NAMES)},
         "pri_or_neutral_pieces": sum(states[:, S_PIECES + d * N_OWNERS + AUTOMA] for d in range(N_DEPT)),
+        # Unbuilt penalty points that fell on Pri's disc (R12/R14): absorbed, paid by no player.
+        "pri_penalty_absorbed": states[:, S_STAT + AUTOMA * N_STAT + ST_PENALTY_TAKEN].copy(),
     }
 
 

@@ -68,11 +68,19 @@ class ConfidenceLevel(click.ParamType):
     help="Confidence level of every interval (0.95 or 95); the tests run at 1 - LEVEL.",
 )
 @click.option(
+    "--instrument-margin",
+    "instrument_margin",
+    multiple=True,
+    metavar="KEY=X",
+    help="Margin of an instrument measure (repeatable): objective_points=5, winner_points=2 (points), "
+    "seat_win=5, unbuilt=10, strategy_win=5 (percentage points), rounds=1.",
+)
+@click.option(
     "--allow-partial",
     is_flag=True,
     help="Report an unfinished run from the chunks on disk; the report is marked PARTIAL.",
 )
-def report(results_dir, out_dir, margin, gap_margin, confidence, allow_partial):
+def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_margin, allow_partial):
     """Write the balance report of a run: seats, strategies, score sources, instruments, game shape.
 
     RESULTS_DIR is a directory written by `ssb run`. The report goes to DIR (default
@@ -81,7 +89,9 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, allow_partial):
     The headline is printed here too: per player count and judge (lineup), whether every seat wins
     within the margin of 1/N (balanced), some seat is outside it (imbalanced), or more games are
     needed (inconclusive, with an estimate of how many), and whether the judges agree (robust) or
-    not (skill-sensitive). Each verdict's error is controlled per setting and judge, at 1 - LEVEL. A missing, unfinished or older-format directory
+    not (skill-sensitive); for a run that varies instruments, the instruments out of line with the
+    others of their department, most out of line first. Each seat verdict's error is controlled per
+    setting and judge, at 1 - LEVEL. A missing, unfinished or older-format directory
     is refused with an error; --allow-partial reports an unfinished run, marked PARTIAL.
 
     Example:
@@ -90,8 +100,15 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, allow_partial):
         ssb report results/starter
         ssb report results/grid --out out/grid --margin 2 --confidence 0.9
         ssb report results/starter --gap-margin 4
+        ssb report results/expansion --instrument-margin objective_points=3
     """
     from reports.build import make_report
+    from reports.instrument_verdicts import parse_margins
+
+    try:
+        instrument_margins = parse_margins(instrument_margin)
+    except ValueError as exc:
+        raise ReportError(f"--instrument-margin: {exc}") from None
 
     try:
         rep, written = make_report(
@@ -101,6 +118,7 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, allow_partial):
             confidence=confidence,
             allow_partial=allow_partial,
             gap_margin=None if gap_margin is None else gap_margin / 100.0,
+            instrument_margins=instrument_margins,
         )
     except DataError as exc:
         raise ReportError(str(exc)) from None

@@ -280,7 +280,7 @@ def test_a_thirteenth_instrument_plays(tmp_path):
     result = run("play", "--instrument-dir", tmp_path, "--instruments", "Violin,Piano,Tuba", "--seed", 7)
     assert result.exit_code == 0, result.output
     assert "  gray   Tuba: " in result.stdout
-    assert "pieces Tuba" in result.stdout
+    assert "Tuba pieces" in result.stdout
     assert "Winner: Seat " in result.stdout
 
 
@@ -346,6 +346,7 @@ def test_event_dicts_unpack_packed_columns():
     }
     assert (build["cost"], build["ladders"], build["outer"], build["space_id"]) == (2, 1, 1, "t6")
     assert (score["source_name"], score["space_id"], score["points"]) == ("inspector", "t6", 3)
+    assert score["source_label"] == "inspector"
 
 
 def test_narration_of_a_stalled_game_and_a_tie_break():

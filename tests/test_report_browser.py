@@ -30,7 +30,18 @@ window.addEventListener("load", function () {
   var decoded = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
   var head = document.getElementById("headline");
   var rows = head ? head.tBodies[0].rows.length : 0;
-  document.title = "CHECK images=" + imgs.length + " decoded=" + decoded + " headline_rows=" + rows;
+  var found = document.querySelectorAll("#headline-findings p");
+  var text = found.length ? found[0].textContent : "";
+  var first = text.indexOf("Instruments out of line") === 0 ? "out" : (text.indexOf("No instrument") === 0 ? "none" : "other");
+  var charts = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; })
+    .map(function (i) { return i.getAttribute("data-chart"); }).sort().join(",");
+  var loose = Array.prototype.filter.call(document.querySelectorAll("section .note"),
+    function (n) { return !n.closest("details"); }).length;
+  var about = document.getElementById("about") ? document.getElementById("about").textContent : "";
+  var reconstructed = about.indexOf("reconstructions") >= 0 ? 1 : 0;
+  document.title = "CHECK images=" + imgs.length + " decoded=" + decoded + " headline_rows=" + rows +
+    " findings=" + found.length + " first=" + first + " loose_notes=" + loose + " about=" + reconstructed +
+    " charts=" + charts;
 });
 </script>"""
 
@@ -78,8 +89,20 @@ def test_page_loads_with_every_image_decoded_and_the_headline(report_dir, tmp_pa
     dom = res.stdout
     nimages = sum(len(s.charts) for s in rep.sections)
     expected = f"CHECK images={nimages} decoded={nimages} headline_rows={len(rep.headline)}"
-    assert f"<title>{expected}</title>" in dom, dom[:500]
+    assert f"<title>{expected} " in dom, dom[:500]
     assert 'id="headline"' in dom
+    title = dom[dom.index("<title>") + 7 : dom.index("</title>")]
+    facts = dict(part.split("=", 1) for part in title.split(" ")[1:] if "=" in part)
+    # The new headline: the instruments out of line (or that none is) and the rules that rarely bite,
+    # one paragraph each, right under the seat table.
+    assert int(facts["findings"]) == len(rep.headline_lines) >= 2
+    assert facts["first"] == ("out" if rep.headline_lines[0].startswith("Instruments out of line") else "none")
+    assert rep.headline_lines[-1].startswith(("Rules that", "Every rule"))
+    # Method notes are folded away; the caveats are up front.
+    assert facts["loose_notes"] == "0" and facts["about"] == "1"
+    # The new charts decoded in the browser: the instrument comparison and the rule bite rates.
+    charts = set(title.split("charts=", 1)[1].split(","))
+    assert {"instrument_effects", "rule_bite_rates", "instrument_objectives", "seat_win_rates"} <= charts
 
 
 def test_screenshot_is_a_non_empty_png(report_dir, tmp_path):

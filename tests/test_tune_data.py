@@ -328,3 +328,29 @@ def test_shipped_tuning_files_are_valid():
     for name in names:
         spec = load_tuning(name)
         assert spec.params and spec.targets
+
+
+def test_objective_target_reads_the_reports_instrument_comparison(tmp_path):
+    """The instrument-points target is decided on the report's paired comparison (the sets of a
+    scenario share their deals), with the same effect the instruments section shows."""
+    from reports.instrument_verdicts import instrument_effect, instrument_verdicts
+    from scenarios.runner import run_scenario
+    from scenarios.results import load_results
+
+    text = SCENARIO.replace('sets = [["Violin", "Piano", "Horns"]]', 'swaps = ["orange"]').replace("games = 40", "games = 30")
+    (tmp_path / "two.toml").write_text(text)
+    run_scenario(tmp_path / "two.toml", tmp_path / "r", progress=False)
+    seats, games, _ = load_results(tmp_path / "r")
+    target = {"kind": "objective_vs_department", "label": "o", "players": (2,), "instrument": "Organ",
+              "department": "orange", "margin": 1000.0}
+    v = judge(seats, games, [target, {**target, "margin": 0.001}])
+    eff = instrument_effect(seats, games, "orange", "Organ", players=(2,))
+    assert len(eff) == 1 and bool(eff["paired"].iloc[0])  # every orange instrument met the same deals
+    assert v[0].estimate == pytest.approx(float(eff["effect"].iloc[0]))
+    report = instrument_verdicts(seats, games)
+    row = report.effects[(report.effects["instrument"] == "Organ") & (report.effects["measure"] == "objective_points")]
+    assert float(row["effect"].iloc[0]) == pytest.approx(v[0].estimate)
+    assert v[0].lo <= v[0].estimate <= v[0].hi
+    assert v[0].state == MET and "paired by deal" in v[0].detail
+    # A margin far inside the Organ's lead over its peers: shown beyond it, or not decided.
+    assert v[1].state in (FAILED, OPEN) and v[1].distance > 1

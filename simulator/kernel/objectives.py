@@ -59,6 +59,7 @@ from simulator.layout import (
     S_ORDER_DONE,
     S_OUTER,
     S_SEC_COMPLETER,
+    SCORE_TERM_SHIFT,
     S_SEC_STATE,
     SRC_OBJECTIVE,
     T_ADJ_PER_PIECE,
@@ -365,7 +366,8 @@ def score_term(st, geo, log, d, s, j):
     k = d * MAX_SECTIONS + s
     term_points(st, geo, d, s, j, st[S_ORDER_DONE + d], st[S_SEC_COMPLETER + k], pts)
     for o in range(N_OWNERS):
-        add_points(st, log, o, pts[o], SRC_OBJECTIVE + d, d, s)
+        # The event names the section and the term: where = section + SCORE_TERM_SHIFT * term.
+        add_points(st, log, o, pts[o], SRC_OBJECTIVE + d, d, s + SCORE_TERM_SHIFT * j)
 
 
 @kernel

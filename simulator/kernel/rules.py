@@ -100,6 +100,14 @@ from simulator.layout import (
     ST_PICKUPS,
     ST_TOKENS_SPENT,
     ST_UPGRADES,
+    ST_CHEESE_JUMPS,
+    ST_UPGRADES_ON_OTHERS,
+    ST_AWARD_BY_DISC,
+    ST_AWARD_BY_PIECES,
+    ST_PENALTY_TAKEN,
+    G_PENALTY_LAST,
+    G_PRI_PIECE_CREDIT,
+    S_CUR,
     STATE_SIZE,
     W_ABSENT,
     W_ROOM,
@@ -401,10 +409,15 @@ def place_piece(st, geo, log, owner, d, space, outer):
         st[S_BUILD_LEFT + owner] -= 1
         st[S_EMPTY + d] -= 1
     st[S_PIECES + d * N_OWNERS + owner] += 1
+    # Who completes a section and scores the inspector: the owner (R10/R14), or with the ruling
+    # switch G_PRI_PIECE_CREDIT the active player who places a Pri piece (2 players only).
+    credit = owner
+    if owner == AUTOMA and geo[G_PRI_PIECE_CREDIT] == 1 and st[S_NPLAYERS] == 2:
+        credit = st[S_CUR]
     if not outer:
-        mark_completions(st, geo, log, d, space, owner)
+        mark_completions(st, geo, log, d, space, credit)
     if st[S_INSPECTOR + d] == space:
-        add_points(st, log, owner, geo[base + I_COST + space], SRC_INSPECTOR, d, space)
+        add_points(st, log, credit, geo[base + I_COST + space], SRC_INSPECTOR, d, space)
 
 
 @kernel
@@ -476,6 +489,8 @@ def record_placement(st, log, p, d, space, outer, cost, ladders):
     """Count and log one build or upgrade (cost and ladders for the account)."""
     if outer:
         stat_add(st, p, ST_UPGRADES, 1)
+        if st[S_INNER + d * MAX_SPACES + space] != p:
+            stat_add(st, p, ST_UPGRADES_ON_OTHERS, 1)
     else:
         stat_add(st, p, ST_BUILDS, 1)
     if log.shape[0] > 1:
@@ -519,6 +534,7 @@ def inspector_enter(st, geo, log, p, d, space, jumped):
     if log.shape[0] > 1:
         emit(log, st, EV_INSPECT_STEP, p, d, space, jumped, 0)
     if jumped:
+        stat_add(st, p, ST_CHEESE_JUMPS, 1)
         return
     pts = geo[inst_base(d) + I_COST + space]
     o1 = st[S_INNER + d * MAX_SPACES + space]
@@ -635,18 +651,23 @@ def final_scoring(st, geo, log):
         base = inst_base(d)
         if st[S_EMPTY + d] > 0:
             # Last place on the track shares the penalty; Pri's disc takes part, the neutral has none.
+            # With the ruling switch G_PENALTY_LAST, Pri's disc is left out and the last player pays.
+            skip = AUTOMA if geo[G_PENALTY_LAST] == 1 else -1
             low = 99
             for o in range(N_OWNERS):
                 pos = st[S_BRAG_POS + d * N_OWNERS + o]
-                if pos >= 0 and owner_present(st, o) and pos < low:
+                if pos >= 0 and owner_present(st, o) and o != skip and pos < low:
                     low = pos
             n = 0
             for o in range(N_OWNERS):
                 pos = st[S_BRAG_POS + d * N_OWNERS + o]
-                if pos == low and owner_present(st, o):
+                if pos == low and owner_present(st, o) and o != skip:
                     n += 1
             penalty = geo[base + I_PENALTY] * st[S_EMPTY + d]
-            share = penalty // n
+            share = penalty // n if n > 0 else 0
+            for o in range(N_OWNERS):
+                if st[S_BRAG_POS + d * N_OWNERS + o] == low and owner_present(st, o) and o != skip and share > 0:
+                    stat_add(st, o, ST_PENALTY_TAKEN, share)
             for p in range(npl):
                 if st[S_BRAG_POS + d * N_OWNERS + p] == low and share > 0:
                     add_points(st, log, p, -share, SRC_PENALTY + d, d, -1)
@@ -655,6 +676,10 @@ def final_scoring(st, geo, log):
                 disc = st[S_BRAG_POS + d * N_OWNERS + p]
                 lvl = cube_level(st, geo, d, p)
                 k = disc if disc < lvl else lvl
+                if disc < lvl:
+                    stat_add(st, p, ST_AWARD_BY_DISC, 1)
+                elif lvl < disc:
+                    stat_add(st, p, ST_AWARD_BY_PIECES, 1)
                 vp = geo[base + I_TRACK_VP + k]
                 add_points(st, log, p, vp, SRC_BRAG + d, d, k)
     best = -(1 << 30)
