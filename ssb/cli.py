@@ -602,6 +602,12 @@ def strategies_show(name, strategy_dirs):
         click.echo(f"  {w:<{width}}  {s.weights.get(w, 0.0):g}")
 
 
+from ssb.tune_cmd import strategies_ladder, strategies_tune  # noqa: E402  (tuning and the skill ladder)
+
+strategies.add_command(strategies_tune)
+strategies.add_command(strategies_ladder)
+
+
 @cli.command()
 @click.option("--games", default=2000, show_default=True, help="Games per throughput measurement.")
 @click.option("--quick", is_flag=True, help="Small counts and no child-process timings (JIT speed-up, compile).")
