@@ -248,6 +248,13 @@ STAT_NAMES = (
 )
 S_STAT = S_SRC + N_OWNERS * N_SRC  # [N_OWNERS * N_STAT]
 S_DECISIONS = S_STAT + N_OWNERS * N_STAT  # decisions taken in the game (for the benchmark)
+# Greedy turn choices of the game and how many of them the 1e-6 noise term decided
+# (benchmarks/bench_ties.py): a tie is another candidate within 1e-6 of the chosen one's worth; a
+# genuine tie is one with a candidate that differs in more than the pawn spot within the department
+# (spots of one department are interchangeable, R1).
+S_CHOICES = S_DECISIONS + 1
+S_TIES = S_DECISIONS + 2  # genuine ties
+S_TIES_SPOT = S_DECISIONS + 3  # ties of any kind, spot-only ones included
 STATE_SIZE = S_DECISIONS + 4
 
 # --------------------------------------------------------------------------- strategy (float64) layout
@@ -256,7 +263,8 @@ STATE_SIZE = S_DECISIONS + 4
 #
 #   [0 .. P_WEIGHTS)                     kind and parameters (PARAMS below)
 #   [P_WEIGHTS .. P_WEIGHTS_LATE)        weights, early game (the only row unless P_PHASE is 1)
-#   [P_WEIGHTS_LATE .. STRAT_SIZE)       weights, late game
+#   [P_WEIGHTS_LATE .. P_WEIGHTS_EARLY)  weights, late game
+#   [P_WEIGHTS_EARLY .. STRAT_SIZE)      a copy of the early row (read only when P_PHASE is 1)
 P_KIND = 0
 KIND_RANDOM = 0
 KIND_GREEDY = 1
@@ -290,10 +298,23 @@ WEIGHT_NAMES = (
     "penalty_risk",  # weight on avoiding last place of an unbuilt instrument
     "inspector_action",  # bonus per point scored through the inspect action
     "finish",  # a point towards finishing instruments (game-end pressure)
+    # Appended later (0 in `greedy`, so its play is unchanged; a feature whose weight is 0 is not
+    # even computed):
+    "block",  # the move leaves no open spot in its department: the others are shut out of it (R1)
+    "next_pickup",  # share of a pickup's worth (expert + two brags) per own die left in a break room
+    #                 next to the pawn's department, which the next move can pass (R2)
+    "landing",  # share of this seat's own worth of the action and pips the used die lands on (R5)
+    "serve_next",  # the used die's owner recruits again when it is next used: +1 own, -1 an opponent's
 )
 N_WEIGHTS = len(WEIGHT_NAMES)
 P_WEIGHTS_LATE = P_WEIGHTS + N_WEIGHTS
-STRAT_SIZE = P_WEIGHTS_LATE + N_WEIGHTS
+# With P_PHASE 1 the kernel reads the weights at P_WEIGHTS as always, but rewrites them at the start
+# of the game and of every turn (``policy.phase_weights``) from a kept copy of the early row and the
+# late row: early + progress * (late - early), progress being the share of the build spaces filled
+# on the two instruments nearest completion (1 when the game end is triggered, R11). A row built by
+# hand with P_PHASE 1 must therefore fill P_WEIGHTS_EARLY as well (``Strategy.row`` does).
+P_WEIGHTS_EARLY = P_WEIGHTS_LATE + N_WEIGHTS
+STRAT_SIZE = P_WEIGHTS_EARLY + N_WEIGHTS
 
 # The parameters a profile may set in its [strategy] table: name -> (offset, lowest, highest,
 # default, integer). ``strategies.library`` validates against this table, so a new parameter is one

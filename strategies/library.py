@@ -25,6 +25,7 @@ from simulator.layout import (
     P_KIND,
     P_PHASE,
     P_WEIGHTS,
+    P_WEIGHTS_EARLY,
     P_WEIGHTS_LATE,
     PARAMS,
     STRAT_SIZE,
@@ -69,6 +70,7 @@ class Strategy:
         for i, name in enumerate(WEIGHT_NAMES):
             r[P_WEIGHTS + i] = self.weights.get(name, 0.0)
             r[P_WEIGHTS_LATE + i] = late.get(name, 0.0)
+            r[P_WEIGHTS_EARLY + i] = r[P_WEIGHTS + i]
         return r
 
     def with_focus(self, focus):

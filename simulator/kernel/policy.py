@@ -41,7 +41,13 @@ from simulator.layout import (
     N_TRACK,
     P_FOCUS,
     P_KIND,
+    P_MAX_JUMPS,
+    P_PHASE,
+    P_TEMPERATURE,
     P_WEIGHTS,
+    P_WEIGHTS_EARLY,
+    P_WEIGHTS_LATE,
+    N_WEIGHTS,
     QUILT_COL,
     QUILT_ROW,
     S_BRAG_POS,
@@ -78,13 +84,20 @@ W_FOCUS = P_WEIGHTS + 13
 W_PENALTY_RISK = P_WEIGHTS + 14
 W_INSPECT = P_WEIGHTS + 15
 W_FINISH = P_WEIGHTS + 16
+W_BLOCK = P_WEIGHTS + 17
+W_NEXT_PICKUP = P_WEIGHTS + 18
+W_LANDING = P_WEIGHTS + 19
+W_SERVE_NEXT = P_WEIGHTS + 20
 
 # Scratch sizes (compile-time constants for ``stack_empty``).
 # Occupancy masks (``occupancy``): inner pieces by owner in 0-7, outer in 8-15, then every owner's.
 OCC_INNER = 16  # spaces with an inner piece
 OCC_OUTER = 17  # spaces with an outer piece
 OCC_SIZE = 18
-ROUTE_DEPTH = 8  # an inspector route: the start, up to 4 scored steps and 2 cheese jumps
+MAX_JUMPS = 16  # the most cheese jumps one inspect may make (PARAMS["max_jumps"] is capped here)
+ROUTE_DEPTH = 2 + 4 + MAX_JUMPS  # an inspector route: the start, up to 4 scored steps and the jumps
+ROUTE_LEN = ROUTE_DEPTH + 2  # the path and jump arrays a route search fills
+PLACE_OPTS = MAX_SPACES + 1  # one pip's placements (a space holds one legal one) and the forfeit
 # A search branch is cut only when its bound falls short of the best worth by more than this, so that
 # rounding in the bound (a sum taken in another order) never cuts the best route.
 BOUND_SLACK = 1e-9
@@ -94,6 +107,83 @@ BOUND_SLACK = 1e-9
 def is_random(sp):
     """True for the uniformly random legal policy."""
     return sp[P_KIND] == KIND_RANDOM
+
+
+@kernel
+def is_uniform(sp):
+    """True when every sub-choice is drawn uniformly among the legal ones: the random policy, or a
+    softmax temperature of infinity."""
+    return sp[P_KIND] == KIND_RANDOM or sp[P_TEMPERATURE] == np.inf
+
+
+@kernel
+def softmax_pick(vals, n, temp, rng):
+    """Index drawn from ``vals[:n]`` with probability proportional to exp(v / temp) (``temp`` > 0,
+    finite); one draw of the generator."""
+    m = vals[0]
+    for i in range(1, n):
+        if vals[i] > m:
+            m = vals[i]
+    total = 0.0
+    for i in range(n):
+        total += np.exp((vals[i] - m) / temp)
+    u = rng_unit(rng) * total
+    acc = 0.0
+    for i in range(n):
+        acc += np.exp((vals[i] - m) / temp)
+        if u < acc:
+            return i
+    # Rounding left u at the very top: the last index of non-zero weight.
+    for i in range(n - 1, -1, -1):
+        if vals[i] - m > -700.0 * temp:
+            return i
+    return n - 1
+
+
+# --------------------------------------------------------------------------- game phase
+
+
+@kernel
+def game_progress(st, geo):
+    """Progress of the game from 0 (nothing built) to 1 (the end is triggered, R11): the share of
+    the build spaces filled on the two instruments nearest completion."""
+    f0 = -1.0
+    f1 = -1.0
+    n0 = 0.0
+    n1 = 0.0
+    filled0 = 0.0
+    filled1 = 0.0
+    for d in range(N_DEPT):
+        ns = geo[inst_base(d) + I_NSPACES]
+        if ns <= 0:
+            continue
+        filled = np.float64(ns - st[S_EMPTY + d])
+        f = filled / ns
+        if f > f0:
+            f1, n1, filled1 = f0, n0, filled0
+            f0, n0, filled0 = f, np.float64(ns), filled
+        elif f > f1:
+            f1, n1, filled1 = f, np.float64(ns), filled
+    total = (n0 if f0 >= 0.0 else 0.0) + (n1 if f1 >= 0.0 else 0.0)
+    if total <= 0.0:
+        return 0.0
+    return ((filled0 if f0 >= 0.0 else 0.0) + (filled1 if f1 >= 0.0 else 0.0)) / total
+
+
+@kernel
+def phase_weights(st, geo, strat):
+    """Rewrite the weights every seat with a game-phase row reads (P_PHASE 1): early + progress *
+    (late - early). Called when a game is set up and at the start of every turn, so that every
+    choice within a turn sees one row; rows without a phase are not touched."""
+    t = -1.0
+    for o in range(strat.shape[0]):
+        if strat[o, P_PHASE] == 0:
+            continue
+        if t < 0.0:
+            t = game_progress(st, geo)
+        for k in range(N_WEIGHTS):
+            a = strat[o, P_WEIGHTS_EARLY + k]
+            strat[o, P_WEIGHTS + k] = a + t * (strat[o, P_WEIGHTS_LATE + k] - a)
 
 
 # --------------------------------------------------------------------------- brag tracks
@@ -140,8 +230,14 @@ def brag_value(st, geo, sp, p, d):
 @kernel
 def choose_brag_track(st, geo, sp, rng, p):
     """Where to brag when the choice is free (pickup, bump)."""
-    if is_random(sp):
+    if is_uniform(sp):
         return rng_below(rng, N_DEPT)
+    temp = sp[P_TEMPERATURE]
+    if temp > 0.0:
+        vals = stack_empty(N_DEPT, np.float64)
+        for d in range(N_DEPT):
+            vals[d] = brag_value(st, geo, sp, p, d)
+        return softmax_pick(vals, N_DEPT, temp, rng)
     best = -1e18
     bd = 0
     for d in range(N_DEPT):
@@ -169,7 +265,7 @@ def choose_quilt(st, sp, rng, p):
             cols[QUILT_COL[q]] += 1
     if nfree == 0:
         return -1
-    if is_random(sp):
+    if is_uniform(sp):
         k = rng_below(rng, nfree)
         for q in range(N_QUILT):
             if st[S_QUILT + p * N_QUILT + q] < 0:
@@ -177,6 +273,17 @@ def choose_quilt(st, sp, rng, p):
                     return q
                 k -= 1
     # Greedy: sleep cats together so that one refresh brings many back.
+    temp = sp[P_TEMPERATURE]
+    if temp > 0.0:
+        vals = stack_empty(N_QUILT, np.float64)
+        idx = stack_empty(N_QUILT, np.int64)
+        m = 0
+        for q in range(N_QUILT):
+            if st[S_QUILT + p * N_QUILT + q] < 0:
+                vals[m] = 4 * max(rows[QUILT_ROW[q]], cols[QUILT_COL[q]]) + QUILT_ROW[q]
+                idx[m] = q
+                m += 1
+        return idx[softmax_pick(vals, m, temp, rng)]
     best = -1
     bq = -1
     for q in range(N_QUILT):
@@ -192,11 +299,21 @@ def choose_quilt(st, sp, rng, p):
 def choose_refresh(st, sp, rng, p, pips):
     """Row (1), column (2) or both with a milk (3)."""
     milk = st[S_TOKENS + p * 3 + 1]
-    if is_random(sp):
+    if is_uniform(sp):
         n = 3 if milk > 0 else 2
         return 1 + rng_below(rng, n)
     r = refresh_count(st, p, pips, 1)
     c = refresh_count(st, p, pips, 2)
+    temp = sp[P_TEMPERATURE]
+    if temp > 0.0:
+        vals = stack_empty(3, np.float64)
+        vals[0] = r * sp[W_REFRESH_CAT]
+        vals[1] = c * sp[W_REFRESH_CAT]
+        n = 2
+        if milk > 0:
+            vals[2] = refresh_count(st, p, pips, 3) * sp[W_REFRESH_CAT] - sp[W_TOKEN_SPENT]
+            n = 3
+        return 1 + softmax_pick(vals, n, temp, rng)
     if milk > 0:
         b = refresh_count(st, p, pips, 3)
         if (b - max(r, c)) * sp[W_REFRESH_CAT] > sp[W_TOKEN_SPENT]:
@@ -219,13 +336,19 @@ def choose_room(st, sp, rng, p, d):
         return r1, 0
     if o2:
         return r2, 0
-    if is_random(sp):
+    if is_uniform(sp):
         return (r1, 1) if rng_below(rng, 2) == 0 else (r2, 1)
     # Greedy: bump the leading opponent's die; a bumped die brings its owner one brag, not two.
     a = die_owner(st[S_ROOM_DIE + r1])
     b = die_owner(st[S_ROOM_DIE + r2])
     va = -1e9 if a == p else st[S_SCORE + a]
     vb = -1e9 if b == p else st[S_SCORE + b]
+    temp = sp[P_TEMPERATURE]
+    if temp > 0.0:
+        vals = stack_empty(2, np.float64)
+        vals[0] = va
+        vals[1] = vb
+        return (r1, 1) if softmax_pick(vals, 2, temp, rng) == 0 else (r2, 1)
     if va > vb:
         return r1, 1
     if vb > va:
@@ -239,11 +362,13 @@ def choose_room(st, sp, rng, p, d):
 @kernel
 def choose_pri_space(st, geo, sp, rng, p, d, opts, n):
     """Which of Pri's allowed spaces gets her piece; the active seat ``p`` chooses."""
-    if n == 1 or is_random(sp):
+    if n == 1 or is_uniform(sp):
         return opts[rng_below(rng, n)]
     base = inst_base(d)
     best = -1e18
     bs = opts[0]
+    temp = sp[P_TEMPERATURE]
+    soft = stack_empty(MAX_SPACES, np.float64)
     for i in range(n):
         s = opts[i]
         mask = geo[base + I_SECMASK + s]
@@ -262,10 +387,15 @@ def choose_pri_space(st, geo, sp, rng, p, d, opts, n):
                             elif o >= 0 and o != AUTOMA:
                                 other += 1
                 v += other - mine
+        if temp > 0.0:
+            soft[i] = v
+            continue
         v += 1e-6 * rng_unit(rng)
         if v > best:
             best = v
             bs = s
+    if temp > 0.0:
+        return opts[softmax_pick(soft, n, temp, rng)]
     return bs
 
 
@@ -435,7 +565,7 @@ def choose_placement(st, geo, sp, rng, p, d, ctx):
     occupancy(st, geo, d, occ)
     builds, upgrades = placement_masks(st, geo, p, d, occ)
     both = builds | upgrades
-    if is_random(sp):
+    if is_uniform(sp):
         # Uniform over the legal placements and the forfeit, in space order, a build before an upgrade.
         pick = rng_below(rng, popcount(builds) + popcount(upgrades) + 1)
         while both:
@@ -449,6 +579,9 @@ def choose_placement(st, geo, sp, rng, p, d, ctx):
     if both == 0:
         return -1, 0, 0
     placement_context(st, geo, sp, p, d, occ, ctx)
+    temp = sp[P_TEMPERATURE]
+    if temp > 0.0:
+        return soft_placement(st, geo, sp, rng, p, d, ctx, builds, upgrades, temp)
     best = 0.0
     bs = -1
     bo = 0
@@ -465,6 +598,32 @@ def choose_placement(st, geo, sp, rng, p, d, ctx):
             bo = outer
             bl = nl
     return bs, bo, bl
+
+
+@kernel
+def soft_placement(st, geo, sp, rng, p, d, ctx, builds, upgrades, temp):
+    """``choose_placement`` at a softmax temperature: every legal placement and the forfeit (worth 0,
+    the greedy's threshold) drawn with probability proportional to exp(worth / temp)."""
+    vals = stack_empty(PLACE_OPTS, np.float64)
+    spc = stack_empty(PLACE_OPTS, np.int64)
+    both = builds | upgrades
+    m = 0
+    while both:
+        s = lowest_bit(both)
+        both &= both - 1
+        outer = 0 if (builds >> s) & 1 else 1
+        nl = placement_ladders(st, geo, p, d, s, outer)
+        vals[m] = placement_value(st, geo, sp, p, d, s, outer, nl, ctx)
+        spc[m] = s
+        m += 1
+    vals[m] = 0.0
+    spc[m] = -1
+    k = softmax_pick(vals, m + 1, temp, rng)
+    s = spc[k]
+    if s < 0:
+        return -1, 0, 0
+    outer = 0 if (builds >> s) & 1 else 1
+    return s, outer, placement_ladders(st, geo, p, d, s, outer)
 
 
 @kernel
@@ -546,7 +705,7 @@ def convert_colour(st, sp, rng, p, colour):
         return b
     if nb == 0:
         return a
-    if is_random(sp):
+    if is_uniform(sp):
         return a if rng_below(rng, 2) == 0 else b
     return a if na >= nb else b
 
@@ -592,33 +751,54 @@ def search_inspect(st, geo, sp, p, d, pips, cheese, path, jumps, rng):
     """The inspector route ``p`` takes (R8), chosen among every legal route by depth-first search.
 
     A route makes ``pips`` scored steps along unused lines; it may be shorter only when no route of
-    full length exists (the inspector must move exactly its pips whenever it can). Up to two cheese
-    jumps are tried. The greedy policy takes the longest route of best worth, jumping only past
-    spaces that would pay others more than itself; the random policy draws uniformly among the
-    longest routes (jumps included). An inspector still off the board is first placed on any space,
-    which counts as one step and cannot be jumped. Fills ``path``/``jumps``; returns (worth, entries).
-    """
+    full length exists (the inspector must move exactly its pips whenever it can). Up to
+    ``max_jumps`` cheese jumps (P_MAX_JUMPS, R4: any number may be spent) are tried, never more than
+    the cheese held. The greedy policy takes the longest route of best worth, jumping only past
+    spaces that would pay others more than itself; at a softmax temperature it draws among all the
+    longest routes (any jump) with probability proportional to exp(worth / temperature); the random
+    policy (and a temperature of infinity) draws uniformly among the longest routes (jumps
+    included). An inspector still off the board is first placed on any space, which counts as one
+    step and cannot be jumped. Fills ``path``/``jumps`` (``ROUTE_LEN`` long); returns (worth of the
+    best route, entries of the route taken)."""
     ev = stack_full(MAX_SPACES, 0.0, np.float64)
     maxv = 0.0
-    if not is_random(sp):
+    uni = is_uniform(sp)
+    if not uni:
         occ = stack_empty(OCC_SIZE, np.int64)
         occupancy(st, geo, d, occ)
         maxv = enter_values(st, geo, sp, p, d, occ, ev)
-    return search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv)
+    temp = 0.0 if uni else sp[P_TEMPERATURE]
+    return route_search(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv, temp)
 
 
 @kernel
 def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
     """``search_inspect`` with the entry worths ``ev`` (all 0 for the random policy) and their
-    positive maximum ``maxv`` already computed, so that one department's searches share them.
+    positive maximum ``maxv`` already computed, so that one department's searches share them: the
+    best route's worth, as the turn evaluation needs (no temperature)."""
+    return route_search(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv, 0.0)
+
+
+@kernel
+def route_search(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv, temp):
+    """The depth-first route search of ``search_routes``; with ``temp`` > 0 (finite) the route is
+    drawn among all the longest routes (any jump) with probability proportional to
+    exp(worth / temp), one draw per route found (weighted reservoir sampling).
 
     The greedy search skips any branch that cannot beat the best full-length route found so far
     (by more than ``BOUND_SLACK``, a margin for rounding): it ends on a strictly better worth or not
     at all, so the route chosen is the one the exhaustive search would choose."""
     base = inst_base(d)
     ns = geo[base + I_NSPACES]
-    rnd = is_random(sp)
-    maxj = cheese if cheese < 2 else 2
+    rnd = is_uniform(sp)
+    soft = temp > 0.0 and not rnd
+    # Full search (no cuts, every jump) for the random and the softmax draws.
+    full = rnd or soft
+    lim = np.int64(sp[P_MAX_JUMPS])
+    if lim > MAX_JUMPS:
+        lim = MAX_JUMPS
+    maxj = cheese if cheese < lim else lim
+    wsum = 0.0
     node = stack_empty(ROUTE_DEPTH, np.int64)
     mask = stack_empty(ROUTE_DEPTH, np.int64)
     rem = stack_empty(ROUTE_DEPTH, np.int64)  # lines out of the node still to try, as a bit mask
@@ -636,7 +816,7 @@ def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
     start = st[S_INSPECTOR + d]
     nstarts = 1 if start >= 0 else ns
     for si in range(nstarts):
-        if start < 0 and not rnd and best_steps == pips:
+        if start < 0 and not full and best_steps == pips:
             # No full route from this start can beat the best full route found.
             if ev[si] + (pips - 1) * maxv <= best:
                 continue
@@ -668,11 +848,22 @@ def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
                         best_steps = used
                         nbest = 1
                         best = val[lvl]
+                        wsum = 1.0
                         take = True
                     elif used == best_steps:
                         if rnd:
                             nbest += 1
                             take = rng_below(rng, nbest) == 0
+                        elif soft:
+                            # Weights relative to the best worth so far, so none exceeds 1.
+                            if val[lvl] > best:
+                                wsum = wsum * np.exp((best - val[lvl]) / temp) + 1.0
+                                best = val[lvl]
+                                take = rng_unit(rng) * wsum < 1.0
+                            else:
+                                w = np.exp((val[lvl] - best) / temp)
+                                wsum += w
+                                take = rng_unit(rng) * wsum < w
                         elif val[lvl] > best:
                             best = val[lvl]
                             take = True
@@ -686,7 +877,7 @@ def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
                             jumps[t - 1 + first_len] = cur_j[t]
                     lvl -= 1
                     continue
-                if not rnd and best_steps == pips and val[lvl] + steps[lvl] * maxv + jl[lvl] * jump_gain < best - BOUND_SLACK:
+                if not full and best_steps == pips and val[lvl] + steps[lvl] * maxv + jl[lvl] * jump_gain < best - BOUND_SLACK:
                     # Nothing below can end strictly above the best full route.
                     lvl -= 1
                     continue
@@ -708,7 +899,7 @@ def search_routes(st, geo, sp, d, pips, cheese, path, jumps, rng, ev, maxv):
                     # A jump must pass through: the inspector leaves the space again.
                     if jl[lvl] == 0 or (geo[base + I_INCIDENT + v] & ~m2) == 0:
                         continue
-                    if not rnd and ev[v] >= 0:
+                    if not full and ev[v] >= 0:
                         continue
                 lvl2 = lvl + 1
                 node[lvl2] = v

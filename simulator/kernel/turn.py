@@ -37,9 +37,14 @@ from simulator.kernel.core import (
 )
 from simulator.kernel.objectives import resolve_objectives
 from simulator.kernel.policy import (
+    ROUTE_LEN,
+    W_BLOCK,
     W_CAT,
     W_DIE_TO_OPP,
     W_EXPERT,
+    W_LANDING,
+    W_NEXT_PICKUP,
+    W_SERVE_NEXT,
     brag_value,
     choose_brag_track,
     construct_estimate,
@@ -50,7 +55,10 @@ from simulator.kernel.policy import (
     choose_room,
     convert_colour,
     is_random,
+    is_uniform,
     enter_values,
+    phase_weights,
+    softmax_pick,
     refresh_value,
     search_inspect,
     search_routes,
@@ -116,8 +124,11 @@ from simulator.layout import (
     N_SPOTS,
     NOVICE_START,
     NOVICE_TOP,
+    P_PRI_SETUP,
+    P_TEMPERATURE,
     REFRESH,
     S_BUILT,
+    S_CHOICES,
     S_BUILT_TURN,
     S_CUR,
     S_DECISIONS,
@@ -135,6 +146,8 @@ from simulator.layout import (
     S_SLICE_ACTION,
     S_SLICE_DIE,
     S_STALLED,
+    S_TIES,
+    S_TIES_SPOT,
     S_TOKENS,
     S_TURN,
     ST_ACTION_BRAGS,
@@ -156,7 +169,9 @@ OCCS_SIZE = N_DEPT * OCC_SIZE  # occupancy masks of every department
 @kernel
 def setup_game(geo, nplayers, strat, rng, log):
     """A new game: wheels shuffled from the game's generator (unless the data fixes them), then the
-    two-player Pri setup chosen by the first seat (R14)."""
+    two-player Pri setup (R14): drawn from the generator, or, when the first seat's strategy says
+    ``pri_setup = 1``, chosen by its evaluation (``choose_pri_setup``). Seats with a game-phase
+    weight row get the row for the start of the game."""
     perm = np.empty(N_DEPT * N_SLICES, dtype=np.int64)
     for d in range(N_DEPT):
         for s in range(N_SLICES):
@@ -168,7 +183,11 @@ def setup_game(geo, nplayers, strat, rng, log):
                 perm[d * N_SLICES + s] = perm[d * N_SLICES + j]
                 perm[d * N_SLICES + j] = t
     st = new_state(geo, nplayers, perm)
-    if nplayers == 2:
+    phase_weights(st, geo, strat)
+    if nplayers == 2 and strat[0, P_PRI_SETUP] == 1 and not is_uniform(strat[0]):
+        spot, slices = choose_pri_setup(st, geo, strat, rng)
+        place_pri_setup(st, spot, slices)
+    elif nplayers == 2:
         spots = np.empty(N_SPOTS, dtype=np.int64)
         n = 0
         for s in range(N_SPOTS):
@@ -182,6 +201,74 @@ def setup_game(geo, nplayers, strat, rng, log):
             slices[d] = tmp[rng_below(rng, k)] if k > 0 else 0
         place_pri_setup(st, spots[rng_below(rng, n)], slices)
     return st
+
+
+@kernel
+def best_turn_worth(st, geo, strat, p):
+    """The greedy worth of seat ``p``'s best turn in state ``st`` (-1e18 with no candidate)."""
+    c_spot = np.empty(MAX_CAND, dtype=np.int64)
+    c_die = np.empty(MAX_CAND, dtype=np.int64)
+    c_slice = np.empty(MAX_CAND, dtype=np.int64)
+    vals = np.empty(VALS_SIZE, dtype=np.float64)
+    n = enumerate_turns(st, p, c_spot, c_die, c_slice)
+    if n == 0:
+        return -1e18
+    score_candidates(st, geo, strat[p], p, c_spot, c_die, c_slice, n, vals, True)
+    best = -1e18
+    for i in range(2 * n):
+        if vals[i] > best:
+            best = vals[i]
+    return best
+
+
+@kernel
+def pri_setup_worth(st, geo, strat, spot, slices):
+    """Worth for the first seat of a two-player Pri setup (R14): its best first turn, as its greedy
+    evaluation sees it, less the second seat's best turn on the same board (by the second seat's
+    evaluation)."""
+    sim = st.copy()
+    place_pri_setup(sim, spot, slices)
+    return best_turn_worth(sim, geo, strat, 0) - best_turn_worth(sim, geo, strat, 1)
+
+
+@kernel
+def choose_pri_setup(st, geo, strat, rng):
+    """Pri's start spot and her dice's Construct slices, chosen by the first seat (R14) with its
+    evaluation (``pri_setup_worth``), one coordinate at a time: the spot with every die on its
+    department's first Construct slice, then each department's slice in turn with the others
+    kept. Exact ties go to the 1e-6 noise, as in the turn choice. Returns (spot, slices)."""
+    slices = np.zeros(N_DEPT, dtype=np.int64)
+    cs = np.zeros((N_DEPT, N_SLICES), dtype=np.int64)
+    ncs = np.zeros(N_DEPT, dtype=np.int64)
+    tmp = np.empty(N_SLICES, dtype=np.int64)
+    for d in range(N_DEPT):
+        k = construct_slices(st, d, tmp)
+        ncs[d] = k
+        for j in range(k):
+            cs[d, j] = tmp[j]
+        slices[d] = tmp[0] if k > 0 else 0
+    best = -1e18
+    spot = -1
+    for s in range(N_SPOTS):
+        if not spot_open_for_count(s, 2):
+            continue
+        v = pri_setup_worth(st, geo, strat, s, slices) + 1e-6 * rng_unit(rng)
+        if v > best:
+            best = v
+            spot = s
+    for d in range(N_DEPT):
+        if ncs[d] < 2:
+            continue
+        best = -1e18
+        bj = 0
+        for j in range(ncs[d]):
+            slices[d] = cs[d, j]
+            v = pri_setup_worth(st, geo, strat, spot, slices) + 1e-6 * rng_unit(rng)
+            if v > best:
+                best = v
+                bj = j
+        slices[d] = cs[d, bj]
+    return spot, slices
 
 
 # --------------------------------------------------------------------------- candidates
@@ -276,6 +363,17 @@ def choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
                     return i, rng_below(rng, 2)
                 m -= 1
         return 0, 0
+    temp = sp[P_TEMPERATURE]
+    if temp > 0.0:
+        # The skill dial: uniform over every (candidate, act or brag) at infinity, else a softmax
+        # over their worths (no candidate pruned, since every worth counts).
+        if temp == np.inf:
+            k = rng_below(rng, 2 * n)
+            return k // 2, k % 2
+        vals = stack_empty(VALS_SIZE, np.float64)
+        score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, False)
+        k = softmax_pick(vals, 2 * n, temp, rng)
+        return k // 2, k % 2
     vals = stack_empty(VALS_SIZE, np.float64)
     score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, True)
     best = -1e18
@@ -285,7 +383,32 @@ def choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
         if v > best:
             best = v
             bi = i
+    count_tie(st, vals, c_spot, c_die, c_slice, n, bi)
     return bi // 2, bi % 2
+
+
+@kernel
+def count_tie(st, vals, c_spot, c_die, c_slice, n, bi):
+    """Count a greedy turn choice in ``S_CHOICES`` and, when the 1e-6 noise decided it (another
+    candidate within 1e-6 of the chosen worth), in ``S_TIES_SPOT``; in ``S_TIES`` too when such a
+    candidate differs in more than the pawn spot within the department (a genuine tie)."""
+    st[S_CHOICES] += 1
+    floor = vals[bi] - 1e-6
+    ci = bi // 2
+    d = c_spot[ci] // 3
+    spot_tie = False
+    for j in range(2 * n):
+        if j == bi or vals[j] <= floor:
+            continue
+        cj = j // 2
+        if (j % 2) == (bi % 2) and c_spot[cj] // 3 == d and c_die[cj] == c_die[ci] and c_slice[cj] == c_slice[ci]:
+            spot_tie = True
+            continue
+        st[S_TIES_SPOT] += 1
+        st[S_TIES] += 1
+        return
+    if spot_tie:
+        st[S_TIES_SPOT] += 1
 
 
 @kernel
@@ -295,6 +418,67 @@ def ensure_occupancy(st, geo, d, occ, done):
     if done[d] == 0:
         occupancy(st, geo, d, occ[d * OCC_SIZE : (d + 1) * OCC_SIZE])
         done[d] = 1
+
+
+@kernel
+def pawn_features(st, p, w_block, w_pickup, extra):
+    """Per department, the worth of ``p``'s pawn standing there after the move (R1, R2):
+    ``w_block`` when no open spot is left there for anyone else, and ``w_pickup`` per own die in a
+    break room next to it (not the one this move passes, which is picked up now)."""
+    cur = st[S_PAWN + p]
+    npl = st[S_NPLAYERS]
+    for d in range(N_DEPT):
+        if w_block != 0.0:
+            free = 0
+            for spot in range(3 * d, 3 * d + 3):
+                if spot_open_for_count(spot, npl) and (spot == cur or not spot_occupied(st, spot)):
+                    free += 1
+            # ``free`` counts the spot the pawn will take (the one it leaves is open again).
+            if free == 1:
+                extra[d] += w_block
+        if w_pickup != 0.0:
+            passed = room_between(cur // 3, d) if cur >= 0 else -1
+            c = 0
+            r1 = d
+            r2 = (d + N_DEPT - 1) % N_DEPT
+            if r1 != passed and own_die_in_room(st, p, r1) >= 0:
+                c += 1
+            if r2 != passed and own_die_in_room(st, p, r2) >= 0:
+                c += 1
+            extra[d] += w_pickup * c
+
+
+@kernel
+def landing_slice(st, d, s):
+    """Slice of department ``d`` a die used on slice ``s`` moves to (R5): the next open one
+    clockwise, with ``s`` itself open again."""
+    for k in range(1, N_SLICES + 1):
+        t = (s + k) % N_SLICES
+        if t == s or st[S_SLICE_DIE + d * N_SLICES + t] < 0:
+            return t
+    return s
+
+
+@kernel
+def own_worth(st, geo, sp, p, d, action, pips, plan, refr, occ, occ_done, ev, top_enter):
+    """``p``'s own worth of ``action`` with ``pips`` at department ``d`` from the tables the turn
+    choice shares (filled here when first needed): the construct estimate, the refresh worth, and
+    for an inspect half of ``pips`` best entries (a rough bound, no route search)."""
+    if action == CONSTRUCT:
+        if np.isnan(plan[d * 5 + 1]):
+            ensure_occupancy(st, geo, d, occ, occ_done)
+            occd = occ[d * OCC_SIZE : (d + 1) * OCC_SIZE]
+            construct_estimate(st, geo, sp, p, d, occd, plan[d * 5 : d * 5 + 5])
+        return plan[d * 5 + pips]
+    if action == REFRESH:
+        if np.isnan(refr[pips]):
+            refr[pips] = refresh_value(st, sp, p, pips)
+        return refr[pips]
+    if np.isnan(top_enter[d]):
+        ensure_occupancy(st, geo, d, occ, occ_done)
+        occd = occ[d * OCC_SIZE : (d + 1) * OCC_SIZE]
+        top_enter[d] = enter_values(st, geo, sp, p, d, occd, ev[d * MAX_SPACES : (d + 1) * MAX_SPACES])
+    return 0.5 * pips * top_enter[d]
 
 
 @kernel
@@ -314,8 +498,8 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         brag_here[d] = brag_value(st, geo, sp, p, d)
     best_brag = max(brag_here[0], max(brag_here[1], brag_here[2]))
     cur = st[S_PAWN + p]
-    path = stack_empty(16, np.int64)
-    jumps = stack_empty(16, np.int64)
+    path = stack_empty(ROUTE_LEN, np.int64)
+    jumps = stack_empty(ROUTE_LEN, np.int64)
     nrng = stack_full(1, 1, np.uint64)
     inspects = stack_empty(MAX_CAND, np.int64)  # the inspect candidates and their pips
     insp_pips = stack_empty(MAX_CAND, np.int64)
@@ -332,6 +516,17 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         room = room_between(cur // 3, d) if cur >= 0 else -1
         pick[d] = own_die_in_room(st, p, room) >= 0
     pick_worth = sp[W_EXPERT] + 2.0 * best_brag
+    # The pawn-spot and die-destination features: each is worked out only when its weight is not 0,
+    # so a profile without them (greedy) pays nothing for them.
+    w_block = sp[W_BLOCK]
+    w_np = sp[W_NEXT_PICKUP]
+    w_land = sp[W_LANDING]
+    w_serve = sp[W_SERVE_NEXT]
+    spot_feat = w_block != 0.0 or w_np != 0.0
+    die_feat = w_land != 0.0 or w_serve != 0.0
+    dept_extra = stack_full(N_DEPT, 0.0, np.float64)
+    if spot_feat:
+        pawn_features(st, p, w_block, w_np * pick_worth, dept_extra)
     probe_add(PR_BRAGWORTH, t0)
     for i in range(n):
         spot = c_spot[i]
@@ -346,8 +541,31 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         elif owner != AUTOMA:
             v -= sp[W_DIE_TO_OPP]
         face = die_face_after_move(st, p, die)
-        if owner == p and (face == NOVICE_TOP or face == EXPERT_TOP):
+        top = face == NOVICE_TOP or face == EXPERT_TOP
+        if owner == p and top:
             v += 0.5 * sp[W_EXPERT]
+        if spot_feat:
+            v += dept_extra[d]
+            if owner == p and top:
+                # The die goes to a room next to this department: the next move can pick it up.
+                v += w_np * pick_worth
+        if die_feat:
+            if top and owner != AUTOMA:
+                # To a break room: its owner picks it up later (an opponent's pickup serves them).
+                if owner != p:
+                    v -= w_serve
+            else:
+                if owner == p:
+                    v += w_serve
+                elif owner != AUTOMA:
+                    v -= w_serve
+                if w_land != 0.0:
+                    t = landing_slice(st, d, c_slice[i])
+                    nface = EXPERT_START if top else face + 1
+                    v += w_land * own_worth(
+                        st, geo, sp, p, d, st[S_SLICE_ACTION + d * N_SLICES + t], FACE_PIPS[nface],
+                        plan, refr, occ, occ_done, ev, top_enter,
+                    )
         pips = FACE_PIPS[face]
         action = st[S_SLICE_ACTION + d * N_SLICES + c_slice[i]]
         if action == CONSTRUCT:
@@ -468,8 +686,8 @@ def do_refresh(st, strat, rng, log, p, pips):
 @kernel
 def do_inspect(st, geo, strat, rng, log, p, d, pips):
     """Move the inspector (R8) along the route the policy picks; every cheese jump costs a cheese."""
-    path = stack_empty(16, np.int64)
-    jumps = stack_empty(16, np.int64)
+    path = stack_empty(ROUTE_LEN, np.int64)
+    jumps = stack_empty(ROUTE_LEN, np.int64)
     cheese = st[S_TOKENS + p * 3 + CHEESE]
     val, n = search_inspect(st, geo, strat[p], p, d, pips, cheese, path, jumps, rng)
     for t in range(n):
@@ -506,6 +724,7 @@ def turn_start(st, geo, strat, rng, log, c_spot, c_die, c_slice):
     pass (R3): the pawn still moves, the turn ends, and 0 is returned."""
     p = st[S_CUR]
     npl = st[S_NPLAYERS]
+    phase_weights(st, geo, strat)
     n = enumerate_turns(st, p, c_spot, c_die, c_slice)
     st[S_PASSED] = 0
     stat_add(st, p, ST_TURNS, 1)
