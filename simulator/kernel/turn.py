@@ -449,6 +449,49 @@ def pawn_features(st, p, w_block, w_pickup, extra):
 
 
 @kernel
+def add_features(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, pick_worth, plan, refr, occ, occ_done, ev, top_enter):
+    """Add the pawn-spot features (``pawn_features``) and the used die's destination (R5) to both
+    worths of every candidate: ``serve_next`` (+1 when the die is the seat's own and stays on the
+    wheel, -1 when it is an opponent's, which serves its owner at its next use or from its break
+    room) and ``landing`` (the seat's own worth of the action and pips the die lands on, which it may
+    use later). ``pick_worth`` is the worth of a pickup; the tables are ``score_candidates``'s."""
+    w_block = sp[W_BLOCK]
+    w_np = sp[W_NEXT_PICKUP]
+    w_land = sp[W_LANDING]
+    w_serve = sp[W_SERVE_NEXT]
+    dept_extra = stack_full(N_DEPT, 0.0, np.float64)
+    pawn_features(st, p, w_block, w_np * pick_worth, dept_extra)
+    for i in range(n):
+        d = c_spot[i] // 3
+        die = c_die[i]
+        owner = die_owner(die)
+        face = die_face_after_move(st, p, die)
+        top = face == NOVICE_TOP or face == EXPERT_TOP
+        v = dept_extra[d]
+        if owner == p and top:
+            # The die goes to a room next to this department: the next move can pick it up.
+            v += w_np * pick_worth
+        if top and owner != AUTOMA:
+            # To a break room: its owner picks it up later (an opponent's pickup serves them).
+            if owner != p:
+                v -= w_serve
+        else:
+            if owner == p:
+                v += w_serve
+            elif owner != AUTOMA:
+                v -= w_serve
+            if w_land != 0.0:
+                t = landing_slice(st, d, c_slice[i])
+                nface = EXPERT_START if top else face + 1
+                v += w_land * own_worth(
+                    st, geo, sp, p, d, st[S_SLICE_ACTION + d * N_SLICES + t], FACE_PIPS[nface],
+                    plan, refr, occ, occ_done, ev, top_enter,
+                )
+        vals[2 * i] += v
+        vals[2 * i + 1] += v
+
+
+@kernel
 def landing_slice(st, d, s):
     """Slice of department ``d`` a die used on slice ``s`` moves to (R5): the next open one
     clockwise, with ``s`` itself open again."""
@@ -516,17 +559,6 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         room = room_between(cur // 3, d) if cur >= 0 else -1
         pick[d] = own_die_in_room(st, p, room) >= 0
     pick_worth = sp[W_EXPERT] + 2.0 * best_brag
-    # The pawn-spot and die-destination features: each is worked out only when its weight is not 0,
-    # so a profile without them (greedy) pays nothing for them.
-    w_block = sp[W_BLOCK]
-    w_np = sp[W_NEXT_PICKUP]
-    w_land = sp[W_LANDING]
-    w_serve = sp[W_SERVE_NEXT]
-    spot_feat = w_block != 0.0 or w_np != 0.0
-    die_feat = w_land != 0.0 or w_serve != 0.0
-    dept_extra = stack_full(N_DEPT, 0.0, np.float64)
-    if spot_feat:
-        pawn_features(st, p, w_block, w_np * pick_worth, dept_extra)
     probe_add(PR_BRAGWORTH, t0)
     for i in range(n):
         spot = c_spot[i]
@@ -541,31 +573,8 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
         elif owner != AUTOMA:
             v -= sp[W_DIE_TO_OPP]
         face = die_face_after_move(st, p, die)
-        top = face == NOVICE_TOP or face == EXPERT_TOP
-        if owner == p and top:
+        if owner == p and (face == NOVICE_TOP or face == EXPERT_TOP):
             v += 0.5 * sp[W_EXPERT]
-        if spot_feat:
-            v += dept_extra[d]
-            if owner == p and top:
-                # The die goes to a room next to this department: the next move can pick it up.
-                v += w_np * pick_worth
-        if die_feat:
-            if top and owner != AUTOMA:
-                # To a break room: its owner picks it up later (an opponent's pickup serves them).
-                if owner != p:
-                    v -= w_serve
-            else:
-                if owner == p:
-                    v += w_serve
-                elif owner != AUTOMA:
-                    v -= w_serve
-                if w_land != 0.0:
-                    t = landing_slice(st, d, c_slice[i])
-                    nface = EXPERT_START if top else face + 1
-                    v += w_land * own_worth(
-                        st, geo, sp, p, d, st[S_SLICE_ACTION + d * N_SLICES + t], FACE_PIPS[nface],
-                        plan, refr, occ, occ_done, ev, top_enter,
-                    )
         pips = FACE_PIPS[face]
         action = st[S_SLICE_ACTION + d * N_SLICES + c_slice[i]]
         if action == CONSTRUCT:
@@ -589,6 +598,10 @@ def score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, prune):
             n_insp += 1
         vals[2 * i] = v + av
         vals[2 * i + 1] = v + brag_here[d]
+    # The pawn-spot and die-destination features, in a pass of their own taken only when one of
+    # their weights is not 0, so that a profile without them (greedy) pays nothing for them.
+    if sp[W_BLOCK] != 0.0 or sp[W_NEXT_PICKUP] != 0.0 or sp[W_LANDING] != 0.0 or sp[W_SERVE_NEXT] != 0.0:
+        add_features(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, pick_worth, plan, refr, occ, occ_done, ev, top_enter)
     best = -1e18
     if prune:
         for i in range(2 * n):
