@@ -279,6 +279,9 @@ P_MAX_JUMPS = 5  # cheese jumps the inspector route search considers in one insp
 P_PRI_SETUP = 6  # 0: Pri's start spot and Construct slices drawn at random; 1: chosen by the policy (R14)
 P_PHASE = 7  # 1: weights interpolated from the early to the late row by game progress
 P_CANDIDATES = 8  # search: distinct actions the budget is spread over (sequential halving)
+P_WIN_BONUS = 9  # search: worth of a win, in points on top of the margin, in a rollout's outcome
+P_LEAF_RESOURCES = 10  # search: leaf worth of ready cats and tokens, times the seat's cat and token weights
+P_LEAF_POTENTIAL = 11  # search: share of the brag award between min(disc, cube) and max(disc, cube) the leaf counts
 P_WEIGHTS = 16
 WEIGHT_NAMES = (
     "points",  # an immediate victory point
@@ -326,6 +329,9 @@ PARAMS = {
     "max_jumps": (P_MAX_JUMPS, 0, 16, 2, True),
     "pri_setup": (P_PRI_SETUP, 0, 1, 0, True),
     "candidates": (P_CANDIDATES, 1, 256, 8, True),
+    "win_bonus": (P_WIN_BONUS, 0.0, 1000.0, 10.0, False),
+    "leaf_resources": (P_LEAF_RESOURCES, 0.0, 10.0, 0.0, False),
+    "leaf_potential": (P_LEAF_POTENTIAL, 0.0, 1.0, 0.0, False),
 }
 
 # --------------------------------------------------------------------------- event log (int32 rows)

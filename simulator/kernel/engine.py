@@ -10,7 +10,7 @@ import numpy as np
 
 from simulator.kernel.core import PR_CHOICE, PR_LIST, PR_TURN, kernel, probe_add, probe_clock, rng_next, stack_empty
 from simulator.kernel.invariants import check_invariants
-from simulator.kernel.search import lookahead_pick, rollout_strat  # noqa: F401
+from simulator.kernel.search import lookahead_pick, rollout_strat, search_pick  # noqa: F401
 from simulator.kernel.turn import (  # noqa: F401
     EV_SIZE,
     MAX_CAND,
@@ -36,7 +36,7 @@ from simulator.kernel.turn import (  # noqa: F401
     take_brag,
     turn_start,
 )
-from simulator.layout import KIND_LOOKAHEAD, P_KIND, S_CUR, S_OVER, S_TURN
+from simulator.layout import KIND_LOOKAHEAD, KIND_SEARCH, P_KIND, S_CUR, S_OVER, S_TURN
 
 
 # --------------------------------------------------------------------------- the turn choice
@@ -50,6 +50,8 @@ def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
         vals = np.empty(2 * n)
         score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, False)
         return lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals)
+    if sp[P_KIND] == KIND_SEARCH:
+        return search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
     return choose_turn_basic(st, geo, strat, rng, p, c_spot, c_die, c_slice, n)
 
 

@@ -2,15 +2,73 @@
 
 They call the turn functions of ``turn`` (never ``engine``, which dispatches to them), so that the
 rollouts reuse the rules and the basic policies without recursion between compiled functions.
+
+Two kinds live here:
+
+* ``lookahead`` (``lookahead_pick``): flat Monte Carlo over the greedy's four best moves, each
+  finished ``budget`` times by greedy rollouts to the end of the game. Kept as it was, for
+  comparison.
+* ``search`` (``search_pick``): the budget is a number of rollouts per decision, spread by
+  sequential halving over the ``candidates`` best distinct actions of the greedy evaluation
+  (candidates that differ only in the pawn's spot inside one department are one action). Every
+  action's ``j``-th rollout uses the same random stream (common random numbers), so the actions are
+  compared on the same futures. A rollout plays the action, then ``horizon`` more turns with every
+  seat on its greedy evaluation (the searching seat with its own weights), and is scored by a leaf
+  evaluation (``leaf_scores``): the points so far plus the projected end-game brag awards, the
+  expected objective awards of the sections still open and the risk of an unbuilt-instrument
+  penalty, as the margin over the best opponent plus a bonus for the chance of winning.
+
+One decision of the search seat allocates nothing on the heap: the copy of the state a rollout
+plays on, the rollout strategies and the halving's bookkeeping are scratch arrays on the stack of
+``search_pick``, made once per decision; a rollout starts with a memcpy of the state.
 """
 
 import numpy as np
 
-from simulator.kernel.core import kernel, rng_next
-from simulator.kernel.turn import execute_turn, play_turn_basic
-from simulator.layout import KIND_GREEDY, KIND_LOOKAHEAD, P_BUDGET, P_KIND, S_NPLAYERS, S_OVER, S_SCORE, S_WINNER
+from simulator.kernel.core import kernel, owner_present, rng_next, stack_empty, stack_full
+from simulator.kernel.objectives import preview_section, section_open_spaces
+from simulator.kernel.policy import W_CAT, W_TOKEN
+from simulator.kernel.rules import cube_level, inst_base
+from simulator.kernel.turn import VALS_SIZE, execute_turn, play_turn_basic, score_candidates
+from simulator.layout import (
+    I_NSECTIONS,
+    I_PENALTY,
+    I_TRACK_VP,
+    KIND_GREEDY,
+    KIND_LOOKAHEAD,
+    KIND_SEARCH,
+    MAX_SECTIONS,
+    N_DEPT,
+    N_OWNERS,
+    P_BUDGET,
+    P_CANDIDATES,
+    P_HORIZON,
+    P_KIND,
+    P_LEAF_POTENTIAL,
+    P_LEAF_RESOURCES,
+    P_WIN_BONUS,
+    S_BRAG_POS,
+    S_EMPTY,
+    S_ENDING,
+    S_NPLAYERS,
+    S_OVER,
+    S_READY,
+    S_SCORE,
+    S_SEC_STATE,
+    S_TOKENS,
+    S_WINNER,
+    STATE_SIZE,
+    STRAT_SIZE,
+)
 
-
+# Most distinct actions a decision can have: act or brag, per listed candidate.
+MAX_ARMS = VALS_SIZE
+# The leaf turns a score margin into a chance of winning with a logistic curve of this width (points).
+LEAF_WIN_SCALE = 4.0
+# Distinct seeds for the rollouts of one decision: the j-th rollout of every action starts from
+# base + j * SEED_STEP (then mixed by the generator), so actions share their futures.
+SEED_STEP = np.uint64(0xD1B54A32D192ED03)
+RS_SIZE = N_OWNERS * STRAT_SIZE  # the rollout strategies, one row per owner
 
 
 @kernel
@@ -58,3 +116,330 @@ def lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals):
             best = mean
             bi = j
     return bi // 2, bi % 2
+
+
+# --------------------------------------------------------------------------- the search kind
+
+
+@kernel
+def fill_rollout_strat(strat, rs):
+    """``rs`` := ``strat`` with every searching seat (lookahead, search) on its greedy evaluation:
+    inside a rollout each seat plays the greedy of its own weight row."""
+    for o in range(rs.shape[0]):
+        for k in range(rs.shape[1]):
+            rs[o, k] = 0.0
+    for o in range(min(strat.shape[0], rs.shape[0])):
+        for k in range(min(strat.shape[1], rs.shape[1])):
+            rs[o, k] = strat[o, k]
+        if rs[o, P_KIND] == KIND_LOOKAHEAD or rs[o, P_KIND] == KIND_SEARCH:
+            rs[o, P_KIND] = KIND_GREEDY
+
+
+@kernel
+def merge_actions(c_spot, c_die, c_slice, n, vals, arm_idx, arm_prior):
+    """The distinct actions among the ``2n`` (candidate, brag flag) choices: two candidates that
+    differ only in the pawn's spot inside one department select the same die onto the same slice
+    and pass the same break room, so they are one action; the best-valued spot is kept (the first
+    listed when the greedy values tie). ``arm_idx[a]`` is ``2 * candidate + brag``, ``arm_prior[a]``
+    its greedy value. Returns the number of actions."""
+    na = 0
+    for i in range(n):
+        d = c_spot[i] // 3
+        for b in range(2):
+            v = vals[2 * i + b]
+            found = -1
+            for a in range(na):
+                j = arm_idx[a] // 2
+                if (
+                    arm_idx[a] % 2 == b
+                    and c_die[j] == c_die[i]
+                    and c_slice[j] == c_slice[i]
+                    and c_spot[j] // 3 == d
+                ):
+                    found = a
+                    break
+            if found < 0:
+                arm_idx[na] = 2 * i + b
+                arm_prior[na] = v
+                na += 1
+            elif v > arm_prior[found]:
+                arm_idx[found] = 2 * i + b
+                arm_prior[found] = v
+    return na
+
+
+@kernel
+def keep_best(arm_idx, arm_prior, na, k):
+    """Move the ``k`` best-valued actions to the front, best first (a partial selection sort, stable
+    among equal values, so the listing order decides ties)."""
+    k = min(k, na)
+    for a in range(k):
+        b = a
+        for c in range(a + 1, na):
+            if arm_prior[c] > arm_prior[b]:
+                b = c
+        if b != a:
+            ti = arm_idx[b]
+            tv = arm_prior[b]
+            for c in range(b, a, -1):
+                arm_idx[c] = arm_idx[c - 1]
+                arm_prior[c] = arm_prior[c - 1]
+            arm_idx[a] = ti
+            arm_prior[a] = tv
+    return k
+
+
+@kernel
+def built_chances(st, chance):
+    """``chance[d]``: a rough probability that instrument ``d`` is built when the game ends (R11: the
+    end comes once two are built). A built one is certain; once the end is triggered no other is
+    counted on; otherwise the unbuilt ones share the builds still needed, the fewer empty spaces the
+    likelier: ``1 - e_d^2 / sum(e^2)`` over the unbuilt instruments, which sums to the builds needed."""
+    total = 0.0
+    for d in range(N_DEPT):
+        e = st[S_EMPTY + d]
+        total += float(e) * e
+    for d in range(N_DEPT):
+        e = st[S_EMPTY + d]
+        if e == 0:
+            chance[d] = 1.0
+        elif st[S_ENDING] != 0:
+            chance[d] = 0.0
+        else:
+            chance[d] = 1.0 - float(e) * e / total
+
+
+@kernel
+def leaf_scores(st, geo, leaf, potential, out):
+    """``out[o]``: seat ``o``'s expected final score from a state before the end (R10, R12).
+
+    The points scored so far; per instrument, the end-game brag award of ``min(disc, cube level)``
+    (R12) if it gets built and, if it stays unbuilt, the share of its penalty for last place on its
+    track (Pri's disc takes part, R14); per open section, what it would pay now (``preview_section``,
+    no completer bonus) times the chance that it is completed (certain if the instrument is built,
+    else likelier the fewer empty spaces it has). ``leaf[0]``, ``leaf[1]`` add a worth per ready
+    cat and per boost token held: what the seat can still do in the turns the leaf cuts off.
+    ``potential`` counts that share of the brag award between ``min(disc, cube level)`` and
+    ``max(disc, cube level)``: a disc ahead of the pieces (or pieces ahead of the disc) may still
+    be matched before the end."""
+    npl = st[S_NPLAYERS]
+    chance = stack_empty(N_DEPT, np.float64)
+    built_chances(st, chance)
+    pts = stack_empty(N_OWNERS, np.int64)
+    for o in range(N_OWNERS):
+        out[o] = 0.0
+    for o in range(npl):
+        out[o] = float(st[S_SCORE + o])
+        cats = st[S_READY + o * 3] + st[S_READY + o * 3 + 1] + st[S_READY + o * 3 + 2]
+        toks = st[S_TOKENS + o * 3] + st[S_TOKENS + o * 3 + 1] + st[S_TOKENS + o * 3 + 2]
+        out[o] += leaf[0] * cats + leaf[1] * toks
+    for d in range(N_DEPT):
+        base = inst_base(d)
+        pb = chance[d]
+        empty = st[S_EMPTY + d]
+        # Penalty for last place if the instrument stays unbuilt (R12).
+        low = 99
+        nlow = 0
+        if empty > 0:
+            for o in range(N_OWNERS):
+                pos = st[S_BRAG_POS + d * N_OWNERS + o]
+                if pos >= 0 and owner_present(st, o):
+                    if pos < low:
+                        low = pos
+                        nlow = 1
+                    elif pos == low:
+                        nlow += 1
+        for o in range(npl):
+            disc = st[S_BRAG_POS + d * N_OWNERS + o]
+            lvl = cube_level(st, geo, d, o)
+            k = disc if disc < lvl else lvl
+            h = disc if disc > lvl else lvl
+            if k >= 0 and pb > 0.0:
+                lo = geo[base + I_TRACK_VP + k]
+                out[o] += pb * (lo + potential * (geo[base + I_TRACK_VP + h] - lo))
+            if empty > 0 and nlow > 0 and disc == low:
+                out[o] -= (1.0 - pb) * ((geo[base + I_PENALTY] * empty) // nlow)
+        # Objective awards of the sections still open (R10).
+        for s in range(geo[base + I_NSECTIONS]):
+            if st[S_SEC_STATE + d * MAX_SECTIONS + s] != 0:
+                continue
+            open_s = section_open_spaces(st, geo, d, s)
+            ps = pb + (1.0 - pb) / (1.0 + open_s)
+            preview_section(st, geo, d, s, -1, pts)
+            for o in range(npl):
+                out[o] += ps * pts[o]
+
+
+@kernel
+def outcome(st, geo, p, win_bonus, leaf, scratch):
+    """What a rollout's end state is worth to seat ``p``: its (expected) final score minus the best
+    opponent's, plus ``win_bonus`` times its chance of winning (1 or 0 once the game is over, R13;
+    before the end a logistic curve of the margin)."""
+    npl = st[S_NPLAYERS]
+    if st[S_OVER] != 0:
+        mine = st[S_SCORE + p]
+        other = -(1 << 30)
+        for o in range(npl):
+            if o != p and st[S_SCORE + o] > other:
+                other = st[S_SCORE + o]
+        return float(mine - other) + (win_bonus if st[S_WINNER] == p else 0.0)
+    leaf_scores(st, geo, leaf, leaf[2], scratch)
+    other = -1e18
+    for o in range(npl):
+        if o != p and scratch[o] > other:
+            other = scratch[o]
+    margin = scratch[p] - other
+    return margin + win_bonus / (1.0 + np.exp(-margin / LEAF_WIN_SCALE))
+
+
+@kernel
+def rollout(st, geo, rs, sim, srng, log, p, spot, die, slice_idx, brag, seed, horizon, win_bonus, leaf, scratch):
+    """One rollout: ``sim`` := ``st`` (a memcpy), seat ``p`` plays the action, then every seat plays
+    its greedy for ``horizon`` turns (0: to the end of the game); returns ``outcome`` for ``p``. The
+    generator starts from ``seed``, so equal seeds give equal futures to equal actions."""
+    sim[:] = st
+    srng[0] = seed
+    rng_next(srng)
+    execute_turn(sim, geo, rs, srng, log, p, spot, die, slice_idx, brag)
+    t = 0
+    while sim[S_OVER] == 0 and (horizon <= 0 or t < horizon):
+        play_turn_basic(sim, geo, rs, srng, log)
+        t += 1
+    return outcome(sim, geo, p, win_bonus, leaf, scratch)
+
+
+@kernel
+def search_setup(strat, p, rs, leaf):
+    """The parts of a decision that depend only on the strategies: the rollout strategies and the
+    leaf's settings ``leaf``: the worth of a ready cat and of a token (the seat's cat and token
+    weights times its ``leaf_resources``), then its ``leaf_potential``."""
+    fill_rollout_strat(strat, rs)
+    sp = strat[p]
+    leaf[0] = sp[P_LEAF_RESOURCES] * sp[W_CAT]
+    leaf[1] = sp[P_LEAF_RESOURCES] * sp[W_TOKEN]
+    leaf[2] = sp[P_LEAF_POTENTIAL]
+
+
+@kernel
+def arm_outcomes(st, geo, strat, p, c_spot, c_die, c_slice, arms, base_seed, horizon, out):
+    """``out[a, j]``: the ``j``-th rollout outcome of action ``arms[a]`` (``2 * candidate + brag``),
+    with the seeds ``search_pick`` uses. For tests and benchmarks: equal actions must get equal rows
+    (common random numbers)."""
+    rs = np.empty((N_OWNERS, STRAT_SIZE), dtype=np.float64)
+    leaf = np.empty(3, dtype=np.float64)
+    search_setup(strat, p, rs, leaf)
+    sim = np.empty(STATE_SIZE, dtype=np.int32)
+    srng = np.empty(1, dtype=np.uint64)
+    log = np.zeros((1, 8), dtype=np.int32)
+    scratch = np.empty(N_OWNERS, dtype=np.float64)
+    wb = strat[p, P_WIN_BONUS]
+    for a in range(len(arms)):
+        i = arms[a] // 2
+        for j in range(out.shape[1]):
+            seed = np.uint64(base_seed) + np.uint64(j) * SEED_STEP
+            out[a, j] = rollout(
+                st, geo, rs, sim, srng, log, p, c_spot[i], c_die[i], c_slice[i], arms[a] % 2, seed, horizon, wb,
+                leaf, scratch,
+            )
+
+
+@kernel
+def halving_rounds(k):
+    """Rounds of sequential halving over ``k`` actions: ``ceil(log2 k)``."""
+    rounds = 0
+    while k > 1:
+        rounds += 1
+        k = (k + 1) // 2
+    return rounds
+
+
+@kernel
+def halving_width(candidates, budget):
+    """How many actions enter the halving: at most ``candidates``, and no more than ``budget``
+    rollouts can carry with at least one rollout per action in every round (``k + k/2 + ... + 2``),
+    so a decision never plays more than ``budget`` rollouts."""
+    k = max(1, candidates)
+    while k > 1:
+        need = 0
+        m = k
+        while m > 1:
+            need += m
+            m = (m + 1) // 2
+        if need <= budget:
+            break
+        k -= 1
+    return k
+
+
+@kernel
+def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
+    """The search kind's turn choice. Returns (candidate index, brag flag).
+
+    The greedy evaluation (the seat's own weights) values every choice; the ``candidates`` best
+    distinct actions (``merge_actions``) enter sequential halving: in each of ``ceil(log2 K)``
+    rounds the budget left is split evenly over the rounds left and the actions still in, each
+    action's new rollouts continue its sequence of seeds (so after any round all actions in have
+    played the same futures), and the better half by mean outcome goes on. Ties keep the greedy's
+    order (then the earlier round's order). ``halving_width`` narrows the field so that the decision
+    plays at most ``budget`` rollouts. With a single action, or a budget below 2, the greedy's best
+    action is played without rollouts."""
+    sp = strat[p]
+    vals = stack_empty(VALS_SIZE, np.float64)
+    score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, False)
+    arm_idx = stack_empty(MAX_ARMS, np.int64)
+    arm_prior = stack_empty(MAX_ARMS, np.float64)
+    na = merge_actions(c_spot, c_die, c_slice, n, vals, arm_idx, arm_prior)
+    budget = int(sp[P_BUDGET])
+    k = halving_width(int(sp[P_CANDIDATES]), budget)
+    k = keep_best(arm_idx, arm_prior, na, k)
+    base_seed = rng_next(rng)
+    if k == 1:
+        return arm_idx[0] // 2, arm_idx[0] % 2
+    # Scratch for the whole decision, on the stack: the rollout strategies, the state copy, the
+    # generator, an empty log, the leaf's per-seat scores.
+    rs = stack_empty(RS_SIZE, np.float64).reshape((N_OWNERS, STRAT_SIZE))
+    leaf = stack_empty(3, np.float64)
+    search_setup(strat, p, rs, leaf)
+    sim = stack_empty(STATE_SIZE, np.int32)
+    srng = stack_empty(1, np.uint64)
+    log = stack_full(8, 0, np.int32).reshape((1, 8))
+    scratch = stack_empty(N_OWNERS, np.float64)
+    total = stack_full(MAX_ARMS, 0.0, np.float64)
+    alive = stack_empty(MAX_ARMS, np.int64)
+    for a in range(k):
+        alive[a] = a
+    horizon = int(sp[P_HORIZON])
+    wb = sp[P_WIN_BONUS]
+    rounds = halving_rounds(k)
+    m = k
+    done = 0  # rollouts each action still in has played
+    used = 0
+    for r in range(rounds):
+        if used + m > budget:
+            break  # cannot happen when k came from halving_width; kept as a guard
+        per = (budget - used) // ((rounds - r) * m)
+        if per < 1:
+            per = 1
+        for t in range(m):
+            a = alive[t]
+            i = arm_idx[a] // 2
+            for j in range(done, done + per):
+                seed = base_seed + np.uint64(j) * SEED_STEP
+                total[a] += rollout(
+                    st, geo, rs, sim, srng, log, p, c_spot[i], c_die[i], c_slice[i], arm_idx[a] % 2, seed, horizon,
+                    wb, leaf, scratch,
+                )
+        used += per * m
+        done += per
+        # Keep the better half (insertion sort of the survivors by total, stable: equal totals keep
+        # the order they came in, the greedy's in the first round).
+        for t in range(1, m):
+            a = alive[t]
+            u = t
+            while u > 0 and total[alive[u - 1]] < total[a]:
+                alive[u] = alive[u - 1]
+                u -= 1
+            alive[u] = a
+        m = (m + 1) // 2
+    best = alive[0]
+    return arm_idx[best] // 2, arm_idx[best] % 2
