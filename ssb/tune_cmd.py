@@ -96,8 +96,9 @@ def strategies_tune(
         if out:
             Path(out).write_text(new, encoding="utf-8")
             click.echo(f"wrote {out}")
-        if new == old:
-            click.echo(f"reproduced {replay_path}: identical")
+        same, same_code = T.compare(old, new)
+        if same:
+            click.echo(f"reproduced {replay_path}: identical" + ("" if same_code else " (the kernel has changed since, its decisions have not)"))
             return
         click.echo(f"NOT reproduced: the tune of {replay_path}'s provenance gives another file")
         import difflib

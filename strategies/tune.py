@@ -524,10 +524,24 @@ def read_provenance(path):
     return TuneSettings.from_table(prov["settings"], path), prov
 
 
+def _without_code(text):
+    return "\n".join(l for l in text.splitlines() if not l.startswith(("kernel_sha256 = ", "code_version = ")))
+
+
+def compare(old, new):
+    """(same result, same code): the profile texts compared without and with the code lines.
+
+    A tune's result is its games; the kernel hash is recorded to say which code played them, so a
+    kernel changed for speed alone (the same decisions) still reproduces the same profile."""
+    same = _without_code(old) == _without_code(new)
+    return same, old == new
+
+
 def replay(path, jobs=1, log=None):
-    """Tune again from a profile's provenance; returns (same, old text, new text)."""
+    """Tune again from a profile's provenance; returns (same result, same code, old text, new text)."""
     settings, _prov = read_provenance(path)
     strategy, prov = tune(settings, jobs=jobs, log=log)
     new = profile_text(strategy, prov)
     old = Path(path).read_text(encoding="utf-8")
-    return old == new, old, new
+    same, same_code = compare(old, new)
+    return same, same_code, old, new

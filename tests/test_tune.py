@@ -58,9 +58,12 @@ def test_provenance_counts_games_and_holds_an_interval(tiny):
 
 def test_replay_reproduces_bit_for_bit(tiny):
     path, _s, _prov = tiny
-    same, old, new = T.replay(path, jobs=1)
-    assert same, "a tune replayed from its provenance must give the same file"
+    same, same_code, old, new = T.replay(path, jobs=1)
+    assert same and same_code, "a tune replayed from its provenance must give the same file"
     assert old == new
+    # Only the recorded code lines may differ for the result to count as reproduced.
+    assert T.compare(old, new.replace("kernel_sha256 = ", "kernel_sha256 = \"x\" #")) == (True, False)
+    assert T.compare(old, new.replace("games = ", "games = 1")) == (False, False)
 
 
 def test_result_does_not_depend_on_jobs(tiny):
@@ -154,7 +157,7 @@ def test_tuned_reaches_its_target_in_its_provenance():
 
 @pytest.mark.slow
 def test_shipped_tuned_replays_bit_for_bit():
-    same, _old, _new = T.replay(StrategyLibrary().get("tuned").path, jobs=2)
+    same, _same_code, _old, _new = T.replay(StrategyLibrary().get("tuned").path, jobs=2)
     assert same
 
 
