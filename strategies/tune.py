@@ -503,8 +503,9 @@ def profile_text(strategy, provenance):
 
 def _default_description(prov):
     v = prov["verify"]
-    figs = ", ".join(f"{r['win_rate']:.0%} at {n}p" for n, r in v.items())
-    return f"Greedy re-weighted by CMA-ES; one seat against greedy seats wins {figs}."
+    figs = ", ".join(f"{r['win_rate']:.0%} at {n}p (par {r['par']:.0%})" for n, r in v.items())
+    counts = ",".join(v)
+    return f"Greedy with weights tuned by CMA-ES for {counts} players; as one seat against greedy it wins {figs}."
 
 
 def write_profile(path, strategy, provenance):
