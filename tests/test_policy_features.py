@@ -578,3 +578,24 @@ def test_pri_setup_zero_and_random_seats_keep_the_drawn_setup():
     rnd = row("random", pri_setup=1)  # a random seat draws, whatever its flag
     b = engine.setup_game(geo, 2, matrix(rnd, g), rng(33), empty_log())
     assert np.array_equal(a, b)
+
+
+def test_pri_setup_on_a_hand_built_board_follows_the_first_seats_evaluation():
+    """Only the black instrument has spaces, so the first seat's best first turn is a construct
+    there. With a large ``block`` weight its move into a department where Pri stands (two spots
+    with two players, R14) shuts the second seat out, which its evaluation values most: Pri's pawn
+    goes to a black spot. The second seat (plain greedy) is judged on the same board and gains
+    nothing from where Pri stands. Her dice go on Construct slices of their departments (R14)."""
+    geo = make_geo(spaces=[(1, "orange", []), (1, "gray", []), (1, "orange", [])], lines=[(0, 1), (1, 2)], dept=0)
+    chooser = row("greedy", pri_setup=1, block=50.0)
+    strat = matrix(chooser, row("greedy"))
+    for seed in range(1, 6):
+        st = engine.setup_game(geo, 2, strat, rng(seed), empty_log())
+        assert int(st[S_PAWN + AUTOMA]) in (0, 2)
+        for d, s in enumerate(pri_dice(st)):
+            assert st[S_SLICE_ACTION + d * N_SLICES + s] == CONSTRUCT
+    # Without the block weight nothing ties Pri to black: over the seeds her spot varies or lies
+    # elsewhere, so the choice above came from the evaluation.
+    plain = matrix(row("greedy", pri_setup=1), row("greedy"))
+    spots = {int(engine.setup_game(geo, 2, plain, rng(seed), empty_log())[S_PAWN + AUTOMA]) for seed in range(1, 6)}
+    assert spots != {0} and spots != {2} and spots - {0, 2}
