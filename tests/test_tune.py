@@ -156,8 +156,9 @@ def test_tuned_reaches_its_target_in_its_provenance():
 
 
 @pytest.mark.slow
-def test_shipped_tuned_replays_bit_for_bit():
-    same, _same_code, _old, _new = T.replay(StrategyLibrary().get("tuned").path, jobs=2)
+@pytest.mark.parametrize("name", ["tuned2", "tuned"])  # about 100,000 and 900,000 games
+def test_shipped_tuned_replays_bit_for_bit(name):
+    same, _same_code, _old, _new = T.replay(StrategyLibrary().get(name).path, jobs=2)
     assert same
 
 
