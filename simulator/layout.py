@@ -282,6 +282,7 @@ P_CANDIDATES = 8  # search: distinct actions the budget is spread over (sequenti
 P_WIN_BONUS = 9  # search: worth of a win, in points on top of the margin, in a rollout's outcome
 P_LEAF_RESOURCES = 10  # search: leaf worth of ready cats and tokens, times the seat's cat and token weights
 P_LEAF_POTENTIAL = 11  # search: share of the brag award between min(disc, cube) and max(disc, cube) the leaf counts
+P_PRIOR = 12  # search: weight of an action's greedy worth added to its mean rollout outcome
 P_WEIGHTS = 16
 WEIGHT_NAMES = (
     "points",  # an immediate victory point
@@ -332,6 +333,7 @@ PARAMS = {
     "win_bonus": (P_WIN_BONUS, 0.0, 1000.0, 10.0, False),
     "leaf_resources": (P_LEAF_RESOURCES, 0.0, 10.0, 0.0, False),
     "leaf_potential": (P_LEAF_POTENTIAL, 0.0, 1.0, 0.0, False),
+    "prior": (P_PRIOR, 0.0, 100.0, 1.0, False),
 }
 
 # --------------------------------------------------------------------------- event log (int32 rows)

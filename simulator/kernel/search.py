@@ -46,6 +46,7 @@ from simulator.layout import (
     P_KIND,
     P_LEAF_POTENTIAL,
     P_LEAF_RESOURCES,
+    P_PRIOR,
     P_WIN_BONUS,
     S_BRAG_POS,
     S_EMPTY,
@@ -297,7 +298,10 @@ def rollout(st, geo, rs, sim, srng, log, p, spot, die, slice_idx, brag, seed, ho
     """One rollout: ``sim`` := ``st`` (a memcpy), seat ``p`` plays the action, then every seat plays
     its greedy for ``horizon`` turns (0: to the end of the game); returns ``outcome`` for ``p``. The
     generator starts from ``seed``, so equal seeds give equal futures to equal actions."""
-    sim[:] = st
+    # An element loop rather than ``sim[:] = st``: LLVM makes it the same memcpy, without the
+    # shape check whose error path would allocate.
+    for k in range(STATE_SIZE):
+        sim[k] = st[k]
     srng[0] = seed
     rng_next(srng)
     execute_turn(sim, geo, rs, srng, log, p, spot, die, slice_idx, brag)
@@ -379,7 +383,8 @@ def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     distinct actions (``merge_actions``) enter sequential halving: in each of ``ceil(log2 K)``
     rounds the budget left is split evenly over the rounds left and the actions still in, each
     action's new rollouts continue its sequence of seeds (so after any round all actions in have
-    played the same futures), and the better half by mean outcome goes on. Ties keep the greedy's
+    played the same futures), and the better half by mean outcome (plus ``prior`` times the
+    action's greedy worth, a shrinkage towards the evaluation's ranking) goes on. Ties keep the greedy's
     order (then the earlier round's order). ``halving_width`` narrows the field so that the decision
     plays at most ``budget`` rollouts. With a single action, or a budget below 2, the greedy's best
     action is played without rollouts."""
@@ -405,6 +410,8 @@ def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     log = stack_full(8, 0, np.int32).reshape((1, 8))
     scratch = stack_empty(N_OWNERS, np.float64)
     total = stack_full(MAX_ARMS, 0.0, np.float64)
+    score = stack_full(MAX_ARMS, 0.0, np.float64)
+    prior = sp[P_PRIOR]
     alive = stack_empty(MAX_ARMS, np.int64)
     for a in range(k):
         alive[a] = a
@@ -431,12 +438,15 @@ def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
                 )
         used += per * m
         done += per
-        # Keep the better half (insertion sort of the survivors by total, stable: equal totals keep
-        # the order they came in, the greedy's in the first round).
+        # Keep the better half (insertion sort of the survivors by total plus the prior's share,
+        # stable: equal scores keep the order they came in, the greedy's in the first round).
+        for t in range(m):
+            a = alive[t]
+            score[a] = total[a] + prior * done * arm_prior[a]
         for t in range(1, m):
             a = alive[t]
             u = t
-            while u > 0 and total[alive[u - 1]] < total[a]:
+            while u > 0 and score[alive[u - 1]] < score[a]:
                 alive[u] = alive[u - 1]
                 u -= 1
             alive[u] = a
