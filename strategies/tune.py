@@ -36,14 +36,14 @@ changes no choice, and fixing one weight removes that redundant direction.
 import hashlib
 import json
 import math
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
 
 from simulator.errors import DataError
 from simulator.instruments import STARTER, read_toml
-from simulator.layout import P_WEIGHTS, S_WINNER, STRAT_SIZE, WEIGHT_NAMES
+from simulator.layout import S_WINNER, WEIGHT_NAMES
 
 TUNE_FORMAT = 1
 CHAMPION = "champion"
@@ -221,8 +221,6 @@ class Tuner:
         self.start = self.lib.get(self.s.start)
         if self.start.kind != "greedy":
             raise DataError("tune", "start", f"'{self.start.name}' is a {self.start.kind} strategy; tune a greedy-kind profile")
-        if self.start.focus >= 0 and "focus" not in self.s.tuned_weights():
-            pass  # a specialist keeps its focus weight unless asked
         self.opp_rows = {}
         for o in self.s.opponents:
             if o != CHAMPION:
