@@ -1,72 +1,54 @@
-"""Skill ladder: random < greedy < lookahead, in mixed 4-player games over every seat rotation.
+"""Skill ladder benchmark: the win-rate matrix over the rungs, the monotone-ladder check, each rung as
+one seat against three greedy (and three tuned) seats, the skill depth of the search player, and each
+rung's cost per game as a ratio to greedy measured in the same run. Prints the CPU model.
 
-    .venv/bin/python benchmarks/bench_ladder.py [--deals 25] [--budget 4] [--jobs 2]
+    .venv/bin/python benchmarks/bench_ladder.py                     # small: a few minutes on 2 cores
+    .venv/bin/python benchmarks/bench_ladder.py --deals 400 --against-deals 1000 --depth-deals 200 --jobs 2
+    .venv/bin/python benchmarks/bench_ladder.py --rungs greedy@temperature=2,greedy,tuned --players 2,4
 
-Each deal is played in the four cyclic rotations of the lineup (lookahead, greedy, random, random), so
-every strategy meets the same deals from every seat. Prints win rates with Wilson intervals and the
-mean score per strategy; exits 1 if the ladder is out of order.
+The default rungs are the shipped ladder (``strategies.ladder.DEFAULT_RUNGS``: softmax rungs of greedy,
+greedy, tuned, the fast and the strong search player; the lookahead stands in where no search player
+is installed). The starter set, paired deals, every seat arrangement, intervals counting deals; see
+``strategies/ladder.py`` for the definitions. ``ssb strategies ladder`` runs the same code. Exits 1 if
+the ladder is not monotone at 2 and 4 players.
 """
 
 import argparse
+import json
 import sys
-import time
 
-import numpy as np
-from joblib import Parallel, delayed
-from statsmodels.stats.proportion import proportion_confint
-
-from simulator.layout import P_BUDGET, S_SCORE, S_WINNER
-from simulator.playout import GameSetup, game_seed, play_many
-from strategies.library import StrategyLibrary
-
-LINEUP = ["lookahead", "greedy", "random", "random"]
-
-
-def play_rotation(rot, deals, budget, seed):
-    lib = StrategyLibrary()
-    setup = GameSetup(nplayers=4)
-    names = LINEUP[rot:] + LINEUP[:rot]
-    strat = lib.matrix(names)
-    for i, n in enumerate(names):
-        if n == "lookahead":
-            strat[i, P_BUDGET] = budget
-    states, _ = play_many(setup, strat, [game_seed(seed, d) for d in range(deals)])
-    return names, states[:, S_WINNER].copy(), states[:, S_SCORE : S_SCORE + 4].copy()
+from strategies.ladder import LadderConfig, format_ladder, run_ladder
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--deals", type=int, default=25)
-    ap.add_argument("--budget", type=int, default=4, help="rollouts per candidate move of the lookahead")
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--rungs", default=None, help="comma-separated rungs, weakest first (NAME@param=value)")
+    ap.add_argument("--players", default="2,3,4")
+    ap.add_argument("--deals", type=int, default=40, help="deals per matrix cell")
+    ap.add_argument("--against-deals", type=int, default=None, help="deals of the one-against-three table (default: --deals)")
+    ap.add_argument("--depth-budgets", default="1,2,4", help="budgets b of the skill depth (2b against b); '' to skip")
+    ap.add_argument("--depth-rung", default=None)
+    ap.add_argument("--depth-deals", type=int, default=20)
     ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json", default=None, help="write every figure to this file")
     args = ap.parse_args()
-    t = time.perf_counter()
-    out = Parallel(n_jobs=args.jobs)(
-        delayed(play_rotation)(r, args.deals, args.budget, args.seed) for r in range(4)
+    cfg = LadderConfig(
+        rungs=tuple(r for r in args.rungs.split(",") if r) if args.rungs else None,
+        players=tuple(int(p) for p in args.players.split(",")),
+        deals=args.deals,
+        against_deals=args.against_deals,
+        depth_budgets=tuple(int(b) for b in args.depth_budgets.split(",") if b.strip()),
+        depth_rung=args.depth_rung,
+        depth_deals=args.depth_deals,
+        seed=args.seed,
     )
-    wall = time.perf_counter() - t
-    wins = {"lookahead": 0, "greedy": 0, "random": 0}
-    seats = {"lookahead": 0, "greedy": 0, "random": 0}
-    score = {"lookahead": [], "greedy": [], "random": []}
-    for names, winners, scores in out:
-        for seat, n in enumerate(names):
-            seats[n] += len(winners)
-            wins[n] += int((winners == seat).sum())
-            score[n] += list(scores[:, seat])
-    games = 4 * args.deals
-    print(f"{games} games (4 rotations x {args.deals} deals), lookahead budget {args.budget}, {wall:.0f} s")
-    rates = {}
-    for n in ("lookahead", "greedy", "random"):
-        lo, hi = proportion_confint(wins[n], seats[n], method="wilson")
-        rates[n] = wins[n] / seats[n]
-        print(
-            f"{n:10s} wins {wins[n]:4d} of {seats[n]:4d} seat-games  win rate {rates[n]:6.1%} "
-            f"[{lo:.1%}, {hi:.1%}]  mean score {np.mean(score[n]):6.1f}"
-        )
-    ok = rates["random"] < rates["greedy"] < rates["lookahead"]
-    print("ladder in order: random < greedy < lookahead" if ok else "LADDER OUT OF ORDER")
-    return 0 if ok else 1
+    result = run_ladder(cfg, jobs=args.jobs, log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(format_ladder(result))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(result, fh, indent=2)
+    return 0 if result["monotone"]["ok"] else 1
 
 
 if __name__ == "__main__":

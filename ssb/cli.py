@@ -643,6 +643,12 @@ def strategies_show(name, strategy_dirs):
         click.echo(f"  {w:<{width}}  {s.weights.get(w, 0.0):g}")
 
 
+from ssb.strategy_tune_cmd import strategies_ladder, strategies_tune  # noqa: E402  (tuning and the skill ladder)
+
+strategies.add_command(strategies_tune)
+strategies.add_command(strategies_ladder)
+
+
 @cli.command()
 @click.option(
     "--games",

@@ -6,7 +6,8 @@ department or instrument a specialist favours; the parameters of ``simulator.lay
 (``simulator.layout.WEIGHT_NAMES``; unspecified weights take the ``greedy`` profile's values). A
 ``[weights_late]`` table gives a second row for the late game: the kernel then interpolates from
 ``[weights]`` to it by game progress (unspecified late weights take the early row's values). A
-designer adds a strategy by dropping a file in a folder.
+designer adds a strategy by dropping a file in a folder. A ``[provenance]`` table (written by
+``strategies.tune``) records how a tuned profile was found; the loader does not read it.
 """
 
 import math
@@ -108,7 +109,7 @@ def load_strategy(path, base_weights=None):
     path = Path(path)
     raw = read_toml(path)
     ck = Checker(path)
-    ck.table(raw, "", required=("strategy",), optional=("weights", "weights_late"))
+    ck.table(raw, "", required=("strategy",), optional=("weights", "weights_late", "provenance"))
     head = ck.table(
         raw["strategy"], "strategy", required=("name", "kind"), optional=("description", "focus", *PARAMS)
     )
