@@ -14,9 +14,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -e '.[test]'
 	touch $(STAMP)
 
-# The main job: the starter set at 2, 3 and 4 players judged at two skill levels (greedy mirrors,
-# RUN_GAMES games per player count, and lookahead mirrors, 1,000 games per player count: see
-# scenarios/starter.toml), then the balance report; prints the headline verdicts per judge and the
+# The main job: the starter set at 2, 3 and 4 players judged at three skill levels (greedy and tuned
+# mirrors, RUN_GAMES games per player count each, and search mirrors, 2,000 games per player count:
+# see scenarios/starter.toml), then the balance report; prints the headline verdicts per judge and the
 # report's path. Re-running reuses the finished games.
 RUN_GAMES ?= 20000
 run: setup

@@ -56,11 +56,11 @@ def error_of(**changes):
 def test_shipped_scenarios_load_and_expand():
     assert {"starter", "expansion", "grid", "ci"} <= set(shipped_scenarios())
     starter = load_scenario("starter")
-    # Two judge levels per player count: greedy mirrors at full size, lookahead mirrors capped.
-    assert [c.players for c in starter.cells] == [2, 2, 3, 3, 4, 4]
-    assert [set(c.lineup) for c in starter.cells] == [{"greedy"}, {"lookahead"}] * 3
+    # Three judge levels per player count: greedy and tuned mirrors at full size, search mirrors capped.
+    assert [c.players for c in starter.cells] == [2, 2, 2, 3, 3, 3, 4, 4, 4]
+    assert [set(c.lineup) for c in starter.cells] == [{"greedy"}, {"tuned"}, {"search"}] * 3
     assert all(c.instruments == STARTER for c in starter.cells)
-    assert [c.games for c in starter.cells] == [6000, 400] * 3
+    assert [c.games for c in starter.cells] == [6000, 6000, 2000] * 3
 
     expansion = load_scenario("expansion")
     assert len(expansion.cells) == 1 + 3 * 3
