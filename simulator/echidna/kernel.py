@@ -18,8 +18,6 @@ A turn (E2-E5)::
     while tokens are held and the strategy wants: spend one, one more step (E7, E8)
 """
 
-import hashlib
-import os
 from pathlib import Path
 
 import numba
@@ -116,6 +114,7 @@ from simulator.echidna.layout import (
     W_TAKE,
     W_TOKEN,
 )
+from simulator.kernel import cache_dir, sources_hash
 from simulator.kernel.core import CYCLE_PROBE, lowest_bit, popcount, rng_below, rng_next
 
 _HERE = Path(__file__).resolve().parent
@@ -128,22 +127,11 @@ def kernel_sources():
 
 
 def kernel_hash():
-    h = hashlib.sha256()
-    for path in kernel_sources():
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
+    """SHA-256 over this kernel's source files (name and content)."""
+    return sources_hash(kernel_sources())
 
 
-def _cache_dir():
-    explicit = os.environ.get("NUMBA_CACHE_DIR")
-    if explicit:
-        return explicit
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return str(base / "shuffle-swing-balance" / "numba" / f"echidna-{kernel_hash()[:16]}")
-
-
-_CACHE = _cache_dir()
+_CACHE = cache_dir("echidna", kernel_sources())
 
 
 def _decorate(fn, nrt):

@@ -21,22 +21,30 @@ def kernel_sources():
     return sorted(_HERE.glob("*.py")) + [_HERE.parent / "layout.py"]
 
 
-def kernel_hash():
-    """SHA-256 over the kernel's source files (name and content)."""
+def sources_hash(paths):
+    """SHA-256 over source files (name and content), in the order given."""
     h = hashlib.sha256()
-    for path in kernel_sources():
+    for path in paths:
         h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()
 
 
-def cache_dir():
-    """Where the compiled kernel is cached: ``$NUMBA_CACHE_DIR`` if set, else a per-hash folder."""
+def kernel_hash():
+    """SHA-256 over the kernel's source files (name and content)."""
+    return sources_hash(kernel_sources())
+
+
+def cache_dir(name="", sources=None):
+    """Where a compiled kernel is cached: ``$NUMBA_CACHE_DIR`` if set, else a folder named after the
+    hash of its sources (this kernel's unless ``sources`` are given; ``name`` prefixes the folder of
+    another game's kernel)."""
     explicit = os.environ.get("NUMBA_CACHE_DIR")
     if explicit:
         return explicit
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return str(base / "shuffle-swing-balance" / "numba" / kernel_hash()[:16])
+    digest = sources_hash(kernel_sources() if sources is None else sources)[:16]
+    return str(base / "shuffle-swing-balance" / "numba" / (f"{name}-{digest}" if name else digest))
 
 
 if not os.environ.get("NUMBA_CACHE_DIR"):
