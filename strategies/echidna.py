@@ -15,9 +15,9 @@ import numpy as np
 from simulator.echidna.layout import KIND_NAMES, KIND_RANDOM, P_DEPTH, P_KIND, P_WEIGHTS, STRAT_SIZE, WEIGHT_NAMES
 from simulator.errors import DataError
 from simulator.instruments import Checker, read_toml
+from strategies.library import check_weight, read_profiles
 
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles" / "echidna"
-BASE_PROFILE = "greedy"
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def load_strategy(path, base_weights=None):
     ck = Checker(path)
     ck.table(raw, "", required=("strategy",), optional=("weights",))
     head = ck.table(raw["strategy"], "strategy", required=("name", "kind"), optional=("description", "depth"))
-    name = ck.string(head["name"], "strategy.name")
+    name = ck.name(head["name"], "strategy.name")
     kind = ck.string(head["kind"], "strategy.kind", choices=KIND_NAMES)
     description = head.get("description", "")
     if not isinstance(description, str):
@@ -56,9 +56,7 @@ def load_strategy(path, base_weights=None):
     table = raw.get("weights", {})
     ck.table(table, "weights", optional=WEIGHT_NAMES)
     for key, value in table.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise DataError(path, f"weights.{key}", f"expected a number, got {value!r}")
-        weights[key] = float(value)
+        weights[key] = check_weight(value, path, f"weights.{key}")
     if kind != KIND_NAMES[KIND_RANDOM] and not weights:
         raise DataError(path, "weights", "a non-random strategy needs weights")
     return EchidnaStrategy(name, kind, description, weights, depth, str(path))
@@ -68,20 +66,7 @@ class EchidnaStrategyLibrary:
     """The packaged Echidna Shuffle profiles plus every ``*.toml`` in ``extra_dirs``."""
 
     def __init__(self, extra_dirs=()):
-        base = load_strategy(PROFILE_DIR / f"{BASE_PROFILE}.toml")
-        self._by_name = {}
-        files = sorted(PROFILE_DIR.glob("*.toml"))
-        for d in extra_dirs:
-            d = Path(d)
-            if not d.is_dir():
-                raise DataError(d, "", "strategy folder not found")
-            files += sorted(d.glob("*.toml"))
-        for f in files:
-            s = load_strategy(f, base.weights)
-            key = s.name.lower()
-            if key in self._by_name:
-                raise DataError(f, "strategy.name", f"'{s.name}' is already defined in {self._by_name[key].path}")
-            self._by_name[key] = s
+        self._by_name = read_profiles(PROFILE_DIR, extra_dirs, load_strategy)
 
     def names(self):
         return [s.name for s in self._by_name.values()]

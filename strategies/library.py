@@ -154,24 +154,33 @@ def _weight_table(table, where, weights, ck, path):
     return weights
 
 
+def read_profiles(profile_dir, extra_dirs, load):
+    """``{lower-case name: strategy}`` of every ``*.toml`` in ``profile_dir`` then in ``extra_dirs``,
+    each read by ``load(path, base_weights)`` with the weights of ``profile_dir``'s base profile;
+    a missing folder or a name defined twice (in any case) is a DataError. Shared by the games'
+    strategy libraries."""
+    base = load(Path(profile_dir) / f"{BASE_PROFILE}.toml", None)
+    files = sorted(Path(profile_dir).glob("*.toml"))
+    for d in extra_dirs:
+        d = Path(d)
+        if not d.is_dir():
+            raise DataError(d, "", "strategy folder not found")
+        files += sorted(d.glob("*.toml"))
+    by_name = {}
+    for f in files:
+        s = load(f, base.weights)
+        key = s.name.lower()
+        if key in by_name:
+            raise DataError(f, "strategy.name", f"'{s.name}' is already defined in {by_name[key].path}")
+        by_name[key] = s
+    return by_name
+
+
 class StrategyLibrary:
     """The packaged profiles plus every ``*.toml`` in ``extra_dirs``."""
 
     def __init__(self, extra_dirs=()):
-        base = load_strategy(PROFILE_DIR / f"{BASE_PROFILE}.toml")
-        self._by_name = {}
-        files = sorted(PROFILE_DIR.glob("*.toml"))
-        for d in extra_dirs:
-            d = Path(d)
-            if not d.is_dir():
-                raise DataError(d, "", "strategy folder not found")
-            files += sorted(d.glob("*.toml"))
-        for f in files:
-            s = load_strategy(f, base.weights)
-            key = s.name.lower()
-            if key in self._by_name:
-                raise DataError(f, "strategy.name", f"'{s.name}' is already defined in {self._by_name[key].path}")
-            self._by_name[key] = s
+        self._by_name = read_profiles(PROFILE_DIR, extra_dirs, load_strategy)
 
     def names(self):
         return [s.name for s in self._by_name.values()]
