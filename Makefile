@@ -38,14 +38,20 @@ bench: setup
 play: setup
 	$(VENV)/bin/ssb play --players 4 --seed 7
 
-# Balance regression gate: the ci scenario replays the committed baseline's deals (same run seed),
-# so every figure is compared deal by deal; --strict fails on a figure not shown within its margin.
-# The balance report of the same run goes to results/ci/report (the summary links to it).
-regress: setup
-	$(VENV)/bin/ssb run ci --out results/ci --force --quiet
-	$(VENV)/bin/ssb report results/ci --out results/ci/report > /dev/null
-	$(VENV)/bin/ssb regress results/ci --baseline baselines/ci-baseline.json --strict \
-		--summary-md results/ci/regress.md --json results/ci/regress.json $(REGRESS_ARGS)
+# Balance regression gates, one per game: scenarios/ci.toml (Shuffle and Swing) and
+# scenarios/echidna-ci.toml (Echidna Shuffle). Each replays its committed baseline's deals (same run
+# seed, baselines/<gate>-baseline.json), so every figure is compared deal by deal; --strict fails on
+# a figure not shown within its margin. Both must pass (`make -k regress` runs the second after a
+# failed first). The balance report of each run goes to results/<gate>/report (the summary links to it).
+REGRESS_GATES := ci echidna-ci
+.PHONY: $(addprefix regress-,$(REGRESS_GATES))
+regress: $(addprefix regress-,$(REGRESS_GATES))
+
+$(addprefix regress-,$(REGRESS_GATES)): regress-%: setup
+	$(VENV)/bin/ssb run $* --out results/$* --force --quiet
+	$(VENV)/bin/ssb report results/$* --out results/$*/report > /dev/null
+	$(VENV)/bin/ssb regress results/$* --baseline baselines/$*-baseline.json --strict \
+		--summary-md results/$*/regress.md --json results/$*/regress.json $(REGRESS_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache "$${XDG_CACHE_HOME:-$$HOME/.cache}/shuffle-swing-balance"

@@ -1,21 +1,32 @@
 """Balance baselines: the figures of a run that a later run is tested against.
 
-A baseline is a JSON file written from a finished run directory. Per cell (player count x
-instrument set x lineup) it keeps, for every *figure*:
+A baseline is a JSON file written from a finished run directory, of one game (``game``, a name of
+:mod:`simulator.games`; a file without it is of the default game, Shuffle and Swing). Per cell
+(player count x instrument set x lineup; for another game player count x board x variant x lineup)
+it keeps, for every *figure*:
 
 ==================  ==========================================================  ==============
 kind                figure                                                      unit
 ==================  ==========================================================  ==============
+every game
 ``win_rate``        each seat's win rate; each strategy's win rate per seat it   rate (0..1)
                     occupies (lineups of two or more strategies)
+``rounds``          rounds per game                                             rounds
+``stall_rate``      the share of games the stall cap ended (a game that can      rate (0..1)
+                    stall, ``GateSpec.stalls``)
+Shuffle and Swing
 ``objective_points`` each department's objective points per game, summed over   points/game
                     the seats (``objective_<dept>``)
 ``build_rate``      the share of games in which the department's instrument     rate (0..1)
                     was completed (``built_<dept>``)
-``rounds``          rounds per game                                             rounds
 ``score_spread``    standard deviation of the seats' final scores within a      points
                     game (how close the game was), averaged over games
 ==================  ==========================================================  ==============
+
+A game declares its own figures and their kinds (unit, default margin) in its registry entry
+(``Game.gate``, a :class:`simulator.games.GateSpec`): Echidna Shuffle's are tokens spent, moves
+lost, deliveries on others' turns and pick-ups per game. Figure ids count seats from 0
+(``win_rate.seat0``, as the result tables do); the labels a reader sees count them from 1.
 
 The statistical unit is the *deal*: the games of one deal share their setup (every seat rotation
 of the paired design), so they are not independent; independent deals are. Each figure is stored
@@ -53,21 +64,51 @@ import numpy as np
 import pandas as pd
 
 from scenarios.schema import FORMAT_VERSION
+from simulator import games as registry
 from simulator.errors import DataError
+from simulator.games import GateKind
 
 BASELINE_FORMAT = "ssb-balance-baseline"
 BASELINE_VERSION = 2
 
-DEPTS = ("black", "orange", "gray")
-KINDS = ("win_rate", "objective_points", "build_rate", "rounds", "score_spread")
-RATE_KINDS = frozenset({"win_rate", "build_rate"})
-UNITS = {
-    "win_rate": "rate",
-    "objective_points": "points per game",
-    "build_rate": "rate",
-    "rounds": "rounds per game",
-    "score_spread": "points",
-}
+# The kinds of figure every game has (see the module doc); a game adds its own (Game.gate.kinds).
+GENERIC_KINDS = (
+    GateKind("win_rate", "rate", 0.03, rate=True),  # 3 percentage points
+    GateKind("rounds", "rounds per game", 0.5),
+    GateKind("stall_rate", "rate", 0.01, rate=True),  # 1 percentage point: stalls are rare
+)
+
+
+def game_of(name=None):
+    """The registered game of a manifest's or a baseline's ``game`` (``None``: the default game)."""
+    return name if isinstance(name, registry.Game) else registry.get(name)
+
+
+def kinds_of(game=None):
+    """``{kind: GateKind}`` of one game: the generic kinds, then the game's own."""
+    out = {k.name: k for k in GENERIC_KINDS}
+    for k in game_of(game).gate.kinds:
+        if k.name in out and out[k.name] != k:
+            raise ValueError(f"gate kind '{k.name}' of {game_of(game).title} is a generic kind with other settings")
+        out[k.name] = k
+    return out
+
+
+def all_kinds():
+    """``{kind: GateKind}`` over every registered game (a kind name means the same in every game)."""
+    out = {}
+    for name in [registry.DEFAULT_GAME] + [n for n in registry.names() if n != registry.DEFAULT_GAME]:
+        for k, v in kinds_of(name).items():
+            if k in out and out[k] != v:
+                raise ValueError(f"gate kind '{k}' is declared twice with other settings")
+            out[k] = v
+    return out
+
+
+_ALL = all_kinds()
+KINDS = tuple(_ALL)
+RATE_KINDS = frozenset(k for k, v in _ALL.items() if v.rate)
+UNITS = {k: v.unit for k, v in _ALL.items()}
 # Scenario keys that do not change what a cell plays, only how much and with which deals.
 SAMPLING_KEYS = ("name", "description", "seed", "games")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -81,8 +122,9 @@ class BaselineError(DataError):
 # =========================================================================== figures of a run
 
 
-def _cell_frame(seats, games):
+def _cell_frame(seats, games, game=None):
     """Per-game values of every figure of one cell's tables, indexed by game (one row per game)."""
+    game = game_of(game)
     players = int(games["players"].iloc[0])
     lineup = [s.strip() for s in str(games["lineup"].iloc[0]).split(",")]
     by_game = seats.groupby("game", sort=True)
@@ -95,7 +137,7 @@ def _cell_frame(seats, games):
     for seat in range(players):
         col = f"win_rate.seat{seat}"
         out[col] = won[seat].to_numpy(dtype=float) if seat in won.columns else 0.0
-        figures.append((col, "win_rate", f"win rate, seat {seat}"))
+        figures.append((col, "win_rate", f"win rate, seat {seat + 1}"))  # seats counted from 1 for readers
 
     names = sorted(set(lineup))
     if len(names) > 1:
@@ -108,51 +150,84 @@ def _cell_frame(seats, games):
             out[col] = (wins[name].to_numpy(dtype=float) if name in wins.columns else 0.0) / held
             figures.append((col, "win_rate", f"win rate, {name} (per seat it holds)"))
 
-    for d in DEPTS:
-        inst = str(g[f"inst_{d}"].iloc[0])
-        col = f"objective_points.{d}"
-        out[col] = by_game[f"objective_{d}"].sum().reindex(g.index).to_numpy(dtype=float)
-        figures.append((col, "objective_points", f"objective points per game, {d} ({inst})"))
-    for d in DEPTS:
-        inst = str(g[f"inst_{d}"].iloc[0])
-        col = f"build_rate.{d}"
-        out[col] = (g[f"built_{d}"].to_numpy() > 0).astype(float)
-        figures.append((col, "build_rate", f"build rate, {d} ({inst})"))
+    first = _Row(g.iloc[0].items())
+    for f in game.gate.figures:
+        out[f.name] = _game_figure(f, g, by_game)
+        figures.append((f.name, f.kind, f.label.format_map(first)))
 
     out["rounds"] = g["rounds"].to_numpy(dtype=float)
     figures.append(("rounds", "rounds", "rounds per game"))
-    out["score_spread"] = by_game["score"].std(ddof=0).reindex(g.index).to_numpy(dtype=float)
-    figures.append(("score_spread", "score_spread", "score spread (std of final scores in a game)"))
+    if game.gate.stalls:
+        out["stall_rate"] = (g["stalled"].to_numpy() > 0).astype(float)
+        figures.append(("stall_rate", "stall_rate", "stalled games (the stall cap ended them)"))
     return out, figures
 
 
-def deal_values(seats, games):
-    """Per cell: ``(seeds, per_deal, figures)``, the per-deal value of every figure keyed by deal seed.
+class _Row(dict):
+    """A label's values: a name the tables lack reads ``?``."""
+
+    def __missing__(self, key):
+        return "?"
+
+
+def _game_figure(f, g, by_game):
+    """Per-game values of a game's own figure (a :class:`simulator.games.GateFigure`)."""
+    if f.how == "seat_sum":
+        return by_game[f.column].sum().reindex(g.index).to_numpy(dtype=float)
+    if f.how == "seat_spread":
+        return by_game[f.column].std(ddof=0).reindex(g.index).to_numpy(dtype=float)
+    if f.how == "game":
+        return g[f.column].to_numpy(dtype=float)
+    if f.how == "game_share":
+        return (g[f.column].to_numpy() > 0).astype(float)
+    raise ValueError(f"gate figure '{f.name}': unknown how '{f.how}' (one of {', '.join(registry.GATE_HOWS)})")
+
+
+def figure_rows(game=None, players=4, lineup=("greedy",) * 4, first=None):
+    """``(figure, kind, label)`` of a cell of ``game`` (what a baseline of it holds), without playing.
+
+    ``first``: the values the labels name (e.g. ``{"inst_black": "Violin"}``); missing ones read ``?``.
+    """
+    game = game_of(game)
+    rows = [(f"win_rate.seat{s}", "win_rate", f"win rate, seat {s + 1}") for s in range(players)]
+    if len(set(lineup)) > 1:
+        rows += [(f"win_rate.{n}", "win_rate", f"win rate, {n} (per seat it holds)") for n in sorted(set(lineup))]
+    rows += [(f.name, f.kind, f.label.format_map(_Row(first or {}))) for f in game.gate.figures]
+    rows.append(("rounds", "rounds", "rounds per game"))
+    if game.gate.stalls:
+        rows.append(("stall_rate", "stall_rate", "stalled games (the stall cap ended them)"))
+    return rows
+
+
+def deal_values(seats, games, game=None):
+    """Per cell: ``(seeds, per_deal, figures, per_game)``, every figure's per-deal value keyed by deal seed.
 
     ``seeds`` is the setup seed of each deal (the same for every seat rotation of the deal: what the
     runner derives from the run seed, the cell and the deal index), ``per_deal`` a DataFrame with
     one row per deal (in the order of ``seeds``) and one column per figure, ``figures`` the list of
     ``(figure, kind, label)``. Two runs that played the same deals can be compared deal by deal.
+    ``game``: the game of the tables (a name of :mod:`simulator.games`; ``None``: the default game).
     """
     out = {}
     for key, g in games.groupby("cell_key", sort=False):
         s = seats[seats["cell_key"] == key]
-        per_game, figures = _cell_frame(s, g)
+        per_game, figures = _cell_frame(s, g, game)
         per_deal = per_game.groupby("deal").mean()
         seeds = g.groupby("deal")["seed"].first().reindex(per_deal.index).to_numpy(dtype=np.int64)
         out[key] = (seeds, per_deal, figures, per_game)
     return out
 
 
-def figure_table(seats, games, values=None):
+def figure_table(seats, games, values=None, game=None):
     """One row per (cell, figure): ``cell_key, figure, kind, label, n, sum, sumsq, count, trials``.
 
     ``n``, ``sum``, ``sumsq`` are the moments of the per-deal values (see the module docstring);
     ``count`` / ``trials`` the plain successes and trials of a rate (win rates: wins over games
     times seats held), NaN for other kinds. ``values``: the :func:`deal_values` of the same
-    tables, when already computed.
+    tables, when already computed; ``game``: the tables' game (``None``: the default game).
     """
-    values = deal_values(seats, games) if values is None else values
+    values = deal_values(seats, games, game) if values is None else values
+    rates = {k for k, v in kinds_of(game).items() if v.rate}
     rows = []
     for key, g in games.groupby("cell_key", sort=False):
         _, per_deal, figures, per_game = values[key]
@@ -166,7 +241,7 @@ def figure_table(seats, games, values=None):
                     held = [x.strip() for x in str(g["lineup"].iloc[0]).split(",")].count(name)
                 count = float(np.rint(per_game[col].to_numpy() * held).sum())
                 trials = float(len(per_game) * held)
-            elif kind == "build_rate":
+            elif kind in rates:  # a share of games (build rate, stalled games, ...)
                 count = float(per_game[col].sum())
                 trials = float(len(per_game))
             rows.append((key, col, kind, label, len(y), float(y.sum()), float(np.square(y).sum()), count, trials))
@@ -207,16 +282,23 @@ def design_sha256(manifest):
     return hashlib.sha256(blob).hexdigest()
 
 
+def _data_entries(manifest):
+    """``[(key, entry)]`` of a run's data files: ``board``, ``instrument Horns``, ``strategy greedy``,
+    or for another game its own files as its manifest names them (``board snow``, ``rules``)."""
+    data = manifest.get("data_files", {}) or {}
+    default = game_of(manifest.get("game")).name == registry.DEFAULT_GAME
+    out = []
+    if "board" in data and default:  # another game lists its boards among its files
+        out.append(("board", data["board"]))
+    for group, label in (("instruments", "instrument " if default else ""), ("strategies", "strategy ")):
+        for name, entry in (data.get(group) or {}).items():
+            out.append((f"{label}{name}", entry))
+    return out
+
+
 def data_hashes(manifest):
     """``{"board": sha, "instrument Horns": sha, "strategy greedy": sha, ...}`` of a run's data files."""
-    data = manifest.get("data_files", {}) or {}
-    out = {}
-    if "board" in data:
-        out["board"] = data["board"].get("sha256")
-    for group, label in (("instruments", "instrument"), ("strategies", "strategy")):
-        for name, entry in (data.get(group) or {}).items():
-            out[f"{label} {name}"] = entry.get("sha256")
-    return out
+    return {k: e.get("sha256") for k, e in _data_entries(manifest)}
 
 
 def project_path(path):
@@ -232,21 +314,24 @@ def project_path(path):
 
 def data_paths(manifest):
     """Same keys as :func:`data_hashes`, the files' paths (for messages)."""
-    data = manifest.get("data_files", {}) or {}
-    out = {}
-    if "board" in data:
-        out["board"] = project_path(data["board"].get("path"))
-    for group, label in (("instruments", "instrument"), ("strategies", "strategy")):
-        for name, entry in (data.get(group) or {}).items():
-            out[f"{label} {name}"] = project_path(entry.get("path"))
-    return out
+    return {k: project_path(e.get("path")) for k, e in _data_entries(manifest)}
+
+
+# Settings a Shuffle and Swing run records; another game's are all of its settings but the sampling ones.
+SNS_SETTINGS = ("wheel", "max_rounds", "overrides", "instrument_dirs", "strategy_dirs")
 
 
 def run_identity(manifest):
     """What a baseline (or a regression report) records about the run it read."""
     sc = manifest.get("scenario", {})
     settings = manifest.get("settings", {})
+    game = game_of(manifest.get("game"))
+    if game.name == registry.DEFAULT_GAME:
+        kept = {k: settings.get(k) for k in SNS_SETTINGS}
+    else:  # the scenario's design (variants with their switches, boards, ...) and its --set changes
+        kept = {**design_of(manifest), "set": settings.get("set", [])}
     return {
+        "game": game.name,
         "scenario": {
             "name": sc.get("name"),
             "file": project_path(sc.get("file")),
@@ -254,9 +339,7 @@ def run_identity(manifest):
             "design_sha256": design_sha256(manifest),
         },
         "run_seed": manifest.get("run_seed"),
-        "settings": {
-            k: settings.get(k) for k in ("wheel", "max_rounds", "overrides", "instrument_dirs", "strategy_dirs")
-        },
+        "settings": kept,
         "data_files": data_hashes(manifest),
         "data_paths": data_paths(manifest),
         "code": {k: manifest.get("code", {}).get(k) for k in ("package", "version", "kernel_sha256")},
@@ -279,7 +362,7 @@ def _cells_of(manifest, games):
                 "cell": c.get("cell"),
                 "cell_key": key,
                 "players": c.get("players"),
-                "instruments": c.get("instruments"),
+                **{k: c[k] for k in ("instruments", "board", "variant") if k in c},
                 "lineup": c.get("lineup"),
                 "games": int(played.loc[key, "games"]),
                 "deals": int(played.loc[key, "deals"]),
@@ -290,8 +373,9 @@ def _cells_of(manifest, games):
 
 def build_baseline(seats, games, manifest, source=None):
     """The baseline document (a dict ready for JSON) of a run's tables and manifest."""
-    values = deal_values(seats, games)
-    table = figure_table(seats, games, values)
+    game = manifest.get("game")
+    values = deal_values(seats, games, game)
+    table = figure_table(seats, games, values, game)
     cells = _cells_of(manifest, games)
     by_cell = {key: part for key, part in table.groupby("cell_key", sort=False)}
     for c in cells:
@@ -355,11 +439,16 @@ def read_baseline(path):
             f"made from result format {doc.get('result_format')}, this code writes format {FORMAT_VERSION}: "
             "make the baseline again",
         )
+    game = doc.get("game", registry.DEFAULT_GAME)
+    try:
+        kinds = kinds_of(registry.get(game, path, "game"))
+    except DataError as exc:
+        raise BaselineError(path, "game", exc.reason) from None
     cells = doc.get("cells")
     if not isinstance(cells, list) or not cells:
         raise BaselineError(path, "cells", "the baseline holds no cells")
     for i, c in enumerate(cells):
-        _check_cell(path, i, c)
+        _check_cell(path, i, c, kinds)
     return doc
 
 
@@ -371,7 +460,7 @@ def _is_number(x):
     return (isinstance(x, int | float) and not isinstance(x, bool)) and math.isfinite(x)
 
 
-def _check_cell(path, i, c):
+def _check_cell(path, i, c, kinds=None):
     """A cell of a baseline checked against the file's schema (:class:`BaselineError` otherwise)."""
     where = f"cells.{i}"
     if not isinstance(c, dict) or not isinstance(c.get("cell_key"), str) or not isinstance(c.get("figures"), dict):
@@ -384,6 +473,8 @@ def _check_cell(path, i, c):
             raise BaselineError(path, f"{where}.deal_seeds", "a deal seed is listed twice")
     if not c["figures"]:
         raise BaselineError(path, f"{where}.figures", "the cell holds no figures")
+    kinds = kinds_of() if kinds is None else kinds
+    rates = {k for k, v in kinds.items() if v.rate}
     for fid, f in c["figures"].items():
         key = f"{where}.figures.{fid}"
         if not isinstance(f, dict):
@@ -391,8 +482,10 @@ def _check_cell(path, i, c):
         for k in ("kind", "n", "sum", "sumsq"):
             if k not in f:
                 raise BaselineError(path, f"{key}.{k}", "missing (a figure needs 'kind', 'n', 'sum' and 'sumsq')")
-        if f["kind"] not in KINDS:
-            raise BaselineError(path, f"{key}.kind", f"{f['kind']!r} is not a kind of figure ({', '.join(KINDS)})")
+        if f["kind"] not in kinds:
+            raise BaselineError(
+                path, f"{key}.kind", f"{f['kind']!r} is not a kind of figure of this game ({', '.join(kinds)})"
+            )
         n = f["n"]
         if not _is_int(n):
             raise BaselineError(path, f"{key}.n", f"{n!r} is not a whole number of deals")
@@ -410,7 +503,7 @@ def _check_cell(path, i, c):
                 f"{key}.sumsq",
                 f"{f['sumsq']} is below sum**2 / n = {f['sum'] ** 2 / n:.6g}: the variance would be negative",
             )
-        if f["kind"] in RATE_KINDS and not (-1e-9 <= f["sum"] / n <= 1 + 1e-9):
+        if f["kind"] in rates and not (-1e-9 <= f["sum"] / n <= 1 + 1e-9):
             raise BaselineError(path, f"{key}.sum", f"mean {f['sum'] / n:.6g} of a rate outside 0 .. 1")
         if "count" in f or "trials" in f:
             cnt, trials = f.get("count"), f.get("trials")

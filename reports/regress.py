@@ -57,13 +57,16 @@ from reports.baseline import (
     KINDS,
     RATE_KINDS,
     UNITS,
+    all_kinds,
     baseline_figures,
     baseline_values,
     deal_values,
     figure_table,
+    game_of,
     merge_figures,
     run_identity,
 )
+from simulator import games as registry
 from simulator.errors import DataError
 
 PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
@@ -74,14 +77,12 @@ C_INCONCLUSIVE, C_PASS, C_FAIL = 0, 1, 2
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_LOOKS = 4
-# Margins in the figure's own unit (rates as fractions).
-DEFAULT_MARGINS = {
-    "win_rate": 0.03,  # 3 percentage points
-    "objective_points": 1.0,  # points per game, summed over the seats
-    "build_rate": 0.03,  # 3 percentage points
-    "rounds": 0.5,  # rounds per game
-    "score_spread": 2.0,  # points (std of the final scores within a game)
-}
+# Margins in the figure's own unit (rates as fractions), of every kind of every registered game:
+# win_rate 3 pp, rounds 0.5 rounds, stall_rate 1 pp (every game); Shuffle and Swing's objective_points
+# 1 point per game (summed over the seats), build_rate 3 pp, score_spread 2 points; Echidna
+# Shuffle's tokens_spent 0.5, moves_lost 0.5, deliveries_off_turn 0.1, pickups 0.5 per game (see
+# each game's ``gate`` in simulator/games.py).
+DEFAULT_MARGINS = {k: v.margin for k, v in all_kinds().items()}
 assert set(DEFAULT_MARGINS) == set(KINDS)
 
 
@@ -256,13 +257,15 @@ def parse_margins(items):
 
     Rates (``win_rate``, ``build_rate``) are given in percentage points, the others in their unit.
     """
-    margins = dict(DEFAULT_MARGINS)
+    kinds = all_kinds()  # any game's kinds (so one --margin list serves the gates of both games)
+    margins = {k: v.margin for k, v in kinds.items()}
+    rates = {k for k, v in kinds.items() if v.rate}
     for item in items or ():
         key, sep, value = str(item).partition("=")
         key = key.strip().replace("-", "_")
-        if not sep or key not in DEFAULT_MARGINS:
+        if not sep or key not in margins:
             raise RegressInputError(
-                "--margin", str(item), f"expected KIND=VALUE with KIND one of {', '.join(DEFAULT_MARGINS)}"
+                "--margin", str(item), f"expected KIND=VALUE with KIND one of {', '.join(margins)}"
             )
         try:
             v = float(value)
@@ -270,7 +273,7 @@ def parse_margins(items):
             raise RegressInputError("--margin", str(item), f"'{value}' is not a number") from None
         if not math.isfinite(v) or v < 0:
             raise RegressInputError("--margin", str(item), "a margin is a number of 0 or more")
-        margins[key] = v / 100.0 if key in RATE_KINDS else v
+        margins[key] = v / 100.0 if key in rates else v
     return margins
 
 
@@ -291,10 +294,30 @@ def check_cells(baseline, current_keys, baseline_path="baseline"):
     if extra:
         parts.append(f"only in the run: {'; '.join(extra[:5])}" + (" ..." if len(extra) > 5 else ""))
     parts.append(
-        "compare runs of the same scenario (player counts, instrument sets and lineups), or write a new "
-        "baseline with `ssb baseline RESULTS_DIR -o FILE`"
+        "compare runs of the same scenario (player counts, instrument sets or boards and variants, lineups), "
+        "or write a new baseline with `ssb baseline RESULTS_DIR -o FILE`"
     )
     raise RegressInputError(baseline_path, "cells", ": ".join(parts[:1]) + " (" + "; ".join(parts[1:]) + ")")
+
+
+def check_game(baseline, manifest, baseline_path="baseline"):
+    """Refuse a baseline of another game than the run's (a :class:`RegressInputError` naming both);
+    returns the run's game. A baseline or manifest without ``game`` is of the default game."""
+    try:
+        then = registry.get(baseline.get("game"), baseline_path, "game")
+    except DataError as exc:
+        raise RegressInputError(baseline_path, "game", exc.reason) from None
+    now = game_of(manifest.get("game"))
+    if then.name != now.name:
+        b = baseline.get("scenario", {}).get("name")
+        r = manifest.get("scenario", {}).get("name")
+        raise RegressInputError(
+            baseline_path,
+            "game",
+            f"the baseline is of {then.title} (scenario '{b}'), the run of {now.title} (scenario '{r}'): "
+            "compare a run with a baseline of its own game",
+        )
+    return now
 
 
 def paired_moments(base_values, now_values):
@@ -361,6 +384,8 @@ def compare_tables(base, cur, margins=None, alpha=DEFAULT_ALPHA, level=None, dec
     level = alpha if level is None else level
     keys = ["cell_key", "figure"]
     both = base.merge(cur, on=keys, how="inner", suffixes=("_base", "_now"))
+    # The label this code gives the figure (a baseline written earlier may word it otherwise).
+    both["label_base"] = both["label_now"].where(both["label_now"].notna(), both["label_base"])
     both = both.rename(columns={"kind_base": "kind", "label_base": "label"}).drop(columns=["kind_now", "label_now"])
     b = (both["n_base"].to_numpy(), both["sum_base"].to_numpy(), both["sumsq_base"].to_numpy())
     c = (both["n_now"].to_numpy(), both["sum_now"].to_numpy(), both["sumsq_now"].to_numpy())
@@ -380,8 +405,11 @@ def compare_tables(base, cur, margins=None, alpha=DEFAULT_ALPHA, level=None, dec
             df = np.where(has, n_p - 1, df)
             paired = has
     margin = both["kind"].map(margins).to_numpy(dtype=float)
-    # Constant in both runs: no spread, nothing to test (left out of the family).
-    left_out = (v0 == 0) & (v1 == 0)
+    # The same constant in both runs: no spread, nothing to test (left out of the family). Two
+    # different constants (no tokens spent in the baseline, one in every game now) are a change
+    # known exactly: tested, with no spread.
+    m0, m1 = mean_and_var(*b)[0], mean_and_var(*c)[0]
+    left_out = (v0 == 0) & (v1 == 0) & np.isclose(m0, m1, rtol=0.0, atol=1e-12)
     tested = ~left_out
     p_equiv, p_beyond = margin_tests(d, se, df, margin)
     previous = None
@@ -521,11 +549,12 @@ def regress(
     margins = dict(DEFAULT_MARGINS if margins is None else margins)
     if not 0 < alpha < 0.5:
         raise RegressInputError("--alpha", str(alpha), "alpha must lie between 0 and 0.5")
+    game = check_game(baseline, manifest, baseline_path)
     keys = list(dict.fromkeys(games["cell_key"].astype(str)))
     check_cells(baseline, keys, baseline_path)
     base = baseline_figures(baseline)
-    values = deal_values(seats, games)
-    cur = figure_table(seats, games, values)
+    values = deal_values(seats, games, game)
+    cur = figure_table(seats, games, values, game)
     # Paired on the baseline's deals when the run played them (same scenario and run seed); the
     # adaptive mode adds fresh deals the baseline never played, so it compares independent samples.
     pairs = None if adaptive else paired_moments(baseline_values(baseline), values)
@@ -568,18 +597,19 @@ def regress(
             "games": sum(int(c.get("games", 0)) for c in baseline["cells"]),
         },
         "games_now": int(sum(games_now.values())) + int(info.get("games", 0)),
+        "game": {"name": game.name, "title": game.title},
         "cells": {
             k: {
                 "players": cells_meta[k].get("players"),
                 "lineup": cells_meta[k].get("lineup"),
-                "instruments": cells_meta[k].get("instruments"),
+                **{x: cells_meta[k][x] for x in ("instruments", "board", "variant") if x in cells_meta[k]},
             }
             for k in keys
             if k in cells_meta
         },
         "adaptive": info if adaptive else None,
         "paired": {
-            "figures": int(table["paired"].sum()),
+            "figures": int((table["paired"] & (table["verdict"] != LEFT_OUT)).sum()),
             "of": int((table["verdict"] != LEFT_OUT).sum()),
             "deals": int(pairs["n_pair"].max()) if pairs is not None and len(pairs) else 0,
         },
@@ -626,10 +656,13 @@ def _fmt_p(p):
 
 
 def cell_label(key, meta=None):
-    """Short text for a cell: ``4p Violin/Piano/Horns greedy,greedy,random,random``."""
+    """Short text for a cell: ``4p Violin/Piano/Horns greedy,greedy,random,random``, or for another
+    game ``4p snow catch_up greedy,greedy,greedy,greedy`` (board, variant, lineup)."""
     parts = dict(p.split("=", 1) for p in key.split("|") if "=" in p)
     if not parts:
         return key
+    if "board" in parts or "variant" in parts:
+        return f"{parts.get('players', '?')}p {parts.get('board')} {parts.get('variant')} {parts.get('lineup')}"
     return f"{parts.get('players', '?')}p {parts.get('black')}/{parts.get('orange')}/{parts.get('gray')} {parts.get('lineup')}"
 
 
@@ -729,8 +762,10 @@ def summary_markdown(result, mode="fail", results_dir=None, strict=False, report
             f"{pinfo.get('deals', 0):,} deals the baseline played (a paired comparison: the luck of the deal "
             "cancels out)."
         )
+    title = (result.get("game") or {}).get("title", "")
     lines.append(
-        f"Run of scenario `{run['scenario'].get('name')}`{where}, run seed {run.get('run_seed')}, "
+        f"Run of {title + ' ' if title else ''}scenario `{run['scenario'].get('name')}`{where}, "
+        f"run seed {run.get('run_seed')}, "
         f"{result['games_now']:,} games, against the baseline `{base['path']}` (seed {base.get('run_seed')}, "
         f"{base.get('games', 0):,} games).{paired_text}"
     )
@@ -768,7 +803,7 @@ def summary_markdown(result, mode="fail", results_dir=None, strict=False, report
         lines.append(f"- scenario `{st['setting']}`: {_fmt_setting(st['baseline'])} -> {_fmt_setting(st['now'])}")
     if ch["kernel_changed"]:
         any_change = True
-        lines.append("- the rules kernel (simulator/kernel) changed")
+        lines.append("- the rules kernel changed")
     if ch["version"]["baseline"] != ch["version"]["now"]:
         any_change = True
         lines.append(f"- package version {ch['version']['baseline']} -> {ch['version']['now']}")
@@ -860,8 +895,9 @@ def summary_text(result, mode="fail", strict=False):
     t = result["figures"]
     c = result["counts"]
     word, _ = gate_status(result, mode, strict)
+    title = (result.get("game") or {}).get("title")
     head = (
-        f"balance regression: {word}: {c[FAIL]} moved beyond the margin, {c[PASS]} within, "
+        f"balance regression{' (' + title + ')' if title else ''}: {word}: {c[FAIL]} moved beyond the margin, {c[PASS]} within, "
         f"{c[INCONCLUSIVE]} not shown (inconclusive), {c.get(LEFT_OUT, 0)} left out (no spread) "
         f"(of {len(t)} figures, {t['cell_key'].nunique()} cells)"
     )

@@ -11,7 +11,8 @@ A game declares, up front:
 * ``strategies(extra_dirs)``: its strategy library (``.get(name)``, ``.matrix(names)``, ``.names()``);
 * ``play_batch(setup, seeds, strat) -> (seats, games)``: per-seat arrays (games x seats) and per-game
   arrays, keyed by those columns; ``play_one``, ``narrate``, ``document`` (one game as text or JSON);
-  ``soak(setup, strat, games, seed)``; ``kernel_sources()`` (the files whose change changes a game).
+  ``soak(setup, strat, games, seed)``; ``kernel_sources()`` (the files whose change changes a game);
+* optionally ``gate``: a :class:`GateSpec`, the figures it adds to the regression gate (``ssb regress``).
 
 The generic layers (``scenarios/generic.py``, ``reports/game_report.py``, ``ssb``) ask only this.
 Shuffle and Swing, the first game, keeps its own richer pipeline (``scenarios/scenario.py`` and
@@ -27,6 +28,53 @@ from typing import Callable
 from simulator.errors import DataError
 
 DEFAULT_GAME = "shuffle-swing"
+
+# How a game's gate figure is worked out from its result tables, per game (``reports.baseline``).
+GATE_HOWS = (
+    "seat_sum",  # a seat column summed over the seats (e.g. tokens spent in the game)
+    "seat_spread",  # the standard deviation of a seat column over the seats (e.g. score spread)
+    "game",  # a game column as it is (e.g. moves lost in the game)
+    "game_share",  # 1 when a game column is above 0, else 0 (a rate, e.g. the instrument was built)
+)
+
+
+@dataclass(frozen=True)
+class GateFigure:
+    """One figure a game adds to the balance regression gate (``ssb regress``).
+
+    ``name`` is the figure's id in a baseline file, ``kind`` one of the game's :class:`GateKind`
+    (its margin), ``label`` what the summary prints (``{column}`` is filled in from the cell's
+    games table, e.g. ``{inst_black}``), ``column`` the result column read and ``how`` one of
+    :data:`GATE_HOWS`.
+    """
+
+    name: str
+    kind: str
+    label: str
+    column: str
+    how: str = "seat_sum"
+
+
+@dataclass(frozen=True)
+class GateKind:
+    """A kind of gate figure: its unit, its default margin (a rate's as a fraction) and whether it is a rate."""
+
+    name: str
+    unit: str
+    margin: float
+    rate: bool = False
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    """What a game declares for the regression gate, beyond the figures every game has (each seat's
+    win rate, each strategy's in mixed lineups, rounds per game): ``figures`` (:class:`GateFigure`),
+    the ``kinds`` they use (:class:`GateKind`), and ``stalls``: the game can stall (a game column
+    ``stalled``), so its stalled-game rate is a figure too."""
+
+    figures: tuple = ()
+    kinds: tuple = ()
+    stalls: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,6 +98,7 @@ class Game:
     default_strategy: str = "greedy"
     draw_board: Callable | None = None
     aliases: tuple = field(default_factory=tuple)
+    gate: GateSpec = GateSpec()
 
 
 _GAMES: dict = {}
@@ -183,6 +232,28 @@ register(
         soak=_sns_soak,
         kernel_sources=_sns_sources,
         aliases=("shuffle", "sns"),
+        # Per department (its instrument named in the label): objective points, built or not; and
+        # how close the final scores were. Its round cap ends a game by the usual scoring: no stall.
+        gate=GateSpec(
+            figures=(
+                *(
+                    GateFigure(f"objective_points.{d}", "objective_points",
+                               f"objective points per game, {d} ({{inst_{d}}})", f"objective_{d}", "seat_sum")
+                    for d in ("black", "orange", "gray")
+                ),
+                *(
+                    GateFigure(f"build_rate.{d}", "build_rate", f"build rate, {d} ({{inst_{d}}})", f"built_{d}", "game_share")
+                    for d in ("black", "orange", "gray")
+                ),
+                GateFigure("score_spread", "score_spread", "score spread (std of final scores in a game)", "score",
+                           "seat_spread"),
+            ),
+            kinds=(
+                GateKind("objective_points", "points per game", 1.0),
+                GateKind("build_rate", "rate", 0.03, rate=True),
+                GateKind("score_spread", "points", 2.0),
+            ),
+        ),
     )
 )
 
@@ -279,5 +350,23 @@ register(
         kernel_sources=_ech_sources,
         draw_board=_ech_draw,
         aliases=("echidna-shuffle",),
+        # Per game, summed over the seats: catch-up tokens spent (E7, E8), moves lost (E3), bugs
+        # delivered on another player's turn (E5), pick-ups (E4); and the stall cap (E9).
+        gate=GateSpec(
+            figures=(
+                GateFigure("tokens_spent", "tokens_spent", "tokens spent per game (all seats)", "tokens_spent"),
+                GateFigure("moves_lost", "moves_lost", "moves lost per game", "moves_lost", "game"),
+                GateFigure("deliveries_off_turn", "deliveries_off_turn",
+                           "deliveries on others' turns per game (all seats)", "deliveries_off_turn"),
+                GateFigure("pickups", "pickups", "pick-ups per game (all seats)", "pickups"),
+            ),
+            kinds=(
+                GateKind("tokens_spent", "tokens per game", 0.5),
+                GateKind("moves_lost", "moves per game", 0.5),
+                GateKind("deliveries_off_turn", "deliveries per game", 0.1),
+                GateKind("pickups", "pick-ups per game", 0.5),
+            ),
+            stalls=True,
+        ),
     )
 )

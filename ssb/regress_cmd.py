@@ -52,17 +52,21 @@ def _load(results_dir):
 def baseline(results_dir, out):
     """Freeze the balance figures of a finished run into a baseline file.
 
-    RESULTS_DIR is a directory written by `ssb run`. Per cell the file keeps each seat's and each
-    strategy's win rate, each department's objective points per game and build rate, the mean
-    rounds and the score spread, as per-deal counts, sums and sums of squares (what a later test
-    needs), plus the scenario hash, the SHA-256 of every data file and the code version. Test a
-    later run against it with `ssb regress`.
+    RESULTS_DIR is a directory written by `ssb run`, of any game. Per cell the file keeps each
+    seat's and each strategy's win rate, the mean rounds (and the stalled-game rate of a game that
+    can stall) and the figures the game declares (Shuffle and Swing: each department's objective
+    points per game and build rate, the score spread; Echidna Shuffle: tokens spent, moves lost,
+    deliveries on others' turns and pick-ups per game), as per-deal counts, sums and sums of squares
+    (what a later test needs), plus the game, the scenario hash, the SHA-256 of every data file and
+    the code version. Test a later run against it with `ssb regress`.
 
     Example:
 
     \b
-        ssb run ci --seed 1 --games 32000 --out results/ci-baseline
+        ssb run ci --out results/ci-baseline --force
         ssb baseline results/ci-baseline -o baselines/ci-baseline.json
+        ssb run echidna-ci --out results/echidna-ci-baseline --force
+        ssb baseline results/echidna-ci-baseline -o baselines/echidna-ci-baseline.json
     """
     from reports.baseline import build_baseline, write_baseline
 
@@ -98,6 +102,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     base_dir = Path(rounds_dir) if rounds_dir else Path(results_dir) / "adaptive"
 
     # The new games must be played by the same data and rules as the run they are merged with.
+    # (Any game: scenario_from_doc reads a scenario of another game through scenarios.generic.)
     probe = scenario_from_doc(doc, path)
     now = _hashes(data_files(probe))
     then = _hashes(manifest["data_files"])
@@ -107,7 +112,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
             f"{results_dir}: data files changed since the run was played ({', '.join(changed)}); "
             "--adaptive would mix two versions: play the run again first"
         )
-    if code_version()["kernel_sha256"] != manifest.get("code", {}).get("kernel_sha256"):
+    if code_version(probe)["kernel_sha256"] != manifest.get("code", {}).get("kernel_sha256"):
         raise GateError(
             f"{results_dir}: the rules kernel changed since the run was played; --adaptive would mix two "
             "versions: play the run again first"
@@ -133,7 +138,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
         from reports.baseline import figure_table
 
         s, g, _ = _load(out)
-        return figure_table(s, g)
+        return figure_table(s, g, game=manifest.get("game"))
 
     return play_more
 
@@ -166,8 +171,10 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     "margins",
     multiple=True,
     metavar="KIND=VALUE",
-    help="Margin of a kind of figure; rates in percentage points. Kinds and defaults: win_rate=3, "
-    "build_rate=3, objective_points=1 (points per game), rounds=0.5, score_spread=2 (points). Repeatable.",
+    help="Margin of a kind of figure; rates in percentage points. Kinds and defaults: every game: win_rate=3, "
+    "rounds=0.5, stall_rate=1; Shuffle and Swing: build_rate=3, objective_points=1 (points per game), "
+    "score_spread=2 (points); Echidna Shuffle (per game): tokens_spent=0.5, moves_lost=0.5, "
+    "deliveries_off_turn=0.1, pickups=0.5. A kind the baseline's game lacks is ignored. Repeatable.",
 )
 @click.option(
     "--alpha",
@@ -244,14 +251,14 @@ def regress(
 ):
     """Test a run against a baseline: did a change move any balance figure beyond its margin?
 
-    For every figure of every cell (win rates per seat and strategy, objective points and build rate
-    per department, rounds, score spread) the verdict is pass (shown within the margin: TOST at
+    For every figure of every cell (win rates per seat and strategy, rounds, and the figures the
+    game declares: see `ssb baseline --help`) the verdict is pass (shown within the margin: TOST at
     alpha), fail (shown beyond it, Holm-corrected over all figures) or not shown (inconclusive).
     When the run played the baseline's deals (same scenario and run seed) every figure is compared
     deal by deal (paired); otherwise as two independent samples. A figure that is the same on every
     deal of both runs is left out. Exit status 1 when a figure fails in fail mode (or, with
-    --strict, is not shown), else 0; 2 for a mistake (a baseline of other cells, a missing or
-    malformed file). --summary-md writes a pull-request comment: what moved, by how much, with intervals, and
+    --strict, is not shown), else 0; 2 for a mistake (a baseline of another game or of other
+    cells, a missing or malformed file). --summary-md writes a pull-request comment: what moved, by how much, with intervals, and
     which data files changed since the baseline. --adaptive plays more deals (fresh seeds) for
     undecided cells in up to K looks, alpha split over the looks.
 
@@ -261,6 +268,8 @@ def regress(
         ssb run ci --out results/ci
         ssb regress results/ci --baseline baselines/ci-baseline.json --strict --summary-md summary.md
         ssb regress results/ci --baseline baselines/ci-baseline.json --adaptive --budget 16000
+        ssb run echidna-ci --out results/echidna-ci
+        ssb regress results/echidna-ci --baseline baselines/echidna-ci-baseline.json --strict
     """
     from reports.baseline import read_baseline
     import os
