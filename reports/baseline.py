@@ -329,7 +329,8 @@ def run_identity(manifest):
     if game.name == registry.DEFAULT_GAME:
         kept = {k: settings.get(k) for k in SNS_SETTINGS}
     else:  # the scenario's design (variants with their switches, boards, ...) and its --set changes
-        kept = {**design_of(manifest), "set": settings.get("set", [])}
+        sets = [x for x in settings.get("set", []) if str(x).split("=", 1)[0].strip() not in SAMPLING_KEYS]
+        kept = {**design_of(manifest), "set": sets}
     return {
         "game": game.name,
         "scenario": {

@@ -242,7 +242,12 @@ def test_a_steeper_token_schedule_fails_on_the_token_figure(echidna_runs):
     doc = json.loads(js.read_text())
     failed = {(f["cell_key"], f["figure"]) for f in doc["figures"] if f["verdict"] == FAIL}
     catch_up = [c["cell_key"] for c in read_baseline(ECH_BASELINE)["cells"] if c["variant"] == "catch_up"]
-    assert {(k, "tokens_spent") for k in catch_up} <= failed  # 0,1,2,3,.. -> 0,2,2,3,..: more tokens
+    # 0,1,2,3,4,5 -> 0,2,2,3,3,4: one token more at 2 and 4 players, one fewer at 6
+    assert {(k, "tokens_spent") for k in catch_up} <= failed
+    for f in doc["figures"]:
+        if f["figure"] == "tokens_spent" and f["cell_key"] in catch_up:
+            players = int(f["cell_key"].split("|")[0].split("=")[1])
+            assert f["change"] == pytest.approx(-1.0 if players == 6 else 1.0, abs=0.1)
     assert all("variant=base" not in k for k, _ in failed)
 
 
