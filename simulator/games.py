@@ -21,6 +21,7 @@ kernel, playout, narration, strategies) and one ``register(Game(...))`` below.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -78,6 +79,22 @@ def names():
     return sorted({g.name for g in _GAMES.values()})
 
 
+class _Lazy:
+    """``module.attr`` called with the caller's arguments, the module imported on the first call: a
+    game's entry is written as data, and importing the registry loads no kernel."""
+
+    __slots__ = ("module", "attr")
+
+    def __init__(self, module, attr):
+        self.module, self.attr = module, attr
+
+    def __call__(self, *args, **kwargs):
+        return getattr(importlib.import_module(self.module), self.attr)(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<{self.module}.{self.attr}, imported on first use>"
+
+
 # =========================================================================== Shuffle and Swing
 
 
@@ -93,47 +110,14 @@ def _sns_variants(table, file="variants", key="variants"):
     return None
 
 
-def _sns_play_batch(setup, seeds, strat):
-    from simulator.playout import game_results, play_many, seat_results
-
-    states, _ = play_many(setup, strat, seeds)
-    return seat_results(states, setup.nplayers), game_results(states)
-
-
-def _sns_strategies(extra_dirs=()):
-    from strategies.library import StrategyLibrary
-
-    return StrategyLibrary(extra_dirs=tuple(extra_dirs))
-
-
-def _sns_play_one(setup, strat, seed):
-    from simulator.playout import play_one
-
-    return play_one(setup, strat, seed)
-
-
-def _sns_narrate(record, names):
-    from simulator.narrate import narrate
-
-    return narrate(record, names)
-
-
-def _sns_document(record, names):
-    from simulator.narrate import game_document
-
-    return game_document(record, names)
-
-
-def _sns_soak(setup, strat, games, seed):
-    from simulator.playout import soak
-
-    return soak(setup, strat, games, seed)
-
-
-def _sns_sources():
-    from simulator.kernel import kernel_sources
-
-    return kernel_sources()
+# The rest of the interface: each a function of the game's own package, imported on first use.
+_sns_play_batch = _Lazy("simulator.playout", "batch_results")
+_sns_strategies = _Lazy("strategies.library", "StrategyLibrary")
+_sns_play_one = _Lazy("simulator.playout", "play_one")
+_sns_narrate = _Lazy("simulator.narrate", "narrate")
+_sns_document = _Lazy("simulator.narrate", "game_document")
+_sns_soak = _Lazy("simulator.playout", "soak")
+_sns_sources = _Lazy("simulator.kernel", "kernel_sources")
 
 
 def _sns_columns():
@@ -196,59 +180,15 @@ def _ech_setup(players, board="forest", variants=None):
     return EchidnaSetup(players, board, variants or Variants())
 
 
-def _ech_variants(table, file="variants", key="variants"):
-    from simulator.echidna.board import variants_from_dict
-
-    return variants_from_dict(table, file, key)
-
-
-def _ech_play_batch(setup, seeds, strat):
-    from simulator.echidna.playout import game_results, play_many, seat_results
-
-    states, _ = play_many(setup, strat, seeds)
-    return seat_results(states, setup.nplayers), game_results(states, setup.nplayers)
-
-
-def _ech_strategies(extra_dirs=()):
-    from strategies.echidna import EchidnaStrategyLibrary
-
-    return EchidnaStrategyLibrary(extra_dirs=tuple(extra_dirs))
-
-
-def _ech_play_one(setup, strat, seed):
-    from simulator.echidna.playout import play_one
-
-    return play_one(setup, strat, seed)
-
-
-def _ech_narrate(record, names):
-    from simulator.echidna.narrate import narrate
-
-    return narrate(record, names)
-
-
-def _ech_document(record, names):
-    from simulator.echidna.narrate import game_document
-
-    return game_document(record, names)
-
-
-def _ech_soak(setup, strat, games, seed):
-    from simulator.echidna.playout import soak
-
-    return soak(setup, strat, games, seed)
-
-
-def _ech_sources():
-    from simulator.echidna.kernel import kernel_sources
-
-    return kernel_sources()
-
-
-def _ech_draw(board, path):
-    from simulator.echidna.drawing import draw_board
-
-    return draw_board(board, path)
+_ech_variants = _Lazy("simulator.echidna.board", "variants_from_dict")
+_ech_play_batch = _Lazy("simulator.echidna.playout", "batch_results")
+_ech_strategies = _Lazy("strategies.echidna", "EchidnaStrategyLibrary")
+_ech_play_one = _Lazy("simulator.echidna.playout", "play_one")
+_ech_narrate = _Lazy("simulator.echidna.narrate", "narrate")
+_ech_document = _Lazy("simulator.echidna.narrate", "game_document")
+_ech_soak = _Lazy("simulator.echidna.playout", "soak")
+_ech_sources = _Lazy("simulator.echidna.kernel", "kernel_sources")
+_ech_draw = _Lazy("simulator.echidna.drawing", "draw_board")
 
 
 def _ech_columns():
