@@ -95,6 +95,22 @@ class _Lazy:
         return f"<{self.module}.{self.attr}, imported on first use>"
 
 
+def _package(prefix):
+    """``(play_batch, play_one, soak, narrate, document, kernel_sources)`` of a game whose package
+    follows the convention: ``<prefix>.playout`` offers ``batch_results``, ``play_one`` and ``soak``,
+    ``<prefix>.narrate`` offers ``narrate`` and ``game_document``, ``<prefix>.kernel`` offers
+    ``kernel_sources``."""
+    playout, narrate = f"{prefix}.playout", f"{prefix}.narrate"
+    return (
+        _Lazy(playout, "batch_results"),
+        _Lazy(playout, "play_one"),
+        _Lazy(playout, "soak"),
+        _Lazy(narrate, "narrate"),
+        _Lazy(narrate, "game_document"),
+        _Lazy(f"{prefix}.kernel", "kernel_sources"),
+    )
+
+
 # =========================================================================== Shuffle and Swing
 
 
@@ -110,14 +126,9 @@ def _sns_variants(table, file="variants", key="variants"):
     return None
 
 
-# The rest of the interface: each a function of the game's own package, imported on first use.
-_sns_play_batch = _Lazy("simulator.playout", "batch_results")
+# The rest of the interface: functions of the game's own modules, each imported on first use.
+_sns_play_batch, _sns_play_one, _sns_soak, _sns_narrate, _sns_document, _sns_sources = _package("simulator")
 _sns_strategies = _Lazy("strategies.library", "StrategyLibrary")
-_sns_play_one = _Lazy("simulator.playout", "play_one")
-_sns_narrate = _Lazy("simulator.narrate", "narrate")
-_sns_document = _Lazy("simulator.narrate", "game_document")
-_sns_soak = _Lazy("simulator.playout", "soak")
-_sns_sources = _Lazy("simulator.kernel", "kernel_sources")
 
 
 def _sns_columns():
@@ -180,14 +191,9 @@ def _ech_setup(players, board="forest", variants=None):
     return EchidnaSetup(players, board, variants or Variants())
 
 
+_ech_play_batch, _ech_play_one, _ech_soak, _ech_narrate, _ech_document, _ech_sources = _package("simulator.echidna")
 _ech_variants = _Lazy("simulator.echidna.board", "variants_from_dict")
-_ech_play_batch = _Lazy("simulator.echidna.playout", "batch_results")
 _ech_strategies = _Lazy("strategies.echidna", "EchidnaStrategyLibrary")
-_ech_play_one = _Lazy("simulator.echidna.playout", "play_one")
-_ech_narrate = _Lazy("simulator.echidna.narrate", "narrate")
-_ech_document = _Lazy("simulator.echidna.narrate", "game_document")
-_ech_soak = _Lazy("simulator.echidna.playout", "soak")
-_ech_sources = _Lazy("simulator.echidna.kernel", "kernel_sources")
 _ech_draw = _Lazy("simulator.echidna.drawing", "draw_board")
 
 
