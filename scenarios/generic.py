@@ -33,7 +33,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,7 +41,6 @@ import pandas as pd
 
 from scenarios.canonical import to_toml
 from scenarios.scenario import LINEUP_KEYS, MAX_GAMES, MAX_SEED, _lineups, apply_set, lineup_period, parse_set
-from scenarios.seeding import deal_seeds, game_layout
 from simulator import games as registry
 from simulator.errors import DataError
 from simulator.instruments import Checker
@@ -391,22 +389,16 @@ def _game_lineups(ck, raw, players, lib, path, game):
 
 def chunk_tables(task):
     """(seats, games) DataFrames of one chunk of a generic cell."""
+    from scenarios.worker import chunk_games, rotation_groups, seat_rows, winner_strategy
+
     spec = task.spec
     cell = spec.cell
     g = registry.get(spec.game)
     n = cell.players
-    gidx = np.arange(task.start, task.stop, dtype=np.int64)
-    deal, rotation = game_layout(gidx, cell.rotations)
-    first = int(deal[0]) if len(gidx) else 0
-    last = int(deal[-1]) + 1 if len(gidx) else 0
-    seeds = deal_seeds(task.run_seed, cell.deal_key, range(first, last))[deal - first]
+    gidx, deal, rotation, seeds = chunk_games(task)
     seat_cols = {k: np.zeros((len(gidx), n), dtype=np.int64) for k in g.seat_columns}
     game_cols = {k: np.zeros(len(gidx), dtype=np.int64) for k in g.game_columns}
-    for r in range(cell.rotations):
-        idx = np.nonzero(rotation == r)[0]
-        if len(idx) == 0:
-            continue
-        strat = spec.strategy_rows[[(s - r) % n for s in range(n)]]
+    for idx, strat in rotation_groups(spec, rotation):
         sr, gr = g.play_batch(spec.setup, seeds[idx], strat)
         for k in g.seat_columns:
             seat_cols[k][idx] = sr[k]
@@ -426,36 +418,15 @@ def chunk_tables(task):
         "game": gidx.astype(np.int32),
         "seed": seeds.view(np.int64),
     }
-    pos = (np.arange(n)[None, :] - rotation[:, None]) % n
-    seats = {k: np.repeat(v, n) for k, v in per_game.items()}
-    seats["seat"] = np.tile(np.arange(n, dtype=np.int8), m)
-    seats["strategy"] = lineup[pos].reshape(-1)
+    seats = seat_rows(per_game, lineup, rotation, n)
     for k in g.seat_columns:
         seats[k] = seat_cols[k].reshape(-1).astype(np.int32)
     games = dict(per_game)
     for k in g.game_columns:
         games[k] = game_cols[k].astype(np.int32)
     winner = game_cols.get("winner", np.full(m, -1))
-    games["winner_strategy"] = np.where(winner >= 0, lineup[(winner - rotation) % n], "").astype(object)
+    games["winner_strategy"] = winner_strategy(winner, lineup, rotation, n)
     return pd.DataFrame(seats), pd.DataFrame(games)
 
 
-def play_generic_chunk(task):
-    """A chunk of a generic cell as Parquet bytes (what ``scenarios.worker.play_chunk`` returns)."""
-    import os
-
-    from scenarios.worker import ChunkResult, parquet_bytes
-
-    t0 = time.perf_counter()
-    seats_df, games_df = chunk_tables(task)
-    return ChunkResult(
-        chunk=task.chunk,
-        games=task.games,
-        seats=parquet_bytes(seats_df),
-        table_games=parquet_bytes(games_df),
-        seconds=time.perf_counter() - t0,
-        pid=os.getpid(),
-    )
-
-
-__all__ = ["GameScenario", "game_scenario_from_doc", "is_generic", "chunk_tables", "play_generic_chunk", "LINEUP_KEYS"]
+__all__ = ["GameScenario", "game_scenario_from_doc", "is_generic", "chunk_tables", "LINEUP_KEYS"]

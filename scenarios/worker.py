@@ -168,22 +168,49 @@ def cell_setup(spec):
     return setup
 
 
+def chunk_games(task):
+    """``(games, deal, rotation, seeds)`` of the chunk: each game's index in its cell, its deal, its
+    seat rotation and its seed (the deal's, from the cell's deal key). Shared by every game's cells."""
+    cell = task.spec.cell
+    games = np.arange(task.start, task.stop, dtype=np.int64)
+    deal, rotation = game_layout(games, cell.rotations)
+    first = int(deal[0]) if len(games) else 0
+    last = int(deal[-1]) + 1 if len(games) else 0
+    seeds = deal_seeds(task.run_seed, cell.deal_key, range(first, last))[deal - first]
+    return games, deal, rotation, seeds
+
+
+def rotation_groups(spec, rotation):
+    """For each seat rotation ``r`` the chunk plays: the rows of its games and the strategy rows
+    seated for it (seat ``s`` plays lineup position ``(s - r) mod n``)."""
+    n = spec.cell.players
+    for r in range(spec.cell.rotations):
+        idx = np.nonzero(rotation == r)[0]
+        if len(idx):
+            yield idx, spec.strategy_rows[[(s - r) % n for s in range(n)]]
+
+
+def seat_rows(per_game, lineup, rotation, n):
+    """The per-game columns repeated for each seat, with ``seat`` and the ``strategy`` seated there."""
+    pos = (np.arange(n)[None, :] - rotation[:, None]) % n
+    seats = {k: np.repeat(v, n) for k, v in per_game.items()}
+    seats["seat"] = np.tile(np.arange(n, dtype=np.int8), len(rotation))
+    seats["strategy"] = lineup[pos].reshape(-1)
+    return seats
+
+
+def winner_strategy(winner, lineup, rotation, n):
+    """The strategy name of each game's winning seat ("" where no seat won)."""
+    return np.where(winner >= 0, lineup[(winner - rotation) % n], "").astype(object)
+
+
 def play_states(task):
     """Final states of the chunk's games (rows in game order), each rotation group in one batch."""
     spec = task.spec
-    n = spec.cell.players
     setup = cell_setup(spec)
-    games = np.arange(task.start, task.stop, dtype=np.int64)
-    deal, rotation = game_layout(games, spec.cell.rotations)
-    first = int(deal[0]) if len(games) else 0
-    seeds_by_deal = deal_seeds(task.run_seed, spec.cell.deal_key, range(first, int(deal[-1]) + 1 if len(games) else 0))
-    seeds = seeds_by_deal[deal - first]
+    games, deal, rotation, seeds = chunk_games(task)
     states = np.empty((len(games), STATE_SIZE), dtype=np.int32)
-    for r in range(spec.cell.rotations):
-        idx = np.nonzero(rotation == r)[0]
-        if len(idx) == 0:
-            continue
-        strat = spec.strategy_rows[[(s - r) % n for s in range(n)]]
+    for idx, strat in rotation_groups(spec, rotation):
         k, size = 0, SUB_BATCH
         while k < len(idx):
             part = idx[k : k + size]
@@ -221,12 +248,8 @@ def chunk_tables(task):
     }
     assert tuple(per_game) == CELL_COLUMNS
 
-    # Strategy at each (game, seat): lineup position (seat - rotation) mod n.
-    pos = (np.arange(n)[None, :] - rotation[:, None]) % n
     sr = seat_results(states, n)
-    seats = {k: np.repeat(v, n) for k, v in per_game.items()}
-    seats["seat"] = np.tile(np.arange(n, dtype=np.int8), g)
-    seats["strategy"] = lineup[pos].reshape(-1)
+    seats = seat_rows(per_game, lineup, rotation, n)
     for name in SEAT_COLUMNS[len(CELL_COLUMNS) + 2 :]:
         col = np.asarray(sr[name]).reshape(-1)
         seats[name] = col.astype(np.int8 if name in ("won", "rank") else np.int32)
@@ -234,10 +257,9 @@ def chunk_tables(task):
 
     gr = game_results(states)
     winner = gr["winner"]
-    won_pos = (winner - rotation) % n
     out = dict(per_game)
     out["winner"] = winner.astype(np.int32)
-    out["winner_strategy"] = np.where(winner >= 0, lineup[won_pos], "").astype(object)
+    out["winner_strategy"] = winner_strategy(winner, lineup, rotation, n)
     for name in GAME_COLUMNS[len(CELL_COLUMNS) + 2 :]:
         out[name] = np.asarray(gr[name]).astype(np.int32)
     games_df = pd.DataFrame(out, columns=list(GAME_COLUMNS))
@@ -255,19 +277,15 @@ def parquet_bytes(df):
 def play_chunk(task):
     """Play a chunk and return its two tables as Parquet bytes."""
     watch_parent(task.parent)
-    if hasattr(task.spec, "chunk_tables"):  # a cell of another game (scenarios.generic)
-        from scenarios.generic import play_generic_chunk
-
-        return play_generic_chunk(task)
+    other_game = getattr(task.spec, "chunk_tables", None)  # a cell of another game (scenarios.generic)
     t0 = time.perf_counter()
-    seats_df, games_df = chunk_tables(task)
-    result = ChunkResult(
+    seats_df, games_df = other_game(task) if other_game else chunk_tables(task)
+    return ChunkResult(
         chunk=task.chunk,
         games=task.games,
         seats=parquet_bytes(seats_df),
         table_games=parquet_bytes(games_df),
         seconds=time.perf_counter() - t0,
         pid=os.getpid(),
-        compiles=kernel_compiles(),
+        compiles=0 if other_game else kernel_compiles(),
     )
-    return result

@@ -22,6 +22,7 @@ kernel, playout, narration, strategies) and one ``register(Game(...))`` below.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -127,6 +128,38 @@ def names():
     return sorted({g.name for g in _GAMES.values()})
 
 
+class _Lazy:
+    """``module.attr`` called with the caller's arguments, the module imported on the first call: a
+    game's entry is written as data, and importing the registry loads no kernel."""
+
+    __slots__ = ("module", "attr")
+
+    def __init__(self, module, attr):
+        self.module, self.attr = module, attr
+
+    def __call__(self, *args, **kwargs):
+        return getattr(importlib.import_module(self.module), self.attr)(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<{self.module}.{self.attr}, imported on first use>"
+
+
+def _package(prefix):
+    """``(play_batch, play_one, soak, narrate, document, kernel_sources)`` of a game whose package
+    follows the convention: ``<prefix>.playout`` offers ``batch_results``, ``play_one`` and ``soak``,
+    ``<prefix>.narrate`` offers ``narrate`` and ``game_document``, ``<prefix>.kernel`` offers
+    ``kernel_sources``."""
+    playout, narrate = f"{prefix}.playout", f"{prefix}.narrate"
+    return (
+        _Lazy(playout, "batch_results"),
+        _Lazy(playout, "play_one"),
+        _Lazy(playout, "soak"),
+        _Lazy(narrate, "narrate"),
+        _Lazy(narrate, "game_document"),
+        _Lazy(f"{prefix}.kernel", "kernel_sources"),
+    )
+
+
 # =========================================================================== Shuffle and Swing
 
 
@@ -142,47 +175,9 @@ def _sns_variants(table, file="variants", key="variants"):
     return None
 
 
-def _sns_play_batch(setup, seeds, strat):
-    from simulator.playout import game_results, play_many, seat_results
-
-    states, _ = play_many(setup, strat, seeds)
-    return seat_results(states, setup.nplayers), game_results(states)
-
-
-def _sns_strategies(extra_dirs=()):
-    from strategies.library import StrategyLibrary
-
-    return StrategyLibrary(extra_dirs=tuple(extra_dirs))
-
-
-def _sns_play_one(setup, strat, seed):
-    from simulator.playout import play_one
-
-    return play_one(setup, strat, seed)
-
-
-def _sns_narrate(record, names):
-    from simulator.narrate import narrate
-
-    return narrate(record, names)
-
-
-def _sns_document(record, names):
-    from simulator.narrate import game_document
-
-    return game_document(record, names)
-
-
-def _sns_soak(setup, strat, games, seed):
-    from simulator.playout import soak
-
-    return soak(setup, strat, games, seed)
-
-
-def _sns_sources():
-    from simulator.kernel import kernel_sources
-
-    return kernel_sources()
+# The rest of the interface: functions of the game's own modules, each imported on first use.
+_sns_play_batch, _sns_play_one, _sns_soak, _sns_narrate, _sns_document, _sns_sources = _package("simulator")
+_sns_strategies = _Lazy("strategies.library", "StrategyLibrary")
 
 
 def _sns_columns():
@@ -267,59 +262,10 @@ def _ech_setup(players, board="forest", variants=None):
     return EchidnaSetup(players, board, variants or Variants())
 
 
-def _ech_variants(table, file="variants", key="variants"):
-    from simulator.echidna.board import variants_from_dict
-
-    return variants_from_dict(table, file, key)
-
-
-def _ech_play_batch(setup, seeds, strat):
-    from simulator.echidna.playout import game_results, play_many, seat_results
-
-    states, _ = play_many(setup, strat, seeds)
-    return seat_results(states, setup.nplayers), game_results(states, setup.nplayers)
-
-
-def _ech_strategies(extra_dirs=()):
-    from strategies.echidna import EchidnaStrategyLibrary
-
-    return EchidnaStrategyLibrary(extra_dirs=tuple(extra_dirs))
-
-
-def _ech_play_one(setup, strat, seed):
-    from simulator.echidna.playout import play_one
-
-    return play_one(setup, strat, seed)
-
-
-def _ech_narrate(record, names):
-    from simulator.echidna.narrate import narrate
-
-    return narrate(record, names)
-
-
-def _ech_document(record, names):
-    from simulator.echidna.narrate import game_document
-
-    return game_document(record, names)
-
-
-def _ech_soak(setup, strat, games, seed):
-    from simulator.echidna.playout import soak
-
-    return soak(setup, strat, games, seed)
-
-
-def _ech_sources():
-    from simulator.echidna.kernel import kernel_sources
-
-    return kernel_sources()
-
-
-def _ech_draw(board, path):
-    from simulator.echidna.drawing import draw_board
-
-    return draw_board(board, path)
+_ech_play_batch, _ech_play_one, _ech_soak, _ech_narrate, _ech_document, _ech_sources = _package("simulator.echidna")
+_ech_variants = _Lazy("simulator.echidna.board", "variants_from_dict")
+_ech_strategies = _Lazy("strategies.echidna", "EchidnaStrategyLibrary")
+_ech_draw = _Lazy("simulator.echidna.drawing", "draw_board")
 
 
 def _ech_columns():

@@ -11,7 +11,6 @@ import numpy as np
 
 from simulator.errors import DataError
 from simulator.instruments import STARTER, InstrumentLibrary, load_board, pack_geo
-from simulator.kernel.core import mix_seed
 from simulator.kernel.engine import play_batch, play_game
 from simulator.kernel.invariants import VIOLATIONS
 from simulator.layout import (
@@ -42,6 +41,7 @@ from simulator.layout import (
     ST_PENALTY_TAKEN,
     STATE_SIZE,
 )
+from simulator.playout_common import GameRecord, SoakReport, game_seed, soak_games  # noqa: F401 (re-exported)
 
 PLAYER_COUNTS = (2, 3, 4)
 
@@ -88,11 +88,6 @@ class GameSetup:
         return "/".join(self.instruments)
 
 
-def game_seed(run_seed, index):
-    """Seed of game ``index`` of a run: independent of how the games are split among workers."""
-    return int(mix_seed(np.uint64(run_seed), np.uint64(index)))
-
-
 def _strat_matrix(setup, strat):
     strat = np.asarray(strat, dtype=np.float64)
     if strat.ndim != 2 or strat.shape[0] != setup.nplayers:
@@ -100,16 +95,6 @@ def _strat_matrix(setup, strat):
     full = np.zeros((N_OWNERS, strat.shape[1]), dtype=np.float64)
     full[: setup.nplayers] = strat
     return full
-
-
-@dataclass
-class GameRecord:
-    setup: GameSetup
-    seed: int
-    state: np.ndarray
-    events: np.ndarray
-    violation: int = 0
-    violation_turn: int = -1
 
 
 def play_one(setup, strat, seed, log_rows=200_000, check=True):
@@ -126,6 +111,12 @@ def play_many(setup, strat, seeds, check=False):
     out = np.zeros((len(seeds), STATE_SIZE), dtype=np.int32)
     bad = play_batch(setup.geo, setup.nplayers, _strat_matrix(setup, strat), seeds, out, check)
     return out, bad
+
+
+def batch_results(setup, seeds, strat):
+    """Per-seat and per-game result columns of one game per seed (the registry's ``play_batch``)."""
+    states, _ = play_many(setup, strat, seeds)
+    return seat_results(states, setup.nplayers), game_results(states)
 
 
 def seat_results(states, nplayers):
@@ -165,16 +156,6 @@ def game_results(states):
     }
 
 
-@dataclass
-class SoakReport:
-    games: int
-    turns: int
-    violations: list  # (seed, turn, code, message)
-
-
 def soak(setup, strat, games, seed):
     """Play ``games`` games checking every invariant after every turn."""
-    seeds = np.array([game_seed(seed, i) for i in range(games)], dtype=np.uint64)
-    states, bad = play_many(setup, strat, seeds, check=True)
-    found = [(int(seeds[g]), int(t), int(c), VIOLATIONS.get(int(c), "unknown")) for g, c, t in bad]
-    return SoakReport(games, int(states[:, S_TURN].sum()), found)
+    return soak_games(play_many, setup, strat, games, seed, VIOLATIONS, S_TURN)

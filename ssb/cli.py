@@ -18,21 +18,13 @@ from simulator import layout as L
 from simulator.errors import DataError
 from simulator.instruments import STARTER, InstrumentLibrary, load_board, load_instrument
 
+from ssb.common import UserError
 from ssb.game_options import game_options  # noqa: E402
 
 PLAYER_CHOICES = (2, 3, 4)
 
 
 # =========================================================================== error reporting
-
-
-class UserError(click.ClickException):
-    """A mistake of the user's: shown as ``error: <message>`` on stderr, exit status 2."""
-
-    exit_code = 2
-
-    def show(self, file=None):
-        click.echo(f"error: {self.format_message()}", file=file, err=file is None)
 
 
 def _as_user_error(exc):

@@ -9,7 +9,7 @@ import time
 import click
 
 from simulator import games as registry
-from ssb.cli import SsbGroup  # ssb.cli imports this module at its end, after SsbGroup exists
+from ssb.cli import SsbGroup, _lineup  # ssb.cli imports this module at its end, after these exist
 
 
 from ssb.game_options import game_options, is_default  # noqa: E402,F401
@@ -38,14 +38,7 @@ def play(game_name, players, strategies, seed, as_json, board, variants, strateg
     """``ssb play --game NAME``: one game, narrated (or as JSON)."""
     game = registry.get(game_name, "--game", "")
     setup = _setup(game, players, board, variants)
-    names = list(strategies) if strategies else [game.default_strategy]
-    if len(names) == 1:
-        names = names * players
-    if len(names) != players:
-        raise click.BadParameter(
-            f"give one strategy for all seats or one per seat: {players} players, got {len(names)} names",
-            param_hint="--strategies",
-        )
+    names = _lineup(list(strategies) if strategies else [game.default_strategy], players)
     strat = game.strategies(tuple(strategy_dirs)).matrix(names)
     record = game.play_one(setup, strat, seed)
     if as_json:

@@ -3,15 +3,7 @@
 import click
 
 from simulator.errors import DataError
-
-
-class ReportError(click.ClickException):
-    """A mistake of the user's: ``error: <message>`` on stderr, exit status 2."""
-
-    exit_code = 2
-
-    def show(self, file=None):
-        click.echo(f"error: {self.format_message()}", file=file, err=file is None)
+from ssb.common import UserError, out_dir_option
 
 
 class ConfidenceLevel(click.ParamType):
@@ -35,14 +27,7 @@ class ConfidenceLevel(click.ParamType):
 
 @click.command(name="report")
 @click.argument("results_dir", metavar="RESULTS_DIR")
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    metavar="DIR",
-    help="Folder for report.html, summary.md and the CSV and PNG files. Default: RESULTS_DIR/report.",
-)
+@out_dir_option("Folder for report.html, summary.md and the CSV and PNG files. Default: RESULTS_DIR/report.")
 @click.option(
     "--margin",
     type=click.FloatRange(min=0, max=50, max_open=True),
@@ -108,7 +93,7 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_marg
     try:
         instrument_margins = parse_margins(instrument_margin)
     except ValueError as exc:
-        raise ReportError(f"--instrument-margin: {exc}") from None
+        raise UserError(f"--instrument-margin: {exc}") from None
 
     try:
         rep, written = make_report(
@@ -121,9 +106,9 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_marg
             instrument_margins=instrument_margins,
         )
     except DataError as exc:
-        raise ReportError(str(exc)) from None
+        raise UserError(str(exc)) from None
     except OSError as exc:
-        raise ReportError(f"{getattr(exc, 'filename', None) or results_dir}: {exc.strerror or exc}") from None
+        raise UserError(f"{getattr(exc, 'filename', None) or results_dir}: {exc.strerror or exc}") from None
     click.echo(rep.headline_text)
     click.echo("")
     out = written["html"].parent

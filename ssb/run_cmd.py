@@ -3,15 +3,7 @@
 import click
 
 from simulator.errors import DataError
-
-
-class RunError(click.ClickException):
-    """A mistake of the user's: ``error: <message>`` on stderr, exit status 2."""
-
-    exit_code = 2
-
-    def show(self, file=None):
-        click.echo(f"error: {self.format_message()}", file=file, err=file is None)
+from ssb.common import UserError, out_dir_option, run_backend
 
 
 def _fmt_rate(games, seconds):
@@ -42,14 +34,7 @@ def _fmt_rate(games, seconds):
     metavar="S",
     help="Run seed (overrides the scenario's 'seed').",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    metavar="DIR",
-    help="Result directory. Default: results/<scenario name>.",
-)
+@out_dir_option("Result directory. Default: results/<scenario name>.")
 @click.option(
     "--set",
     "sets",
@@ -114,15 +99,11 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
     if instrument_dirs:
         # The scenario names its instrument folders, so that the run (and its hash) records them.
         dirs = ", ".join(f'"{d}"' for d in instrument_dirs)
-        raise RunError(
+        raise UserError(
             f"--instrument-dir: ssb run reads instrument folders from the scenario: write "
             f"instrument_dirs = [{dirs}] in the scenario file, or pass --set 'instrument_dirs=[{dirs}]'"
         )
-    if resume and force:
-        raise RunError("--resume and --force exclude each other")
-    if scheduler and backend == "local":
-        raise RunError("--scheduler needs --backend dask")
-    backend = backend or ("dask" if scheduler else "local")
+    backend = run_backend(resume, force, backend, scheduler)
     try:
         summary = run_scenario(
             scenario,
@@ -139,7 +120,7 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
             progress=False if quiet else None,
         )
     except (DataError, RunDirError) as exc:
-        raise RunError(str(exc)) from None
+        raise UserError(str(exc)) from None
     except KeyboardInterrupt:
         click.echo(
             "interrupted: the chunks already written are kept; continue with the same command and --resume",
@@ -148,7 +129,7 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
         raise click.exceptions.Exit(130) from None
     except OSError as exc:
         # A dask scheduler that cannot be reached, a full disk, ...
-        raise RunError(str(exc)) from None
+        raise UserError(str(exc)) from None
     if not quiet:
         skipped = (
             f", {summary.chunks_skipped} of {summary.chunks} chunks already on disk" if summary.chunks_skipped else ""

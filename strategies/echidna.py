@@ -14,8 +14,7 @@ import numpy as np
 
 from simulator.echidna.layout import KIND_NAMES, KIND_RANDOM, P_DEPTH, P_KIND, P_WEIGHTS, STRAT_SIZE, WEIGHT_NAMES
 from simulator.errors import DataError
-from simulator.instruments import Checker, read_toml
-from strategies.library import check_weight, read_profiles
+from strategies.library import ProfileLibrary, read_profile_head, weight_table
 
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles" / "echidna"
 
@@ -42,44 +41,22 @@ class EchidnaStrategy:
 def load_strategy(path, base_weights=None):
     """Read and validate one profile; errors name the file and the key."""
     path = Path(path)
-    raw = read_toml(path)
-    ck = Checker(path)
-    ck.table(raw, "", required=("strategy",), optional=("weights",))
-    head = ck.table(raw["strategy"], "strategy", required=("name", "kind"), optional=("description", "depth"))
-    name = ck.name(head["name"], "strategy.name")
-    kind = ck.string(head["kind"], "strategy.kind", choices=KIND_NAMES)
-    description = head.get("description", "")
-    if not isinstance(description, str):
-        raise DataError(path, "strategy.description", "expected a string")
+    raw, ck, head, name, kind, description = read_profile_head(path, KIND_NAMES, tables=("weights",), keys=("depth",))
     depth = ck.integer(head.get("depth", 0), "strategy.depth", lo=0, hi=20)
-    weights = dict(base_weights or {})
-    table = raw.get("weights", {})
-    ck.table(table, "weights", optional=WEIGHT_NAMES)
-    for key, value in table.items():
-        weights[key] = check_weight(value, path, f"weights.{key}")
+    weights = weight_table(raw.get("weights", {}), "weights", dict(base_weights or {}), ck, path, WEIGHT_NAMES)
     if kind != KIND_NAMES[KIND_RANDOM] and not weights:
         raise DataError(path, "weights", "a non-random strategy needs weights")
     return EchidnaStrategy(name, kind, description, weights, depth, str(path))
 
 
-class EchidnaStrategyLibrary:
+class EchidnaStrategyLibrary(ProfileLibrary):
     """The packaged Echidna Shuffle profiles plus every ``*.toml`` in ``extra_dirs``."""
 
-    def __init__(self, extra_dirs=()):
-        self._by_name = read_profiles(PROFILE_DIR, extra_dirs, load_strategy)
-
-    def names(self):
-        return [s.name for s in self._by_name.values()]
-
-    def all(self):
-        return list(self._by_name.values())
+    profile_dir = PROFILE_DIR
+    load = staticmethod(load_strategy)
 
     def get(self, name):
         s = self._by_name.get(str(name).lower())
         if s is None:
             raise DataError("strategy", name, f"unknown Echidna Shuffle strategy; known: {', '.join(sorted(self._by_name))}")
         return s
-
-    def matrix(self, names):
-        """Rows for a lineup of strategy names, one per seat."""
-        return np.array([self.get(n).row() for n in names], dtype=np.float64)

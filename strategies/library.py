@@ -104,20 +104,29 @@ def _focus_index(value, file, key):
     raise DataError(file, key, f"expected a department ({', '.join(DEPT_NAMES)}), got {value!r}")
 
 
-def load_strategy(path, base_weights=None):
-    """Read and validate one strategy profile; errors name the file and the key."""
-    path = Path(path)
+def read_profile_head(path, kinds, tables=(), keys=()):
+    """``(raw, checker, head, name, kind, description)`` of one profile file: its ``[strategy]``
+    table with the name, the kind (one of ``kinds``) and the description checked. ``tables`` are the
+    other top-level tables and ``keys`` the other ``[strategy]`` keys the game allows. Shared by the
+    games' profile loaders."""
     raw = read_toml(path)
     ck = Checker(path)
-    ck.table(raw, "", required=("strategy",), optional=("weights", "weights_late", "provenance"))
-    head = ck.table(
-        raw["strategy"], "strategy", required=("name", "kind"), optional=("description", "focus", *PARAMS)
-    )
+    ck.table(raw, "", required=("strategy",), optional=tables)
+    head = ck.table(raw["strategy"], "strategy", required=("name", "kind"), optional=("description", *keys))
     name = ck.name(head["name"], "strategy.name")
-    kind = ck.string(head["kind"], "strategy.kind", choices=KIND_NAMES)
+    kind = ck.string(head["kind"], "strategy.kind", choices=kinds)
     description = head.get("description", "")
     if not isinstance(description, str):
         raise DataError(path, "strategy.description", "expected a string")
+    return raw, ck, head, name, kind, description
+
+
+def load_strategy(path, base_weights=None):
+    """Read and validate one strategy profile; errors name the file and the key."""
+    path = Path(path)
+    raw, ck, head, name, kind, description = read_profile_head(
+        path, KIND_NAMES, tables=("weights", "weights_late", "provenance"), keys=("focus", *PARAMS)
+    )
     focus = _focus_index(head["focus"], path, "strategy.focus") if "focus" in head else -1
     params = {}
     for key, (_offset, lo, hi, _default, integer) in PARAMS.items():
@@ -127,10 +136,10 @@ def load_strategy(path, base_weights=None):
             params[key] = ck.integer(head[key], f"strategy.{key}", lo=lo, hi=hi)
         else:
             params[key] = _number(head[key], path, f"strategy.{key}", lo, hi)
-    weights = _weight_table(raw.get("weights", {}), "weights", dict(base_weights or {}), ck, path)
+    weights = weight_table(raw.get("weights", {}), "weights", dict(base_weights or {}), ck, path)
     late = None
     if "weights_late" in raw:
-        late = _weight_table(raw["weights_late"], "weights_late", dict(weights), ck, path)
+        late = weight_table(raw["weights_late"], "weights_late", dict(weights), ck, path)
     if kind != KIND_NAMES[KIND_RANDOM] and not weights:
         raise DataError(path, "weights", "a non-random strategy needs weights")
     return Strategy(name, kind, description, weights, focus, params, str(path), late)
@@ -146,9 +155,10 @@ def _number(value, path, key, lo, hi):
     return value
 
 
-def _weight_table(table, where, weights, ck, path):
-    """``weights`` updated from one ``[weights]``-style table of the profile."""
-    ck.table(table, where, optional=WEIGHT_NAMES)
+def weight_table(table, where, weights, ck, path, names=WEIGHT_NAMES):
+    """``weights`` updated from one ``[weights]``-style table of the profile (keys among ``names``,
+    the game's weight names). Shared by the games' profile loaders."""
+    ck.table(table, where, optional=names)
     for key, value in table.items():
         weights[key] = check_weight(value, path, f"{where}.{key}")
     return weights
@@ -176,17 +186,30 @@ def read_profiles(profile_dir, extra_dirs, load):
     return by_name
 
 
-class StrategyLibrary:
-    """The packaged profiles plus every ``*.toml`` in ``extra_dirs``."""
+class ProfileLibrary:
+    """A game's packaged profiles (``profile_dir``) plus every ``*.toml`` in ``extra_dirs``, each read
+    by ``load``; a game's library names those two and its own ``get``. Shared by the games."""
+
+    profile_dir = PROFILE_DIR
+    load = staticmethod(load_strategy)
 
     def __init__(self, extra_dirs=()):
-        self._by_name = read_profiles(PROFILE_DIR, extra_dirs, load_strategy)
+        self._by_name = read_profiles(self.profile_dir, extra_dirs, self.load)
 
     def names(self):
         return [s.name for s in self._by_name.values()]
 
     def all(self):
         return list(self._by_name.values())
+
+    def matrix(self, names, *args, **kwargs):
+        """Rows for a lineup of strategy names, one per seat (the rest goes to ``get``)."""
+        return np.array([self.get(n, *args, **kwargs).row() for n in names], dtype=np.float64)
+
+
+class StrategyLibrary(ProfileLibrary):
+    """The packaged profiles plus every ``*.toml`` in ``extra_dirs``; ``matrix(names, source)``
+    passes ``source`` (what errors name) to ``get``."""
 
     def get(self, name, source=STRATEGY_ARG):
         """A strategy by name; ``name:focus`` (e.g. ``specialist:orange``) sets the focus flag.
@@ -208,7 +231,3 @@ class StrategyLibrary:
                 source, text, f"focus '{focus}' is not a department; give {base}:{'|'.join(DEPT_NAMES)}"
             )
         return s.with_focus(focus)
-
-    def matrix(self, names, source=STRATEGY_ARG):
-        """Rows for a lineup of strategy names, one per seat (errors name ``source``)."""
-        return np.array([self.get(n, source).row() for n in names], dtype=np.float64)

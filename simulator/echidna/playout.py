@@ -5,22 +5,15 @@ and ``game_results`` turn final states into the result columns the lab's tables 
 games checking every invariant after every turn.
 """
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from simulator.echidna import layout as L
 from simulator.echidna.kernel import play_batch, play_game
 from simulator.errors import DataError
-from simulator.kernel.core import mix_seed
+from simulator.playout_common import GameRecord, SoakReport, game_seed, soak_games  # noqa: F401 (re-exported)
 
 SEAT_COLUMNS = L.SEAT_COLUMNS
 GAME_COLUMNS = L.GAME_COLUMNS
-
-
-def game_seed(run_seed, index):
-    """Seed of game ``index`` of a run."""
-    return int(mix_seed(np.uint64(run_seed), np.uint64(index)))
 
 
 def _strat(setup, strat):
@@ -28,16 +21,6 @@ def _strat(setup, strat):
     if strat.ndim != 2 or strat.shape[0] != setup.nplayers or strat.shape[1] != L.STRAT_SIZE:
         raise DataError("game", "strategies", f"need {setup.nplayers} Echidna Shuffle strategies, one per seat")
     return np.ascontiguousarray(strat)
-
-
-@dataclass
-class GameRecord:
-    setup: object
-    seed: int
-    state: np.ndarray
-    events: np.ndarray
-    violation: int = 0
-    violation_turn: int = -1
 
 
 def play_one(setup, strat, seed, log_rows=200_000, check=True):
@@ -55,6 +38,12 @@ def play_many(setup, strat, seeds, check=False):
     out = np.zeros((len(seeds), L.STATE_SIZE), dtype=np.int64)
     bad = play_batch(setup.geo, _strat(setup, strat), seeds, out, check)
     return out, bad
+
+
+def batch_results(setup, seeds, strat):
+    """Per-seat and per-game result columns of one game per seed (the registry's ``play_batch``)."""
+    states, _ = play_many(setup, strat, seeds)
+    return seat_results(states, setup.nplayers), game_results(states, setup.nplayers)
 
 
 def seat_results(states, nplayers):
@@ -91,16 +80,6 @@ def game_results(states, nplayers):
     }
 
 
-@dataclass
-class SoakReport:
-    games: int
-    turns: int
-    violations: list  # (seed, turn, code, message)
-
-
 def soak(setup, strat, games, seed):
     """Play ``games`` games checking every invariant after every turn."""
-    seeds = np.array([game_seed(seed, i) for i in range(games)], dtype=np.uint64)
-    states, bad = play_many(setup, strat, seeds, check=True)
-    found = [(int(seeds[g]), int(t), int(c), L.VIOLATIONS.get(int(c), "unknown")) for g, c, t in bad]
-    return SoakReport(games, int(states[:, L.S_TURN].sum()), found)
+    return soak_games(play_many, setup, strat, games, seed, L.VIOLATIONS, L.S_TURN)
