@@ -510,12 +510,14 @@ def compile_in_parent(scenario, announce=_stderr_line):
     """Compile the kernel here, before any worker starts, if it is not cached yet: one game of the
     scenario's first cell through the workers' own code path, after a one-line notice. Returns the
     seconds spent compiling (0.0 when it was cached)."""
+    from simulator import games
     from simulator.warmup import compile_once
 
+    game = games.get(getattr(scenario, "game", None))
     cell = scenario.cells[0]
     spec = cell_specs(scenario, run_id="compile")[cell.index]
     task = ChunkTask(chunk=-1, spec=spec, start=0, stop=1, run_seed=scenario.seed)
-    return compile_once(lambda: play_chunk(task), announce)
+    return compile_once(lambda: play_chunk(task), announce, entry=game.kernel_entry, what=game.kernel_what())
 
 
 def _drop_damaged(out_dir, manifest, done, announce):

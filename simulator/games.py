@@ -100,6 +100,13 @@ class Game:
     draw_board: Callable | None = None
     aliases: tuple = field(default_factory=tuple)
     gate: GateSpec = GateSpec()
+    # The compiled batch entry point the runner warms up before its workers start
+    # (``simulator.warmup``): an attribute of the first game's engine, or ``module:attr``.
+    kernel_entry: str = "play_batch"
+
+    def kernel_what(self):
+        """How the compile notice names this game's kernel."""
+        return "the rules kernel" if self.name == DEFAULT_GAME else f"the {self.title} rules kernel"
 
 
 _GAMES: dict = {}
@@ -296,6 +303,7 @@ register(
         kernel_sources=_ech_sources,
         draw_board=_ech_draw,
         aliases=("echidna-shuffle",),
+        kernel_entry="simulator.echidna.kernel:play_batch",
         # Per game, summed over the seats: catch-up tokens spent (E7, E8), moves lost (E3), bugs
         # delivered on another player's turn (E5), pick-ups (E4); and the stall cap (E9).
         gate=GateSpec(

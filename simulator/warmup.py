@@ -27,9 +27,12 @@ RECORD_FILE = "last-compile.json"
 
 
 def _entry(name):
-    from simulator.kernel import engine
+    """The compiled entry point ``name``: an attribute of the first game's engine, or ``module:attr``
+    (another game's kernel, as its registry entry names it: ``simulator.games.Game.kernel_entry``)."""
+    import importlib
 
-    return getattr(engine, name)
+    module, _, attr = name.rpartition(":")
+    return getattr(importlib.import_module(module or "simulator.kernel.engine"), attr)
 
 
 def kernel_cached(entry="play_batch"):
@@ -59,18 +62,23 @@ def kernel_cached(entry="play_batch"):
         return True
 
 
-def _record_path():
+def _record_path(entry="play_batch"):
+    """Where this machine's last cold compile time is kept: one file for the first game's kernel,
+    one per other kernel module (their compile times differ)."""
     from simulator.kernel import cache_dir
 
     explicit = os.environ.get("NUMBA_CACHE_DIR")
     base = Path(explicit) if explicit else Path(cache_dir()).parent
-    return base / RECORD_FILE
+    module = entry.rpartition(":")[0]
+    if not module or module == "simulator.kernel.engine":
+        return base / RECORD_FILE
+    return base / f"last-compile-{module.replace('.', '-')}.json"
 
 
-def expected_compile_seconds():
+def expected_compile_seconds(entry="play_batch"):
     """Seconds a cold compile takes: the last one measured on this machine, else the default."""
     try:
-        doc = json.loads(_record_path().read_text(encoding="utf-8"))
+        doc = json.loads(_record_path(entry).read_text(encoding="utf-8"))
         seconds = float(doc["seconds"])
         if seconds > 0:
             return seconds
@@ -79,27 +87,27 @@ def expected_compile_seconds():
     return float(DEFAULT_COMPILE_SECONDS)
 
 
-def record_compile(seconds):
+def record_compile(seconds, entry="play_batch"):
     """Keep the measured cold compile time for the next notice (best effort)."""
     try:
-        path = _record_path()
+        path = _record_path(entry)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"seconds": round(float(seconds), 1), "when": time.time()}) + "\n")
     except OSError:
         pass
 
 
-def compile_notice(seconds=None):
+def compile_notice(seconds=None, entry="play_batch", what="the rules kernel"):
     """The one line printed before a cold compile."""
-    s = expected_compile_seconds() if seconds is None else seconds
-    return f"compiling the rules kernel, first run only: about {_round(s)} s"
+    s = expected_compile_seconds(entry) if seconds is None else seconds
+    return f"compiling {what}, first run only: about {_round(s)} s"
 
 
 def _round(s):
     return int(round(s / 10.0) * 10) if s >= 30 else max(1, int(round(s)))
 
 
-def compile_once(play, announce=None, entry="play_batch"):
+def compile_once(play, announce=None, entry="play_batch", what="the rules kernel"):
     """Make sure ``entry`` is compiled and cached: when it is not, ``announce(compile_notice())``,
     call ``play()`` (which plays a game through ``entry``, compiling it) and record the time taken.
     Returns the seconds spent compiling (0.0 when the kernel was cached already, or runs
@@ -115,9 +123,9 @@ def compile_once(play, announce=None, entry="play_batch"):
         play()
         return 0.0
     if announce is not None:
-        announce(compile_notice())
+        announce(compile_notice(entry=entry, what=what))
     t0 = time.perf_counter()
     play()
     seconds = time.perf_counter() - t0
-    record_compile(seconds)
+    record_compile(seconds, entry)
     return seconds

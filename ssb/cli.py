@@ -200,12 +200,13 @@ def _game_setup(nplayers, instruments, **kw):
         raise
 
 
-def announce_compile(entry):
-    """One line on stderr when the kernel entry point ``entry`` is not compiled and cached yet."""
+def announce_compile(entry, what="the rules kernel"):
+    """One line on stderr when the kernel entry point ``entry`` (``simulator.warmup._entry``) is not
+    compiled and cached yet."""
     from simulator.warmup import compile_notice, kernel_cached
 
     if kernel_cached(entry) is False:
-        click.echo(compile_notice(), err=True)
+        click.echo(compile_notice(entry=entry, what=what), err=True)
 
 
 def _replay_command(nplayers, setup, seed, strategies, instrument_dirs):

@@ -40,6 +40,7 @@ def play(game_name, players, strategies, seed, as_json, board, variants, strateg
     setup = _setup(game, players, board, variants)
     names = _lineup(list(strategies) if strategies else [game.default_strategy], players)
     strat = game.strategies(tuple(strategy_dirs)).matrix(names)
+    _announce_compile(game, "play_game")
     record = game.play_one(setup, strat, seed)
     if as_json:
         click.echo(json.dumps(game.document(record, names), indent=2))
@@ -47,6 +48,15 @@ def play(game_name, players, strategies, seed, as_json, board, variants, strateg
         click.echo(game.narrate(record, names), nl=False)
     if record.violation:
         raise click.exceptions.Exit(1)
+
+
+def _announce_compile(game, attr):
+    """The compile notice for the game's kernel entry ``attr`` (its module is the one the game's
+    ``kernel_entry`` names)."""
+    from ssb.cli import announce_compile
+
+    module = game.kernel_entry.rpartition(":")[0]
+    announce_compile(f"{module}:{attr}" if module else attr, game.kernel_what())
 
 
 def check(game_name, games, seed, player_counts, board, variants):
@@ -62,6 +72,8 @@ def check(game_name, games, seed, player_counts, board, variants):
         for n in player_counts:
             setup = _setup(game, n, b, variants)
             strat = lib.matrix(["random"] * n)
+            if b == boards[0] and n == player_counts[0]:
+                _announce_compile(game, "play_batch")
             game.soak(setup, strat, 1, seed)  # load the compiled kernel before timing
             t0 = time.perf_counter()
             rep = game.soak(setup, strat, games, seed)

@@ -34,7 +34,7 @@ def test_a_cold_kernel_is_announced_and_compiled_before_the_workers(tmp_path, mo
 
     order = []
     monkeypatch.setattr(warmup, "kernel_cached", lambda entry="play_batch": False)
-    monkeypatch.setattr(warmup, "record_compile", lambda seconds: order.append("recorded"))
+    monkeypatch.setattr(warmup, "record_compile", lambda seconds, entry="play_batch": order.append("recorded"))
     real_dispatcher = runner._dispatcher
 
     def dispatcher(*args, **kw):
@@ -52,7 +52,7 @@ def test_a_cold_kernel_is_announced_and_compiled_before_the_workers(tmp_path, mo
 def test_the_compile_notice_quotes_the_last_measured_time(tmp_path, monkeypatch):
     import simulator.warmup as warmup
 
-    monkeypatch.setattr(warmup, "_record_path", lambda: tmp_path / "last-compile.json")
+    monkeypatch.setattr(warmup, "_record_path", lambda entry="play_batch": tmp_path / "last-compile.json")
     assert warmup.expected_compile_seconds() == warmup.DEFAULT_COMPILE_SECONDS
     warmup.record_compile(187.4)
     assert warmup.compile_notice() == "compiling the rules kernel, first run only: about 190 s"
