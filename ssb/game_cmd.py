@@ -9,6 +9,7 @@ import time
 import click
 
 from simulator import games as registry
+from ssb.common import UserError
 from ssb.cli import SsbGroup, _lineup  # ssb.cli imports this module at its end, after these exist
 
 
@@ -144,5 +145,5 @@ def boards_draw(name, game, output):
     try:
         g.draw_board(board, out)
     except OSError as exc:
-        raise click.ClickException(f"cannot write {out}: {exc.strerror or exc}") from None
+        raise UserError(f"{out}: cannot write the picture: {exc.strerror or exc}") from None
     click.echo(f"wrote {out}")

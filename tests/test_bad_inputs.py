@@ -207,6 +207,7 @@ CLI_CASES = [
     ("report-confidence", ["report", "results/x", "--confidence", 1.5], ["--confidence"]),
     ("instrument-dir-missing", ["play", "--instrument-dir", "no/such/dir"], ["no/such/dir", "not found"]),
     ("strategy-dir-missing", ["play", "--strategy-dir", "no/such/dir"], ["no/such/dir", "not found"]),
+    ("board-picture-unwritable", ["boards", "draw", "snow", "-o", "no/such/dir/snow.png"], ["no/such/dir/snow.png", "cannot write"]),
 ]
 
 
