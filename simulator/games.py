@@ -50,6 +50,10 @@ class Game:
     default_strategy: str = "greedy"
     draw_board: Callable | None = None
     aliases: tuple = field(default_factory=tuple)
+    # Optional, for ``ssb tune``: ``tunable(table)`` gives a variant table (a scenario's
+    # ``[variants]`` entry) with every switch filled in from the game's data, the values a balance
+    # search starts from (keys of a search space name these switches, or one entry of a list).
+    tunable: Callable | None = None
 
 
 _GAMES: dict = {}
@@ -251,6 +255,21 @@ def _ech_draw(board, path):
     return draw_board(board, path)
 
 
+def _ech_tunable(table):
+    from simulator.echidna.board import load_rules, variants_from_dict
+
+    v = variants_from_dict(dict(table))
+    rules = load_rules()
+    return {
+        "catch_up": v.catch_up,
+        "home_stretch": v.home_stretch,
+        "extra_bugs": v.extra_bugs,
+        "roll_every_turn": v.roll_every_turn,
+        "token_schedule": list(rules.catch_up if v.token_schedule is None else v.token_schedule),
+        "max_rounds": int(v.max_rounds or rules.max_rounds),
+    }
+
+
 def _ech_columns():
     from simulator.echidna.layout import GAME_COLUMNS, SEAT_COLUMNS
 
@@ -279,5 +298,6 @@ register(
         kernel_sources=_ech_sources,
         draw_board=_ech_draw,
         aliases=("echidna-shuffle",),
+        tunable=_ech_tunable,
     )
 )

@@ -21,11 +21,11 @@ def write_answer(spec, result, out_dir):
     """Write the changed data files, their diff and the summaries; returns the paths written."""
     from reports.tune_summary import to_html, to_markdown
     from scenarios.results import write_atomic
-    from scenarios.tuning import changed_files, data_diff, write_changed_files
+    from scenarios.tuning import answer_folder, changed_files, data_diff, write_changed_files
 
     out_dir = Path(out_dir)
     diff_text = ""
-    folder = out_dir / "instruments"
+    folder = out_dir / answer_folder(spec)
     written = []
     if result["fix"] is not None:
         changes = {c["key"]: c["after"] for c in result["fix"]["changes"]}
