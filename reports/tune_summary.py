@@ -78,6 +78,20 @@ def _verdict_rows(before, after):
     return rows
 
 
+def _robustness(result, rob, prefix):
+    """The robustness table (a change's targets at every player count, and board of another game)."""
+    if not rob:
+        return []
+    rows = []
+    for r in rob:
+        where = f"{r['players']} ({r['board']})" if "board" in r else r["players"]
+        for bv, av in zip(r["before"], r["after"], strict=True):
+            rows.append((where, r["judge"], av["target"], _state_figure(bv), _state_figure(av)))
+    what = "player counts and boards" if result.get("game") else "player counts"
+    return [(f"{prefix}{'r' if prefix else 'R'}obustness across {what} (search judge, fresh deals)", "table",
+             (["players", "judge", "target (at that count)", "before", "after"], rows))]
+
+
 def sections(result, diff_text=""):
     """The summary as a list of (title, kind, payload): kind "text", "table" (headers, rows) or "code"."""
     out = []
@@ -118,6 +132,7 @@ def sections(result, diff_text=""):
             out.append(("Closest candidate: before and after (fresh deals)", "table",
                         (["judge", "games per cell", "target", "before", "after"],
                          _verdict_rows(result["before"], near["confirmation"]["stages"]))))
+            out += _robustness(result, near.get("robustness"), "Closest candidate: ")
     else:
         n = fix["keys"]
         out.append(
@@ -143,16 +158,7 @@ def sections(result, diff_text=""):
                 (["judge", "games per cell", "target", "before", "after"], _verdict_rows(result["before"], after)),
             )
         )
-        rob = result.get("robustness") or []
-        if rob:
-            rows = []
-            for r in rob:
-                where = f"{r['players']} ({r['board']})" if "board" in r else r["players"]
-                for bv, av in zip(r["before"], r["after"], strict=True):
-                    rows.append((where, r["judge"], av["target"], _state_figure(bv), _state_figure(av)))
-            what = "player counts and boards" if result.get("game") else "player counts"
-            out.append((f"Robustness across {what} (search judge, fresh deals)", "table",
-                        (["players", "judge", "target (at that count)", "before", "after"], rows)))
+        out += _robustness(result, result.get("robustness"), "")
     runners = [c for c in result.get("runners_up", []) if c]
     if runners:
         rows = []

@@ -680,6 +680,10 @@ def _validate(doc, path, set_args):
     else:
         searched = sorted({n for t in targets for n in t["players"]})
         params = tuple(_switch_param(ck, k, v, scenario, variant, searched, path) for k, v in entries.items())
+        for a in entries:
+            for b in entries:
+                if b.startswith(a + "."):
+                    ck.fail(f'space."{b}"', f"changes part of {a}, which is searched as a whole: search one or the other")
     if settings["max_keys"] > len(params):
         settings["max_keys"] = len(params)
 
@@ -885,6 +889,12 @@ class Race:
     rung: int = -1
     verdicts: list = field(default_factory=list)
     games: int = 0  # games per cell at the last rung it reached
+
+
+def _relabel(target, n):
+    """A target's label as it reads at ``n`` players (a label the file wrote is kept)."""
+    pl = "/".join(str(x) for x in target["players"])
+    return target["label"].replace(f"at {pl} players", f"at {n} players")
 
 
 def refused_verdicts(targets, reason):
@@ -1290,6 +1300,7 @@ class Tuner:
                 seed = derive_seed(spec.seed, "confirm")
                 games = spec.settings["confirm_games"]
                 if spec.game:  # another game: every board of the scenario too, each on its own
+                    targets = [{**t, "players": (n,), "label": _relabel(t, n)} for t in spec.targets]
                     for b in spec.scenario.boards:
                         rows.append(self._robust_row(changes, targets, n, games, seed, b))
                     continue
@@ -1372,6 +1383,8 @@ class Tuner:
                 # Another game, no fix: the closest candidate of the whole search, re-played on fresh
                 # deals and under every strong judge, is the evidence that none was found.
                 closest = self._closest(everything) if fix is None and spec.game else None
+                if closest is not None:  # and at every player count and board of the scenario
+                    closest["robustness"] = self._robustness({c["key"]: c["after"] for c in closest["changes"]})
             finally:
                 bar.close()
         result = self._result(before, stages, fix, runners, unconfirmed, robust, time.perf_counter() - t0)

@@ -59,10 +59,12 @@ def write_answer(spec, result, out_dir):
 def tune(tuning_file, out_dir, jobs, backend, scheduler, sets, resume, force, quiet):
     """Find the smallest change of the data that meets a balance target.
 
-    TUNING_FILE (a path, or the name of a shipped one: organ-points, bass-seats) names a scenario, the judges (lineups of named strategies), the targets (verdicts
+    TUNING_FILE (a path, or the name of a shipped one: organ-points, bass-seats, echidna-tokens) names a scenario, the judges (lineups of named strategies), the targets (verdicts
     of the balance report: seats balanced, an instrument's objective points near its department's,
-    a build rate, a game length) and a search space of data keys as in scenario overrides, each
-    with a range or a list of values. Candidates race through growing game counts on common deals
+    a build rate, a game length, stalled games) and a search space of data keys as in scenario
+    overrides, each with a range or a list of values (for another game, e.g. Echidna Shuffle: the
+    switches of one of the scenario's variants, such as token_schedule.0 or catch_up; the answer is
+    then the changed scenario, DIR/scenario/). Candidates race through growing game counts on common deals
     (optuna TPE studies in DIR/study.db, several restarts); every winner is re-played on fresh
     deals and under the strong judge before it is reported. Smallest means fewest keys changed,
     then the least total change (each key's change over its range). The answer: DIR/summary.md and

@@ -101,14 +101,18 @@ def test_switch_keys_resolve_to_the_variant_and_the_games_data(tmp_path):
                         '"token_schedule.0" = { range = [10, 25] }\n'
                         'max_rounds = { range = [50, 300] }\n'
                         'home_stretch = { values = [true] }\n'
-                        'token_schedule = { values = [[0, 1], [1, 0]] }')
+                        'extra_bugs = { values = [true] }')
     spec = load_tuning(write(tmp_path, text))
     by_key = {p.key: p for p in spec.params}
     assert spec.game == "echidna" and spec.variant == "planted" and spec.boards == ("forest",)
     assert by_key["token_schedule.0"].base == 25  # written in the variant
     assert by_key["max_rounds"].base == 200  # not written: game.toml's stall cap (E9)
     assert by_key["home_stretch"].base is False and by_key["home_stretch"].options() == [True]
-    assert by_key["token_schedule"].base == [25, 0]
+    assert by_key["extra_bugs"].base is False
+    # A whole list is a key too (its values are whole schedules).
+    whole = load_tuning(write(tmp_path, TUNE.replace('"token_schedule.0" = { range = [0, 25] }',
+                                                     'token_schedule = { values = [[0, 1], [1, 0]] }')))
+    assert whole.params[0].base == [25, 0] and whole.params[0].options() == [[0, 1], [1, 0]]
     # The seat verdict leaves stalled games out, so a stall target is added when the file has none.
     assert [t["kind"] for t in spec.targets] == ["seats_balanced", "stalled"]
 
@@ -148,6 +152,12 @@ def test_apply_switches_fills_a_list_from_the_games_data():
 def test_mistakes_name_the_file_the_key_and_the_reason(tmp_path, old, new, key, fragment):
     assert old in TUNE
     expect_error(tmp_path, TUNE.replace(old, new), key, fragment)
+
+
+def test_a_list_and_its_entry_are_not_searched_together(tmp_path):
+    text = TUNE.replace('"token_schedule.0" = { range = [0, 25] }',
+                        'token_schedule = { values = [[0, 0]] }\n"token_schedule.0" = { range = [0, 25] }')
+    expect_error(tmp_path, text, 'space."token_schedule.0"', "searched as a whole")
 
 
 def test_a_stall_target_out_of_range_is_refused(tmp_path):
