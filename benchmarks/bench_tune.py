@@ -21,8 +21,9 @@ too (the confirmation step caught them).
 ``--game echidna`` plants a problem in the second game instead: a token schedule (E7) that hands
 all 25 move tokens to the first of 2 players (greedy mirror, forest board), which gives that seat
 about 55% of the games. Target: every seat within 3 pp of 50% (and at most 2% of games stalled,
-added for a game whose seat verdict leaves stalled games out). The space: both seats' entries of
-the schedule (0..25) and the stall cap (100..300); ``lookahead`` players must confirm the fix.
+added for a game whose seat verdict leaves stalled games out). The space: the first seat's entry
+of the schedule (0..25; the second seat's cannot grow, the supply is spent), the home stretch (E8)
+and the stall cap (100..300); ``lookahead`` players must not show the fix failing.
 
     .venv/bin/python benchmarks/bench_tune.py --game echidna --runs 3 --jobs 2 --out benchmarks/tune-planted-echidna.json
 """
@@ -125,7 +126,7 @@ players = [2]
 margin = 0.03
 [space]
 "token_schedule.0" = {{ range = [0, 25] }}
-"token_schedule.1" = {{ range = [0, 25] }}
+home_stretch = {{ values = [true] }}
 max_rounds = {{ range = [100, 300] }}
 """
 
@@ -200,7 +201,10 @@ def main():
                 v, played = validate(spec, {c["key"]: c["after"] for c in fix["changes"]}, args.validate_games, args.jobs)
                 row["validation"] = [x.as_dict() for x in v]
                 row["validation_games"] = played
-                row["false_met"] = any(x.state != "met" for x in v)
+                # A false "target met": the fix shown failing on the third deals; one only not shown
+                # met there (open, too few games for the margin) is counted apart.
+                row["false_met"] = any(x.state == "failed" for x in v)
+                row["met_on_validation"] = all(x.state == "met" for x in v)
             rows.append(row)
             print(json.dumps(row), flush=True)
     fixes = [r for r in rows if r["fix"]]
@@ -209,6 +213,7 @@ def main():
         "restored": len(fixes),
         "planted_key": sum(r["planted_key"] for r in rows),
         "false_met": sum(r.get("false_met", False) for r in fixes),
+        "met_on_validation": sum(r.get("met_on_validation", False) for r in fixes),
         "met_in_search": sum(r["met_in_search"] for r in rows),
         "refused_on_fresh_deals": sum(r["refused_on_fresh_deals"] for r in rows),
         "median_wall_seconds": sorted(r["wall_seconds"] for r in rows)[len(rows) // 2],

@@ -40,6 +40,21 @@ named strategies), the targets (verdicts the report computes) and a search space
     "Organ.section.r5.number" = { range = [3, 9] }
     "Horns.track.vp.3" = { range = [5, 9] }
 
+A scenario of another game (``game = "echidna"``, :mod:`scenarios.generic`) is tuned through the
+switches of one of its variants instead (the game declares them with ``Game.tunable``)::
+
+    variant = "rulebook"              # optional: the variant tuned (default the scenario's reference)
+    boards = ["forest"]               # optional: the boards searched on (default the scenario's)
+    [[target]]
+    kind = "stalled"                  # at most this share of games stalled (added at 0.02 if absent)
+    at_most = 0.01
+    [space]
+    "token_schedule.0" = { range = [0, 19] }     # one entry of a list switch
+    catch_up = { values = [false] }               # a whole switch
+
+Targets are ``seats_balanced``, ``rounds`` and ``stalled``. A candidate plays the tuned variant
+alone, its table changed (:func:`apply_switches`); the answer is the changed scenario file.
+
 A candidate is a set of (key, value) changes; it is applied through the scenario's ``[overrides]``,
 so the instrument loader validates it exactly as it validates a what-if scenario. Integer data
 takes integer ranges. *Smallest* means fewest keys changed, then the least total change, each
