@@ -17,6 +17,15 @@ deals (``--validate-games`` per cell, a seed no run used): a fix that fails ther
 too (the confirmation step caught them).
 
     .venv/bin/python benchmarks/bench_tune.py --runs 5 --jobs 2 --out benchmarks/tune-planted.json
+
+``--game echidna`` plants a problem in the second game instead: a token schedule (E7) that hands
+all 25 move tokens to the first of 2 players (greedy mirror, forest board), which gives that seat
+about 55% of the games. Target: every seat within 3 pp of 50% (and at most 2% of games stalled,
+added for a game whose seat verdict leaves stalled games out). The space: the first seat's entry
+of the schedule (0..25; the second seat's cannot grow, the supply is spent), the home stretch (E8)
+and the stall cap (100..300); ``lookahead`` players must not show the fix failing.
+
+    .venv/bin/python benchmarks/bench_tune.py --game echidna --runs 3 --jobs 2 --out benchmarks/tune-planted-echidna.json
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from pathlib import Path
 
 from reports.tune_verdicts import judge
 from scenarios.tuning import Tuner, candidate_scenario, derive_seed, load_tuning
-from scenarios.runner import _dispatcher
+from scenarios.runner import dispatcher
 from scenarios.tuning import GamePlayer
 from simulator.instruments import INSTRUMENT_DIR
 
@@ -76,6 +85,57 @@ players = [4]
 """
 
 
+ECHIDNA_KEY = "token_schedule.0"
+ECHIDNA_SCENARIO = """
+game = "echidna"
+name = "planted-tokens"
+description = "All 25 move tokens to the first of 2 players, greedy mirror, forest board"
+seed = 1
+games = 4000
+players = [2]
+boards = ["forest"]
+reference = "planted"
+[variants]
+planted = { catch_up = true, token_schedule = [25, 0] }
+[lineup]
+mirror = "greedy"
+"""
+
+ECHIDNA_TUNE = """
+name = "planted-echidna"
+description = "Balance the seats again after a planted token schedule"
+scenario = "planted.toml"
+seed = {seed}
+variant = "planted"
+[judges]
+search = {{ mirror = "greedy" }}
+strong = {{ mirror = "lookahead" }}
+strong_games = 1000
+strong_rule = "not_fail"
+[search]
+max_keys = 2
+trials = 12
+restarts = 2
+rungs = [1000, 4000]
+batch = 2
+confirm_games = 8000
+confirm_max = 3
+[[target]]
+kind = "seats_balanced"
+players = [2]
+margin = 0.03
+[space]
+"token_schedule.0" = {{ range = [0, 25] }}
+home_stretch = {{ values = [true] }}
+max_rounds = {{ range = [100, 300] }}
+"""
+
+
+def plant_echidna(folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "planted.toml").write_text(ECHIDNA_SCENARIO)
+
+
 def plant(folder):
     """The planted data: a Horns copy that replaces the shipped one, first trumpet award 8 -> 0."""
     (folder / "instruments").mkdir(parents=True, exist_ok=True)
@@ -89,7 +149,7 @@ def plant(folder):
 
 def validate(spec, changes, games, jobs):
     """Verdicts of a change on a set of deals no run used."""
-    with _dispatcher("local", jobs, None) as dispatch:
+    with dispatcher("local", jobs, None) as dispatch:
         player = GamePlayer(dispatch, jobs)
         sc = candidate_scenario(spec, changes, spec.search_judge, spec.players, games,
                                 derive_seed(10**6, "validation"))
@@ -103,14 +163,18 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--validate-games", type=int, default=4000)
     ap.add_argument("--out", default=None, help="write the figures as JSON here")
+    ap.add_argument("--game", choices=("shuffle", "echidna"), default="shuffle",
+                    help="plant the problem in Shuffle and Swing (default) or in Echidna Shuffle")
     args = ap.parse_args()
+    echidna = args.game == "echidna"
+    tune_text, planted_key = (ECHIDNA_TUNE, ECHIDNA_KEY) if echidna else (TUNE, PLANTED_KEY)
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        plant(tmp)
+        (plant_echidna if echidna else plant)(tmp)
         for run in range(1, args.runs + 1):
-            (tmp / "tune.toml").write_text(TUNE.format(seed=run))
+            (tmp / "tune.toml").write_text(tune_text.format(seed=run))
             spec = load_tuning(tmp / "tune.toml")
             t0 = time.perf_counter()
             res = Tuner(spec, judge, tmp / f"out-{run}", jobs=args.jobs, progress=False).run()
@@ -121,9 +185,10 @@ def main():
                 "seed": run,
                 "before": res["before"][0]["verdicts"][0],
                 "fix": fix and [(c["key"], c["before"], c["after"]) for c in fix["changes"]],
-                "planted_key": bool(fix) and [c["key"] for c in fix["changes"]] == [PLANTED_KEY],
+                "planted_key": bool(fix) and [c["key"] for c in fix["changes"]] == [planted_key],
                 "games_search": res["cost"]["search"],
                 "games_confirm": res["cost"]["confirm"],
+                "strong": fix and [(st["judge"], st["state"]) for st in fix["confirmation"]["stages"][1:]],
                 "games_before": res["cost"]["before"],
                 "games_total": res["cost"]["total"],
                 "trials": res["cost"]["trials"],
@@ -134,9 +199,12 @@ def main():
             }
             if fix:
                 v, played = validate(spec, {c["key"]: c["after"] for c in fix["changes"]}, args.validate_games, args.jobs)
-                row["validation"] = v[0].as_dict()
+                row["validation"] = [x.as_dict() for x in v]
                 row["validation_games"] = played
-                row["false_met"] = v[0].state != "met"
+                # A false "target met": the fix shown failing on the third deals; one only not shown
+                # met there (open, too few games for the margin) is counted apart.
+                row["false_met"] = any(x.state == "failed" for x in v)
+                row["met_on_validation"] = all(x.state == "met" for x in v)
             rows.append(row)
             print(json.dumps(row), flush=True)
     fixes = [r for r in rows if r["fix"]]
@@ -145,6 +213,7 @@ def main():
         "restored": len(fixes),
         "planted_key": sum(r["planted_key"] for r in rows),
         "false_met": sum(r.get("false_met", False) for r in fixes),
+        "met_on_validation": sum(r.get("met_on_validation", False) for r in fixes),
         "met_in_search": sum(r["met_in_search"] for r in rows),
         "refused_on_fresh_deals": sum(r["refused_on_fresh_deals"] for r in rows),
         "median_wall_seconds": sorted(r["wall_seconds"] for r in rows)[len(rows) // 2],

@@ -24,7 +24,7 @@ def _num(x, digits=1):
 def _figure(v):
     """A verdict's estimate and interval in the target's own unit."""
     est, lo, hi = v.get("estimate"), v.get("lo"), v.get("hi")
-    if v["kind"] in ("seats_balanced", "built_rate"):
+    if v["kind"] in ("seats_balanced", "built_rate", "stalled"):
         scale, unit, sign = 100.0, " pp" if v["kind"] == "seats_balanced" else "%", v["kind"] == "seats_balanced"
         f = (lambda x: f"{scale * x:+.1f}") if sign else (lambda x: f"{scale * x:.1f}")
     else:
@@ -34,6 +34,13 @@ def _figure(v):
         return f"{f(est)}{unit} [{f(lo)}, {f(hi)}]"
     except (TypeError, ValueError):
         return ""
+
+
+def _state_figure(v):
+    """``state: figure``, or the loader's refusal (a change another game's data cannot take there)."""
+    if v.get("estimate") is None and str(v.get("detail", "")).startswith("refused"):
+        return f"refused: {v['detail'].removeprefix('refused by the data loader: ')}"
+    return f"{v['state']}: {_figure(v)}"
 
 
 def _value(x):
@@ -71,6 +78,20 @@ def _verdict_rows(before, after):
     return rows
 
 
+def _robustness(result, rob, prefix):
+    """The robustness table (a change's targets at every player count, and board of another game)."""
+    if not rob:
+        return []
+    rows = []
+    for r in rob:
+        where = f"{r['players']} ({r['board']})" if "board" in r else r["players"]
+        for bv, av in zip(r["before"], r["after"], strict=True):
+            rows.append((where, r["judge"], av["target"], _state_figure(bv), _state_figure(av)))
+    what = "player counts and boards" if result.get("game") else "player counts"
+    return [(f"{prefix}{'r' if prefix else 'R'}obustness across {what} (search judge, fresh deals)", "table",
+             (["players", "judge", "target (at that count)", "before", "after"], rows))]
+
+
 def sections(result, diff_text=""):
     """The summary as a list of (title, kind, payload): kind "text", "table" (headers, rows) or "code"."""
     out = []
@@ -102,6 +123,16 @@ def sections(result, diff_text=""):
             for v in st["verdicts"]:
                 rows.append((f"{st['judge']} ({st['role']})", f"{st['games']:,}", v["target"], f"{v['state']}: {_figure(v)}"))
         out.append(("Before (fresh deals)", "table", (["judge", "games per cell", "target", "verdict"], rows)))
+        near = result.get("closest")
+        if near:
+            change = ", ".join(f"{ch['key']} {_value(ch['before'])} -> {_value(ch['after'])}" for ch in near["changes"])
+            out.append(("Closest candidate of the whole search", "text",
+                        f"{change} ({near['keys']} key(s), total change {near['change']:.3f}): nearest the targets of "
+                        "every candidate played, re-played on fresh deals and under every strong judge."))
+            out.append(("Closest candidate: before and after (fresh deals)", "table",
+                        (["judge", "games per cell", "target", "before", "after"],
+                         _verdict_rows(result["before"], near["confirmation"]["stages"]))))
+            out += _robustness(result, near.get("robustness"), "Closest candidate: ")
     else:
         n = fix["keys"]
         out.append(
@@ -117,7 +148,8 @@ def sections(result, diff_text=""):
         )
         out.append(("The change", "table", (["key", "before", "after", "normalised change"], _change_rows(fix))))
         if diff_text:
-            out.append(("Diff of the data files", "code", diff_text))
+            title = f"Diff of the scenario (variant `{result['variant']}`)" if result.get("game") else "Diff of the data files"
+            out.append((title, "code", diff_text))
         after = fix["confirmation"]["stages"]
         out.append(
             (
@@ -126,15 +158,7 @@ def sections(result, diff_text=""):
                 (["judge", "games per cell", "target", "before", "after"], _verdict_rows(result["before"], after)),
             )
         )
-        rob = result.get("robustness") or []
-        if rob:
-            rows = []
-            for r in rob:
-                for bv, av in zip(r["before"], r["after"], strict=True):
-                    rows.append((r["players"], r["judge"], av["target"], f"{bv['state']}: {_figure(bv)}",
-                                 f"{av['state']}: {_figure(av)}"))
-            out.append(("Robustness across player counts (search judge, fresh deals)", "table",
-                        (["players", "judge", "target (at that count)", "before", "after"], rows)))
+        out += _robustness(result, result.get("robustness"), "")
     runners = [c for c in result.get("runners_up", []) if c]
     if runners:
         rows = []
@@ -162,7 +186,9 @@ def sections(result, diff_text=""):
         f"{cost['candidates']} distinct candidates over {len(stages)} number(s) of keys, "
         f"{result['settings']['restarts']} restarts each, rungs {result['settings']['rungs']} games per cell), "
         f"{cost['confirm']:,} confirming winners on fresh deals, {cost['before']:,} for the before verdicts, "
-        f"{cost['robustness']:,} for robustness. Candidates met in the search / confirmed: "
+        f"{cost['robustness']:,} for robustness"
+        + (f", {cost['closest']:,} re-playing the closest candidate" if "closest" in cost else "")
+        + ". Candidates met in the search / confirmed: "
         + ", ".join(f"{s['keys']} key(s): {s['met_in_search']} / {s['confirmed']}" for s in stages)
         + "."
     )

@@ -27,7 +27,17 @@ target kind                decided by
 ``rounds``                 :func:`reports.shape.game_shape` (t interval of rounds per game on
                            deals): *met* when every setting's interval lies inside the range,
                            *failed* when one lies wholly outside
+``stalled``                the game-shape section's stalled games (clustered Wilson interval of
+                           the stalled rate; :func:`reports.shape.game_shape` for Shuffle and
+                           Swing, the same interval per setting as ``reports.game_report``'s
+                           shape section for another game): *met* when every setting's interval
+                           lies at or below ``at_most``, *failed* when one lies wholly above
 =========================  =====================================================================
+
+Tables of another game (``scenarios.generic``: a ``variant`` column, no instruments) are judged as
+its report judges them: the seat verdict on :func:`reports.game_report.seat_frame` (stalled games
+left out, the setting board / variant / lineup in place of the instrument set), rounds and stalled
+games per players x board x variant x lineup.
 
 Anything else is *open* (more games would tell). Every verdict carries its estimate and interval,
 and a ``distance``: how far the estimate is from the acceptable region in units of the target's
@@ -44,15 +54,17 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
+import pandas as pd
 
 from reports import stats
+from reports.frames import deal_ids
 from reports.instrument_verdicts import IN_LINE, OUT, instrument_effect, interval_verdict, simultaneous_interval
 from reports.instruments import instrument_stats
 from reports.seats import seat_advantage
 from reports.shape import game_shape
 
 MET, FAILED, OPEN = "met", "failed", "open"
-TARGET_KINDS = ("seats_balanced", "objective_vs_department", "built_rate", "rounds")
+TARGET_KINDS = ("seats_balanced", "objective_vs_department", "built_rate", "rounds", "stalled")
 
 
 @dataclass
@@ -87,7 +99,21 @@ def _clean(x):
 # --------------------------------------------------------------------------- seats
 
 
+def is_other_game(games):
+    """True for the tables of another game than Shuffle and Swing (``scenarios.generic``)."""
+    return "variant" in games.columns and "inst_black" not in games.columns
+
+
+def _settings(games):
+    """Another game's settings: (players, board, variant, lineup) groups, as its report forms them."""
+    return games.groupby(["players", "board", "variant", "lineup"], sort=True)
+
+
 def _seats(target, seats, games, confidence):
+    if is_other_game(games):
+        from reports.game_report import seat_frame
+
+        games = seat_frame(games)  # the report's seat section: stalled games left out
     g = games[games["players"].isin(target["players"])]
     if g.empty:
         return TargetVerdict(target["label"], target["kind"], OPEN, math.nan, math.nan, math.nan, math.inf, "no games")
@@ -192,13 +218,40 @@ def _built(target, seats, games, confidence):
 # --------------------------------------------------------------------------- game length
 
 
-def _rounds(target, seats, games, confidence):
-    a, b = (float(x) for x in target["range"])
+def _other_shape(games, confidence):
+    """Rows like ``game_shape``'s for another game: rounds (t interval on deals) and stalled games
+    (clustered Wilson) per setting, the intervals ``reports.game_report``'s shape section prints."""
+    g = games.copy()
+    g["_deal"] = deal_ids(g)
+    rows = []
+    for (players, board, variant, lineup), part in _settings(g):
+        r, rlo, rhi = stats.mean_interval(part["rounds"].to_numpy(dtype=float), confidence, cluster=part["_deal"].to_numpy())[:3]
+        st, slo, shi, _ = stats.wilson_clustered(part["stalled"].to_numpy() > 0, part["_deal"].to_numpy(), confidence)
+        rows.append(dict(players=int(players), instruments=f"{board}/{variant}/{lineup}", rounds_mean=r, rounds_lo=rlo,
+                         rounds_hi=rhi, stalled_rate=st, stalled_lo=slo, stalled_hi=shi))
+    return pd.DataFrame(rows)
+
+
+def _shape(target, seats, games, confidence):
+    """The game-shape rows of the target's player counts (None when there are no games)."""
     g = games[games["players"].isin(target["players"])]
     s = seats[seats["players"].isin(target["players"])]
     if g.empty:
-        return TargetVerdict(target["label"], target["kind"], OPEN, math.nan, math.nan, math.nan, math.inf, "no games")
-    shape, _ = game_shape(s, g, confidence)
+        return None
+    if is_other_game(g):
+        return _other_shape(g, confidence)
+    return game_shape(s, g, confidence)[0]
+
+
+def _no_games(target):
+    return TargetVerdict(target["label"], target["kind"], OPEN, math.nan, math.nan, math.nan, math.inf, "no games")
+
+
+def _rounds(target, seats, games, confidence):
+    a, b = (float(x) for x in target["range"])
+    shape = _shape(target, seats, games, confidence)
+    if shape is None:
+        return _no_games(target)
     rows = []
     for r in shape.itertuples():
         state = MET if a <= r.rounds_lo and r.rounds_hi <= b else FAILED if r.rounds_hi < a or r.rounds_lo > b else OPEN
@@ -213,11 +266,33 @@ def _rounds(target, seats, games, confidence):
     )
 
 
+# --------------------------------------------------------------------------- stalled games
+
+
+def _stalled(target, seats, games, confidence):
+    cap = float(target["at_most"])
+    shape = _shape(target, seats, games, confidence)
+    if shape is None:
+        return _no_games(target)
+    rows = []
+    for r in shape.itertuples():
+        state = MET if r.stalled_hi <= cap else FAILED if r.stalled_lo > cap else OPEN
+        rows.append((int(r.players), r.instruments, float(r.stalled_rate), float(r.stalled_lo), float(r.stalled_hi),
+                     state, _band_distance(float(r.stalled_rate), -math.inf, cap, max(cap, 0.01))))
+    worst = max(rows, key=lambda x: (x[2], x[6]))
+    detail = (f"{100 * worst[2]:.1f}% of games stalled [{100 * worst[3]:.1f}, {100 * worst[4]:.1f}] at {worst[0]} players "
+              f"({worst[1]}), at most {100 * cap:g}%; " + "; ".join(f"{r[0]}p {r[1]}: {r[5]}" for r in rows))
+    return TargetVerdict(
+        target["label"], target["kind"], _combine([r[5] for r in rows]), worst[2], worst[3], worst[4], worst[6], detail
+    )
+
+
 _DECIDERS = {
     "seats_balanced": _seats,
     "objective_vs_department": _objective,
     "built_rate": _built,
     "rounds": _rounds,
+    "stalled": _stalled,
 }
 assert set(_DECIDERS) == set(TARGET_KINDS)
 

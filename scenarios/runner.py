@@ -85,12 +85,16 @@ class RunSummary:
 # =========================================================================== identity of a run
 
 
-def _sha256_file(path):
+def sha256_file(path):
+    """SHA-256 of a file's bytes (shared by the run manifest, other games' data files and ``ssb tune``)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+_sha256_file = sha256_file  # the older private name, kept for existing callers
 
 
 def code_version(scenario=None):
@@ -318,8 +322,9 @@ def _previous(out_dir, new, resume, force):
 
 
 @contextlib.contextmanager
-def _dispatcher(backend, jobs, scheduler):
-    """A function mapping an iterable of tasks to an iterator of results (in completion order)."""
+def dispatcher(backend, jobs, scheduler):
+    """A function mapping an iterable of tasks to an iterator of results (in completion order);
+    shared by ``ssb run`` and ``ssb tune`` (a context manager: it starts and stops the workers)."""
     if backend == "local" and jobs == 1:
         yield lambda tasks: map(play_chunk, tasks)
         return
@@ -350,6 +355,9 @@ def _dispatcher(backend, jobs, scheduler):
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+_dispatcher = dispatcher  # the older private name: run_scenario calls it (tests replace it)
 
 
 def cell_specs(scenario, run_id="adhoc"):

@@ -267,17 +267,28 @@ def shipped_scenarios():
     return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
 
 
-def find_scenario(name_or_path):
-    """A scenario file by path, or by the name of a shipped one (``starter`` -> scenarios/starter.toml)."""
+def find_shipped_file(name_or_path, folder, shipped_names, what):
+    """A TOML file by path, or by the name of one shipped in ``folder`` (``starter`` ->
+    ``folder/starter.toml``); ``shipped_names()`` lists those for the error, ``what`` names the kind
+    of file (shared by scenarios and tuning files)."""
     p = Path(name_or_path)
     if p.is_file():
         return p
     if p.is_dir():
-        raise DataError(p, "", "is a directory, expected a scenario TOML file")
-    shipped = SCENARIO_DIR / (p.name if p.suffix == ".toml" else f"{p.name}.toml")
+        raise DataError(p, "", f"is a directory, expected a {what} TOML file")
+    shipped = Path(folder) / (p.name if p.suffix == ".toml" else f"{p.name}.toml")
     if p.parent == Path(".") and shipped.is_file():
         return shipped
-    raise DataError(p, "", f"scenario file not found (shipped scenarios: {', '.join(shipped_scenarios())})")
+    return None
+
+
+def find_scenario(name_or_path):
+    """A scenario file by path, or by the name of a shipped one (``starter`` -> scenarios/starter.toml)."""
+    found = find_shipped_file(name_or_path, SCENARIO_DIR, shipped_scenarios, "scenario")
+    if found is None:
+        raise DataError(Path(name_or_path), "",
+                        f"scenario file not found (shipped scenarios: {', '.join(shipped_scenarios())})")
+    return found
 
 
 def load_scenario(path, sets=(), games=None, seed=None):
@@ -741,7 +752,7 @@ def _override_key(key):
     return f"overrides.{toml_key(key)}"
 
 
-def _set_path(doc, parts, value, path, key, inst):
+def set_path(doc, parts, value, path, key, inst):
     """Set ``doc[parts...] = value``; a list of tables is indexed by position or by entry id."""
     if tuple(parts[:2]) in FIXED_INSTRUMENT_KEYS and len(parts) == 2:
         raise DataError(path, key, f"'{'.'.join(parts)}' cannot be overridden (it identifies the instrument)")
@@ -780,6 +791,9 @@ def _set_path(doc, parts, value, path, key, inst):
             raise DataError(path, key, f"{walked} is a value, not a table or list; cannot go into '{part}'")
         cur = nxt
         walked = f"{walked}.{part}"
+
+
+_set_path = set_path  # the older private name, kept for existing callers
 
 
 def _board_overrides(overrides, library, path):

@@ -40,6 +40,21 @@ named strategies), the targets (verdicts the report computes) and a search space
     "Organ.section.r5.number" = { range = [3, 9] }
     "Horns.track.vp.3" = { range = [5, 9] }
 
+A scenario of another game (``game = "echidna"``, :mod:`scenarios.generic`) is tuned through the
+switches of one of its variants instead (the game declares them with ``Game.tunable``)::
+
+    variant = "rulebook"              # optional: the variant tuned (default the scenario's reference)
+    boards = ["forest"]               # optional: the boards searched on (default the scenario's)
+    [[target]]
+    kind = "stalled"                  # at most this share of games stalled (added at 0.02 if absent)
+    at_most = 0.01
+    [space]
+    "token_schedule.0" = { range = [0, 19] }     # one entry of a list switch
+    catch_up = { values = [false] }               # a whole switch
+
+Targets are ``seats_balanced``, ``rounds`` and ``stalled``. A candidate plays the tuned variant
+alone, its table changed (:func:`apply_switches`); the answer is the changed scenario file.
+
 A candidate is a set of (key, value) changes; it is applied through the scenario's ``[overrides]``,
 so the instrument loader validates it exactly as it validates a what-if scenario. Integer data
 takes integer ranges. *Smallest* means fewest keys changed, then the least total change, each
@@ -80,21 +95,26 @@ from pathlib import Path
 
 import pandas as pd
 
-from scenarios.runner import _dispatcher, cell_specs, code_version, data_files, resolve_jobs
+from scenarios.generic import GameScenario
+from scenarios.runner import cell_specs, code_version, data_files, dispatcher, resolve_jobs
 from scenarios.scenario import (
     SCENARIO_DIR,
-    _set_path,
     find_scenario,
+    find_shipped_file,
     flatten_overrides,
     parse_set,
     scenario_from_doc,
+    set_path,
 )
 from scenarios.worker import ChunkTask, play_chunk
+from simulator import games as registry
 from simulator.errors import DataError
 from simulator.instruments import Checker, read_toml
 from simulator.playout import PLAYER_COUNTS
 
 TOP_KEYS = ("name", "description", "scenario", "seed", "confidence", "judges", "search", "target", "space")
+# Only for a scenario of another game (scenarios.generic): the variant tuned, the boards searched on.
+GAME_KEYS = ("variant", "boards")
 REQUIRED_KEYS = ("name", "scenario", "seed", "judges", "target", "space")
 JUDGE_KEYS = ("search", "strong", "strong_games", "strong_rule")
 STRONG_RULES = ("meet", "not_fail")
@@ -115,7 +135,13 @@ TARGET_FIELDS = {
     "objective_vs_department": (("instrument", "margin"), ("players", "label")),
     "built_rate": (("instrument",), ("players", "at_least", "at_most", "label")),
     "rounds": (("range",), ("players", "label")),
+    "stalled": ((), ("players", "at_most", "label")),
 }
+# What a game other than the first can be judged on (it has no instruments).
+GAME_TARGETS = ("seats_balanced", "rounds", "stalled")
+# The stall target added to another game's search when the file names none: its seat section
+# leaves stalled games out, so a candidate that stalls often would otherwise look balanced.
+DEFAULT_STALLED = 0.02
 MET, FAILED, OPEN = "met", "failed", "open"
 STUDY_FILE = "study.db"
 RESULT_FILE = "tune.json"
@@ -219,7 +245,7 @@ def _instrument_doc(library, inst, base_overrides, path):
     for key, value in base_overrides.items():
         name, _, rest = key.partition(".")
         if rest and library.get(name).name == inst.name:
-            _set_path(doc, rest.split("."), value, path, f"overrides.{key}", inst)
+            set_path(doc, rest.split("."), value, path, f"overrides.{key}", inst)
     return doc
 
 
@@ -244,6 +270,17 @@ def _param(ck, key, raw, scenario, path):
             ck.fail(where, f"{inst.name}: {reason}")
     if isinstance(base, dict) or (isinstance(base, list) and any(isinstance(x, dict) for x in base)):
         ck.fail(where, f"{inst.name}.{rest} is a table, not a value: name a value inside it")
+
+    def probe(v):
+        scenario_from_doc({**scenario.doc, "overrides": {**scenario.overrides, key: v}}, scenario.path)
+
+    return _range_or_values(ck, where, raw, key, inst.name, f"{inst.name}.{rest}", base, probe)
+
+
+def _range_or_values(ck, where, raw, key, owner, label, base, probe):
+    """A :class:`Param` from a space entry (``{ range = [lo, hi] }`` or ``{ values = [...] }``) for a
+    key whose current value is ``base`` (``label`` names it in errors); ``probe(value)`` raises a
+    DataError when the game's loader refuses a value (every range end and listed value is probed)."""
     ck.table(raw, where, optional=("range", "values", "step"))
     if ("range" in raw) == ("values" in raw):
         ck.fail(where, "give exactly one of range = [lo, hi] or values = [...]")
@@ -251,7 +288,7 @@ def _param(ck, key, raw, scenario, path):
         if not _is_number(base):
             ck.fail(
                 f"{where}.range",
-                f"{inst.name}.{rest} is {json.dumps(base)}, not a number: give values = [...], "
+                f"{label} is {json.dumps(base)}, not a number: give values = [...], "
                 "or name one entry of it (e.g. KEY.0)",
             )
         r = ck.array(raw["range"], f"{where}.range", min_len=2, max_len=2, what="bounds")
@@ -268,7 +305,7 @@ def _param(ck, key, raw, scenario, path):
             kind = "float"
         if not lo < hi:
             ck.fail(f"{where}.range", f"the lower bound {lo} must be below the upper bound {hi}")
-        param = Param(key, inst.name, base, kind, lo, hi)
+        param = Param(key, owner, base, kind, lo, hi)
         probes = [lo, hi]
     else:
         vals = ck.array(raw["values"], f"{where}.values", min_len=1, what="values")
@@ -276,26 +313,73 @@ def _param(ck, key, raw, scenario, path):
             if isinstance(base, bool) != isinstance(v, bool) or (isinstance(base, int) and isinstance(v, float)):
                 ck.fail(
                     f"{where}.values[{i}]",
-                    f"{inst.name}.{rest} is {json.dumps(base)}; {json.dumps(v)} is not of its type"
+                    f"{label} is {json.dumps(base)}; {json.dumps(v)} is not of its type"
                     + (" (the data is an integer)" if isinstance(base, int) else ""),
                 )
             if type(v) is not type(base) and not (_is_number(v) and _is_number(base)):
-                ck.fail(f"{where}.values[{i}]", f"{inst.name}.{rest} is {json.dumps(base)}; {json.dumps(v)} is not of its type")
+                ck.fail(f"{where}.values[{i}]", f"{label} is {json.dumps(base)}; {json.dumps(v)} is not of its type")
         if len({json.dumps(v) for v in vals}) != len(vals):
             ck.fail(f"{where}.values", "a value is listed twice")
         if all(v == base for v in vals):
             ck.fail(f"{where}.values", f"every value equals the current one ({json.dumps(base)}): nothing to search")
-        param = Param(key, inst.name, base, "values", values=tuple(vals))
+        param = Param(key, owner, base, "values", values=tuple(vals))
         probes = list(vals)
-    # The instrument loader must accept every probed value (range ends, each listed value).
+    # The game's loader must accept every probed value (range ends, each listed value).
     for v in probes:
         if v == base:
             continue
         try:
-            scenario_from_doc({**scenario.doc, "overrides": {**scenario.overrides, key: v}}, scenario.path)
+            probe(v)
         except DataError as exc:
             ck.fail(where, f"{json.dumps(v)} is refused: {exc.reason}")
     return param
+
+
+# --------------------------------------------------------------------------- another game's switches
+
+
+def _owner(variant):
+    """What :func:`scenarios.scenario.set_path` names in its errors: the variant."""
+    return type("VariantName", (), {"name": f"variant {variant}"})()
+
+
+def apply_switches(game, table, changes, file="space", key="space"):
+    """A variant table (a scenario's ``[variants]`` entry) with ``changes`` applied: ``{switch:
+    value}``, or ``{"switch.i": value}`` for one entry of a list switch (filled in from the game's
+    data when the table does not write it, e.g. the token schedule of ``game.toml``)."""
+    full = game.tunable(table)
+    new = copy.deepcopy(dict(table))
+    for k, v in dict(changes).items():
+        head, _, rest = k.partition(".")
+        if rest:
+            new.setdefault(head, copy.deepcopy(full[head]))
+            set_path(new, k.split("."), v, file, key, _owner("tuned"))
+        else:
+            new[head] = v
+    return new
+
+
+def _switch_param(ck, key, raw, scenario, variant, players, path):
+    """A searchable switch of another game's variant (``catch_up``, ``token_schedule.3``, ...)."""
+    where = f"space.{key}" if "." not in key else f'space."{key}"'
+    game = registry.get(scenario.game)
+    table = scenario.doc["variants"][variant]
+    full = game.tunable(table)
+    head, _, rest = key.partition(".")
+    if head not in full:
+        ck.fail(where, f"'{head}' is not a switch of {game.title}'s variants (switches: {', '.join(full)})")
+    base, reason = _get_path(full, key.split("."))
+    if reason:
+        ck.fail(where, f"variant {variant}: {reason}")
+    if isinstance(base, dict):
+        ck.fail(where, f"variant {variant}: {key} is a table, not a value: name a value inside it")
+
+    def probe(v):
+        new = apply_switches(game, table, {key: v}, path, where)
+        doc = {**scenario.doc, "variants": {variant: new}, "reference": variant, "players": list(players)}
+        scenario_from_doc(doc, scenario.path)
+
+    return _range_or_values(ck, where, raw, key, f"variant {variant}", f"variant {variant}: {key}", base, probe)
 
 
 # =========================================================================== the tuning file
@@ -331,6 +415,16 @@ class TuneSpec:
     strong_rule: str
     settings: dict
     set_args: tuple = ()
+    # A scenario of another game (scenarios.generic): its name, the variant tuned (its table as
+    # written) and the boards searched on; None / () for Shuffle and Swing.
+    game: str | None = None
+    variant: str | None = None
+    boards: tuple = ()
+
+    @property
+    def variant_table(self):
+        """The tuned variant's table as the scenario writes it (another game only)."""
+        return self.scenario.doc["variants"][self.variant] if self.game else None
 
     @property
     def players(self):
@@ -348,7 +442,7 @@ class TuneSpec:
                 **{k: v["sha256"] for k, v in data["instruments"].items()},
                 **{k: v["sha256"] for k, v in data["strategies"].items()},
             },
-            "kernel_sha256": code_version()["kernel_sha256"],
+            "kernel_sha256": code_version(self.scenario if self.game else None)["kernel_sha256"],
         }
 
 
@@ -359,10 +453,13 @@ def _find_scenario(raw, base_dir):
     return find_scenario(raw)
 
 
-def _target(ck, raw, i, scenario, path):
+def _target(ck, raw, i, scenario, path, game=None):
     key = f"target[{i}]"
     ck.table(raw, key, required=("kind",), optional=("kind", *{f for v in TARGET_FIELDS.values() for f in v[0] + v[1]}))
     kind = ck.string(raw["kind"], f"{key}.kind", choices=tuple(TARGET_FIELDS))
+    if game is not None and kind not in GAME_TARGETS:
+        ck.fail(f"{key}.kind", f"'{kind}' judges an instrument; {game.title} has none (targets: {', '.join(GAME_TARGETS)})")
+    counts = PLAYER_COUNTS if game is None else tuple(game.player_counts)
     required, optional = TARGET_FIELDS[kind]
     ck.table(raw, key, required=("kind", *required), optional=optional)
     t = {"kind": kind}
@@ -371,8 +468,9 @@ def _target(ck, raw, i, scenario, path):
         raw_players = [raw_players]
     players = ck.int_list(raw_players, f"{key}.players", min_len=1)
     for j, n in enumerate(players):
-        if n not in PLAYER_COUNTS:
-            ck.fail(f"{key}.players[{j}]", f"{n} players is not supported (2, 3 or 4)")
+        if n not in counts:
+            listed = f"{', '.join(map(str, counts[:-1]))} or {counts[-1]}"
+            ck.fail(f"{key}.players[{j}]", f"{n} players is not supported ({listed})")
     t["players"] = tuple(sorted(set(players)))
     pl = "/".join(str(n) for n in t["players"])
     if kind == "seats_balanced":
@@ -420,6 +518,12 @@ def _target(ck, raw, i, scenario, path):
                 x for x in (f"at least {100 * lo:g}%" if "at_least" in raw else "", f"at most {100 * hi:g}%" if "at_most" in raw else "") if x
             )
             label = f"{inst.name} built in {band} of games at {pl} players"
+    elif kind == "stalled":
+        m = raw.get("at_most", DEFAULT_STALLED)
+        if not _is_number(m) or not 0 < m < 1:
+            ck.fail(f"{key}.at_most", f"a fraction of games between 0 and 1 (0.02 = 2%), got {m!r}")
+        t["at_most"] = float(m)
+        label = f"at most {100 * m:g}% of games stalled at {pl} players"
     else:
         r = ck.array(raw["range"], f"{key}.range", min_len=2, max_len=2, what="bounds")
         for j, v in enumerate(r):
@@ -444,7 +548,10 @@ def _judge(ck, raw, key, role, scenario, path):
         reason = exc.reason
         sub = exc.key.removeprefix("lineup").lstrip(".")
         ck.fail(f"{key}.{sub}" if sub else key, reason)
-    names = sorted({s for ls in sc.lineups.values() for lineup in ls for s in lineup})
+    if isinstance(sc, GameScenario):
+        names = sorted({s for c in sc.cells for s in c.lineup})
+    else:
+        names = sorted({s for ls in sc.lineups.values() for lineup in ls for s in lineup})
     return Judge(label=",".join(names), lineup=raw, role=role)
 
 
@@ -458,15 +565,10 @@ def shipped_tunings():
 
 def find_tuning(name_or_path):
     """A tuning file by path, or by the name of a shipped one (``organ-points``)."""
-    p = Path(name_or_path)
-    if p.is_file():
-        return p
-    if p.is_dir():
-        raise DataError(p, "", "is a directory, expected a tuning TOML file")
-    shipped = TUNES_DIR / (p.name if p.suffix == ".toml" else f"{p.name}.toml")
-    if p.parent == Path(".") and shipped.is_file():
-        return shipped
-    raise DataError(p, "", f"tuning file not found (shipped: {', '.join(shipped_tunings())})")
+    found = find_shipped_file(name_or_path, TUNES_DIR, shipped_tunings, "tuning")
+    if found is None:
+        raise DataError(Path(name_or_path), "", f"tuning file not found (shipped: {', '.join(shipped_tunings())})")
+    return found
 
 
 def load_tuning(path, sets=()):
@@ -476,8 +578,8 @@ def load_tuning(path, sets=()):
     for item in sets:
         key, value = parse_set(item, str(path))
         parts = key.split(".")
-        if parts[0] not in TOP_KEYS:
-            raise DataError(path, key, f"unknown tuning key (known: {', '.join(TOP_KEYS)})")
+        if parts[0] not in TOP_KEYS + GAME_KEYS:
+            raise DataError(path, key, f"unknown tuning key (known: {', '.join(TOP_KEYS + GAME_KEYS)})")
         if parts[0] in ("target", "space") and len(parts) > 1:
             raise DataError(path, key, f"set '{parts[0]}' as a whole (its entries are not addressable here)")
         cur = doc
@@ -492,7 +594,7 @@ def load_tuning(path, sets=()):
 
 def _validate(doc, path, set_args):
     ck = Checker(path)
-    ck.table(doc, "", required=REQUIRED_KEYS, optional=TOP_KEYS)
+    ck.table(doc, "", required=REQUIRED_KEYS, optional=TOP_KEYS + GAME_KEYS)
     name = ck.string(doc["name"], "name").strip()
     if "/" in name or name in (".", ".."):
         ck.fail("name", "names a folder under results/tune: no slashes")
@@ -513,12 +615,40 @@ def _validate(doc, path, set_args):
     except DataError as exc:
         ck.fail("scenario", f"{sc_raw}: {exc}")
 
+    game = registry.get(scenario.game) if isinstance(scenario, GameScenario) else None
+    variant, boards = None, ()
+    if game is None:
+        for k in GAME_KEYS:
+            if k in doc:
+                ck.fail(k, f"only a scenario of another game has {k}; this one changes the data through [space] keys")
+    else:
+        if game.tunable is None:
+            ck.fail("scenario", f"{game.title} declares no tunable switches (Game.tunable in simulator/games.py)")
+        variant = ck.string(doc.get("variant", scenario.reference), "variant")
+        if variant not in scenario.variants:
+            ck.fail("variant", f"'{variant}' is not a variant of the scenario ({', '.join(scenario.variants)})")
+        raw_boards = doc.get("boards", list(scenario.boards))
+        if isinstance(raw_boards, str):
+            raw_boards = [raw_boards]
+        boards = tuple(ck.str_list(raw_boards, "boards", min_len=1, what="boards"))
+        for i, b in enumerate(boards):
+            if b not in scenario.boards:
+                ck.fail(f"boards[{i}]", f"'{b}' is not a board of the scenario ({', '.join(scenario.boards)})")
+        if len(set(boards)) != len(boards):
+            ck.fail("boards", "a board is listed twice")
+
     # Targets first: they say which player counts the judges must cover.
     raw_targets = doc["target"]
     if isinstance(raw_targets, dict):
         raw_targets = [raw_targets]
     ck.table_array(raw_targets, "target", 1, 32, "targets")
-    targets = tuple(_target(ck, t, i, scenario, path) for i, t in enumerate(raw_targets))
+    targets = tuple(_target(ck, t, i, scenario, path, game) for i, t in enumerate(raw_targets))
+    if game is not None and not any(t["kind"] == "stalled" for t in targets):
+        counts = tuple(sorted({n for t in targets for n in t["players"]}))
+        pl = "/".join(map(str, counts))
+        targets += ({"kind": "stalled", "players": counts, "at_most": DEFAULT_STALLED,
+                     "label": f"at most {100 * DEFAULT_STALLED:g}% of games stalled at {pl} players (added: the "
+                              "seat verdict leaves stalled games out)"},)
     players = sorted({n for t in targets for n in t["players"]} | set(scenario.players))
     judged = scenario_from_doc({**scenario.doc, "players": players}, scenario.path)
 
@@ -560,7 +690,15 @@ def _validate(doc, path, set_args):
             ck.fail(f'space."{k}"', "expected { range = [lo, hi] } or { values = [...] }")
     if not entries:
         ck.fail("space", "no keys to search")
-    params = tuple(_param(ck, k, v, scenario, path) for k, v in entries.items())
+    if game is None:
+        params = tuple(_param(ck, k, v, scenario, path) for k, v in entries.items())
+    else:
+        searched = sorted({n for t in targets for n in t["players"]})
+        params = tuple(_switch_param(ck, k, v, scenario, variant, searched, path) for k, v in entries.items())
+        for a in entries:
+            for b in entries:
+                if b.startswith(a + "."):
+                    ck.fail(f'space."{b}"', f"changes part of {a}, which is searched as a whole: search one or the other")
     if settings["max_keys"] > len(params):
         settings["max_keys"] = len(params)
 
@@ -580,6 +718,8 @@ def _validate(doc, path, set_args):
         "targets": {str(i): {k: (list(v) if isinstance(v, tuple) else v) for k, v in t.items()} for i, t in enumerate(targets)},
         "space": {p.key: p.as_dict() for p in params},
     }
+    if game is not None:  # (the first game's document, and so its hash, stays as it was)
+        eff.update({"game": game.name, "variant": variant, "boards": list(boards)})
     text = json.dumps(eff, sort_keys=True, indent=1) + "\n" + scenario.text
     sha = hashlib.sha256(text.encode()).hexdigest()
     return TuneSpec(
@@ -600,6 +740,9 @@ def _validate(doc, path, set_args):
         strong_rule=strong_rule,
         settings=settings,
         set_args=set_args,
+        game=None if game is None else game.name,
+        variant=variant,
+        boards=boards,
     )
 
 
@@ -618,13 +761,21 @@ def candidate_size(spec, changes):
     return sum(1 for s in sizes if s > 0), float(sum(sizes))
 
 
-def candidate_scenario(spec, changes, judge, players, games, seed):
-    """The scenario that plays a candidate: the tuned scenario, the judge's lineup, the changes as overrides."""
+def candidate_scenario(spec, changes, judge, players, games, seed, boards=None):
+    """The scenario that plays a candidate: the tuned scenario, the judge's lineup, the changes as
+    overrides (another game: the tuned variant alone, with the changes applied to its switches, on
+    ``boards``, default the tuning file's)."""
     doc = copy.deepcopy(spec.scenario.doc)
     doc["lineup"] = copy.deepcopy(judge.lineup)
     doc["players"] = list(players)
     doc["games"] = int(games)
     doc["seed"] = int(seed)
+    if spec.game:
+        game = registry.get(spec.game)
+        doc["variants"] = {spec.variant: apply_switches(game, spec.variant_table, changes, spec.path)}
+        doc["reference"] = spec.variant
+        doc["boards"] = list(boards or spec.boards)
+        return scenario_from_doc(doc, spec.scenario.path)
     doc["overrides"] = {**spec.scenario.overrides, **dict(changes)}
     return scenario_from_doc(doc, spec.scenario.path)
 
@@ -650,6 +801,14 @@ class GamePlayer:
 
     @staticmethod
     def _cell_key(scenario, cell):
+        if isinstance(scenario, GameScenario):
+            # Another game: the cell's deals, its variant's switches (non-empty: evictable) and board file.
+            table = sorted((k, json.dumps(v)) for k, v in scenario.variants[cell.variant].__dict__.items())
+            rows = scenario.strategies.matrix(list(cell.lineup))
+            return json.dumps(
+                [cell.index, cell.key, cell.deal_key, scenario.seed, scenario.game, table,
+                 scenario.board_objects[cell.board].path, hashlib.sha256(rows.tobytes()).hexdigest()]
+            )
         mine = {i.casefold() for i in cell.instruments}
         # A board override (``board.rulings.*``) changes every cell; the deal key says whether the
         # cell's deals are shared with the other sets of its scenario (they seed its games).
@@ -747,6 +906,18 @@ class Race:
     games: int = 0  # games per cell at the last rung it reached
 
 
+def _relabel(target, n):
+    """A target's label as it reads at ``n`` players (a label the file wrote is kept)."""
+    pl = "/".join(str(x) for x in target["players"])
+    return target["label"].replace(f"at {pl} players", f"at {n} players")
+
+
+def refused_verdicts(targets, reason):
+    """Verdicts of a candidate the game's loader refuses: every target failed, far away."""
+    return [{"target": t["label"], "kind": t["kind"], "state": FAILED, "estimate": None, "lo": None, "hi": None,
+             "distance": 1e3, "detail": f"refused by the data loader: {reason}"} for t in targets]
+
+
 def search_score(state, verdicts, change, k):
     """What the sampler minimises in a search over ``k`` keys: a met candidate scores its total
     change (at most ``k``), any other ``k + 1`` plus how far its estimates are from the targets."""
@@ -787,6 +958,8 @@ class Tuner:
         self.stop_after = stop_after  # tests: stop (as if interrupted) after this many trials
         self.trials_done = 0
         self.cost = {"search": 0, "confirm": 0, "before": 0, "robustness": 0}
+        if spec.game:
+            self.cost["closest"] = 0
 
     # ------------------------------------------------------------------ storage
 
@@ -851,12 +1024,19 @@ class Tuner:
         rungs = self.spec.settings["rungs"]
         for r, games in enumerate(rungs):
             running = [x for x in races if x.state == "running"]
+            scs = []
+            for x in list(running):
+                try:
+                    scs.append(candidate_scenario(self.spec, x.changes, self.spec.search_judge, self.spec.players,
+                                                  games, seed))
+                except DataError as exc:
+                    # A combination the game's loader refuses (each value alone was accepted when the
+                    # file was read, e.g. token schedules that together exceed the supply).
+                    x.state, x.rung, x.games = "refused", r, 0
+                    x.verdicts = refused_verdicts(self.spec.targets, exc.reason)
+                    running.remove(x)
             if not running:
                 break
-            scs = [
-                candidate_scenario(self.spec, x.changes, self.spec.search_judge, self.spec.players, games, seed)
-                for x in running
-            ]
             for x, (seats, g) in zip(running, self.player.tables(scs), strict=True):
                 x.verdicts = self._judge(seats, g)
                 x.rung, x.games = r, games
@@ -1059,8 +1239,9 @@ class Tuner:
 
     # ------------------------------------------------------------------ confirmation
 
-    def _confirm(self, k, cand):
-        """Fresh deals under the search judge, then every strong judge; the record of each."""
+    def _confirm(self, k, cand, memo_key=None, phase="confirm", stop=True):
+        """Fresh deals under the search judge, then every strong judge (``stop``: only while it
+        passes); the record of each."""
         spec = self.spec
         changes = dict(json.loads(cand["candidate"]))
 
@@ -1071,17 +1252,39 @@ class Tuner:
             rec["stages"].append({"judge": spec.search_judge.label, "role": "search", "games": spec.settings["confirm_games"],
                                   "verdicts": v, "state": overall_from_json(v), "passed": ok})
             for j, judge in enumerate(spec.strong_judges):
-                if not ok:
+                if not ok and stop:
                     break
                 v = self._verdicts_at(changes, judge, spec.strong_games, derive_seed(spec.seed, "strong", j))
                 st = overall_from_json(v)
-                ok = st == MET if spec.strong_rule == "meet" else st != FAILED
+                ok = ok and (st == MET if spec.strong_rule == "meet" else st != FAILED)
                 rec["stages"].append({"judge": judge.label, "role": "strong", "games": spec.strong_games,
                                       "verdicts": v, "state": st, "passed": ok})
             rec["confirmed"] = ok
             return rec
 
-        return self._memo(f"confirm:{k}:{cand['candidate']}", compute, "confirm")
+        return self._memo(memo_key or f"confirm:{k}:{cand['candidate']}", compute, phase)
+
+    def _closest(self, tried):
+        """The candidate nearest the targets over every number of keys (smallest summed distance of
+        its unmet verdicts, then the smallest change), with its record on fresh deals (as
+        :meth:`_confirm` plays a winner); None when nothing was played."""
+        played = [c for c in tried if c["state"] != "refused" and c["verdicts"]]
+        if not played:
+            return None
+
+        def dist(c):
+            return sum(min(float(v["distance"]), 1e3) for v in c["verdicts"] if v["state"] != MET)
+
+        c = min(played, key=lambda c: (dist(c), c["keys"], c["change"], c["candidate"]))
+        rec = self._confirm(0, c, memo_key=f"closest:{c['candidate']}", phase="closest", stop=False)
+        by_key = {p.key: p for p in self.spec.params}
+        return {
+            "changes": [{"key": k, "before": by_key[k].base, "after": v, "change": by_key[k].change(v)}
+                        for k, v in json.loads(c["candidate"])],
+            "keys": c["keys"], "change": c["change"],
+            "search": {"state": c["state"], "games": c["games"], "verdicts": c["verdicts"]},
+            "confirmation": rec,
+        }
 
     def _before(self):
         spec = self.spec
@@ -1111,6 +1314,11 @@ class Tuner:
                 targets = [{**t, "players": (n,)} for t in spec.targets]
                 seed = derive_seed(spec.seed, "confirm")
                 games = spec.settings["confirm_games"]
+                if spec.game:  # another game: every board of the scenario too, each on its own
+                    targets = [{**t, "players": (n,), "label": _relabel(t, n)} for t in spec.targets]
+                    for b in spec.scenario.boards:
+                        rows.append(self._robust_row(changes, targets, n, games, seed, b))
+                    continue
                 before = self._verdicts_at({}, spec.search_judge, games, seed, targets, (n,))
                 after = self._verdicts_at(changes, spec.search_judge, games, seed, targets, (n,))
                 rows.append({"players": n, "judge": spec.search_judge.label, "games": games,
@@ -1118,6 +1326,21 @@ class Tuner:
             return rows
 
         return self._memo(f"robustness:{candidate_id(changes)}", compute, "robustness")
+
+    def _robust_row(self, changes, targets, n, games, seed, board):
+        """One robustness row of another game: before and after at ``n`` players on ``board`` (a
+        change the loader refuses there, e.g. a schedule over the supply at 6 players, says so)."""
+        spec = self.spec
+        row = {"players": n, "board": board, "judge": spec.search_judge.label, "games": games}
+        for name, ch in (("before", {}), ("after", changes)):
+            try:
+                sc = candidate_scenario(spec, ch, spec.search_judge, (n,), games, seed, boards=(board,))
+            except DataError as exc:
+                row[name] = refused_verdicts(targets, exc.reason)
+                continue
+            ((seats, g),) = self.player.tables([sc])
+            row[name] = self._judge(seats, g, targets)
+        return row
 
     # ------------------------------------------------------------------ the whole run
 
@@ -1132,18 +1355,20 @@ class Tuner:
         total = sum(min(s["trials"], self._space_size(k)) * s["restarts"] for k in range(1, s["max_keys"] + 1))
         bar = tqdm(total=total, desc=f"tune {spec.name}", unit=" candidates", dynamic_ncols=True,
                    disable=not self.progress, file=sys.stderr, smoothing=0.1)
-        with _dispatcher(self.backend, self.jobs, self.scheduler) as dispatch:
+        with dispatcher(self.backend, self.jobs, self.scheduler) as dispatch:
             self.player = GamePlayer(dispatch, self.jobs)
             try:
                 before = self._before()
                 stages = []
                 fix, runners, unconfirmed = None, [], []
                 best = [None]
+                everything = []  # every candidate of every number of keys (for another game's evidence)
                 for k in range(1, s["max_keys"] + 1):
                     tried, n_trials = [], 0
                     for r in range(s["restarts"]):
                         got, n = self._study(k, r, bar, best)
                         tried.extend(got)
+                        everything.extend(got)
                         n_trials += n
                     met = {}
                     for c in tried:
@@ -1170,9 +1395,16 @@ class Tuner:
                     near = sorted((c for c in tried), key=lambda c: search_score(c["state"], c["verdicts"], c["change"], s["max_keys"]))
                     runners = near[:3]
                 robust = self._robustness(dict(json.loads(fix["candidate"]))) if fix else None
+                # Another game, no fix: the closest candidate of the whole search, re-played on fresh
+                # deals and under every strong judge, is the evidence that none was found.
+                closest = self._closest(everything) if fix is None and spec.game else None
+                if closest is not None:  # and at every player count and board of the scenario
+                    closest["robustness"] = self._robustness({c["key"]: c["after"] for c in closest["changes"]})
             finally:
                 bar.close()
         result = self._result(before, stages, fix, runners, unconfirmed, robust, time.perf_counter() - t0)
+        if closest is not None:
+            result["closest"] = closest
         from scenarios.results import write_atomic
 
         write_atomic(self.out_dir / RESULT_FILE, (json.dumps(result, indent=2) + "\n").encode())
@@ -1226,6 +1458,7 @@ class Tuner:
             "cost": cost,
             "jobs": self.jobs,
             "backend": self.backend,
+            **({"game": spec.game, "variant": spec.variant, "boards": list(spec.boards)} if spec.game else {}),
         }
 
 
@@ -1281,6 +1514,8 @@ def changed_files(spec, changes):
     """
     import tomlkit
 
+    if spec.game:
+        return _changed_scenario(spec, changes)
     over = {**spec.scenario.overrides, **dict(changes)}
     by_inst = OrderedDict()
     for key, value in over.items():
@@ -1299,6 +1534,29 @@ def changed_files(spec, changes):
             _toml_path_set(doc, parts, value)
         out[name] = (inst.path, old, tomlkit.dumps(doc))
     return out
+
+
+def _changed_scenario(spec, changes):
+    """Another game: ``{"scenario": (path, old text, new text)}``, the scenario file with the tuned
+    variant's table changed (comments and layout kept), which ``ssb run`` plays as it is."""
+    import tomlkit
+
+    path = spec.scenario.path
+    old = Path(path).read_text(encoding="utf-8")
+    doc = tomlkit.parse(old)
+    new_table = apply_switches(registry.get(spec.game), spec.variant_table, changes, spec.path)
+    # An inline table spaced as the shipped scenarios write theirs: { key = value, ... }.
+    body = ", ".join(f"{k} = {tomlkit.item(v).as_string()}" for k, v in new_table.items())
+    inline = tomlkit.parse(f"v = {{ {body} }}" if body else "v = {}")["v"]
+    if "variants" not in doc:
+        doc["variants"] = tomlkit.table()
+    doc["variants"][spec.variant] = inline
+    return OrderedDict([("scenario", (path, old, tomlkit.dumps(doc)))])
+
+
+def answer_folder(spec):
+    """Where the changed files of an answer go inside the output folder."""
+    return "scenario" if spec.game else "instruments"
 
 
 def data_diff(files):
@@ -1324,6 +1582,11 @@ def write_changed_files(files, folder):
     paths = []
     for _name, (path, _old, new) in files.items():
         doc = tomlkit.parse(new)
+        if "instrument" not in doc:  # another game's scenario file: written as it is
+            p = folder / Path(path).name
+            p.write_text(new, encoding="utf-8")
+            paths.append(p)
+            continue
         doc["instrument"]["replaces"] = True
         p = folder / Path(path).name
         p.write_text(tomlkit.dumps(doc), encoding="utf-8")

@@ -103,6 +103,10 @@ class Game:
     # The compiled batch entry point the runner warms up before its workers start
     # (``simulator.warmup``): an attribute of the first game's engine, or ``module:attr``.
     kernel_entry: str = "play_batch"
+    # Optional, for ``ssb tune``: ``tunable(table)`` gives a variant table (a scenario's
+    # ``[variants]`` entry) with every switch filled in from the game's data, the values a balance
+    # search starts from (keys of a search space name these switches, or one entry of a list).
+    tunable: Callable | None = None
 
     def kernel_what(self):
         """How the compile notice names this game's kernel."""
@@ -275,6 +279,21 @@ _ech_strategies = _Lazy("strategies.echidna", "EchidnaStrategyLibrary")
 _ech_draw = _Lazy("simulator.echidna.drawing", "draw_board")
 
 
+def _ech_tunable(table):
+    from simulator.echidna.board import load_rules, variants_from_dict
+
+    v = variants_from_dict(dict(table))
+    rules = load_rules()
+    return {
+        "catch_up": v.catch_up,
+        "home_stretch": v.home_stretch,
+        "extra_bugs": v.extra_bugs,
+        "roll_every_turn": v.roll_every_turn,
+        "token_schedule": list(rules.catch_up if v.token_schedule is None else v.token_schedule),
+        "max_rounds": int(v.max_rounds or rules.max_rounds),
+    }
+
+
 def _ech_columns():
     from simulator.echidna.layout import GAME_COLUMNS, SEAT_COLUMNS
 
@@ -322,5 +341,7 @@ register(
             ),
             stalls=True,
         ),
+
+        tunable=_ech_tunable,
     )
 )

@@ -21,11 +21,11 @@ def write_answer(spec, result, out_dir):
     """Write the changed data files, their diff and the summaries; returns the paths written."""
     from reports.tune_summary import to_html, to_markdown
     from scenarios.results import write_atomic
-    from scenarios.tuning import changed_files, data_diff, write_changed_files
+    from scenarios.tuning import answer_folder, changed_files, data_diff, write_changed_files
 
     out_dir = Path(out_dir)
     diff_text = ""
-    folder = out_dir / "instruments"
+    folder = out_dir / answer_folder(spec)
     written = []
     if result["fix"] is not None:
         changes = {c["key"]: c["after"] for c in result["fix"]["changes"]}
@@ -59,10 +59,12 @@ def write_answer(spec, result, out_dir):
 def tune(tuning_file, out_dir, jobs, backend, scheduler, sets, resume, force, quiet):
     """Find the smallest change of the data that meets a balance target.
 
-    TUNING_FILE (a path, or the name of a shipped one: organ-points, bass-seats) names a scenario, the judges (lineups of named strategies), the targets (verdicts
+    TUNING_FILE (a path, or the name of a shipped one: organ-points, bass-seats, echidna-tokens) names a scenario, the judges (lineups of named strategies), the targets (verdicts
     of the balance report: seats balanced, an instrument's objective points near its department's,
-    a build rate, a game length) and a search space of data keys as in scenario overrides, each
-    with a range or a list of values. Candidates race through growing game counts on common deals
+    a build rate, a game length, stalled games) and a search space of data keys as in scenario
+    overrides, each with a range or a list of values (for another game, e.g. Echidna Shuffle: the
+    switches of one of the scenario's variants, such as token_schedule.0 or catch_up; the answer is
+    then the changed scenario, DIR/scenario/). Candidates race through growing game counts on common deals
     (optuna TPE studies in DIR/study.db, several restarts); every winner is re-played on fresh
     deals and under the strong judge before it is reported. Smallest means fewest keys changed,
     then the least total change (each key's change over its range). The answer: DIR/summary.md and
