@@ -77,6 +77,7 @@ and a run interrupted at any point continues with ``resume=True`` to the same an
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import difflib
@@ -86,7 +87,9 @@ import itertools
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
 import warnings
 from collections import OrderedDict
@@ -154,6 +157,32 @@ def derive_seed(seed, *parts):
     """A 63-bit seed from the tuning file's seed and a path of labels (stable across processes)."""
     text = json.dumps([int(seed), *[str(p) for p in parts]])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") & MAX_SEED
+
+
+@contextlib.contextmanager
+def held_interrupt():
+    """Hold a Ctrl-C back while the study database is written, and raise it once the write is done.
+
+    An interrupt that lands inside SQLite's commit can leave optuna's session half rolled back,
+    and the next storage call then fails with a database error instead of the interrupt (exit 1
+    and a traceback, where an interrupted tune must exit 130 and resume). Outside these short
+    writes (while candidates play) Ctrl-C acts at once, as before. Off the main thread, or when
+    SIGINT is ignored, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous in (signal.SIG_IGN, None):
+        yield
+        return
+    held = []
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        raise KeyboardInterrupt
 
 
 # =========================================================================== the search space
@@ -984,11 +1013,12 @@ class Tuner:
             f"sqlite:///{db.resolve()}", engine_kwargs={"connect_args": {"timeout": 60}}
         )
         ident = self.spec.identity()
-        meta = optuna.create_study(study_name=IDENTITY_STUDY, storage=storage, load_if_exists=True)
-        old = meta.user_attrs.get("identity")
-        if old is None:
-            meta.set_user_attr("identity", ident)
-        elif old != ident:
+        with held_interrupt():
+            meta = optuna.create_study(study_name=IDENTITY_STUDY, storage=storage, load_if_exists=True)
+            old = meta.user_attrs.get("identity")
+            if old is None:
+                meta.set_user_attr("identity", ident)
+        if old is not None and old != ident:
             changed = sorted(
                 k for k in ("tuning_sha256", "scenario_sha256", "kernel_sha256") if old.get(k) != ident.get(k)
             ) + sorted(k for k in set(old["data"]) | set(ident["data"]) if old["data"].get(k) != ident["data"].get(k))
@@ -1008,7 +1038,8 @@ class Tuner:
             before = self.player.played
             got = {"value": compute(), "played": None}
             got["played"] = self.player.played - before
-            self.meta.set_user_attr(key, got)
+            with held_interrupt():
+                self.meta.set_user_attr(key, got)
         self.cost[phase] += got["played"]
         return got["value"]
 
@@ -1104,11 +1135,12 @@ class Tuner:
         from optuna.trial import TrialState
 
         name = f"keys{k}-restart{restart}"
-        study = optuna.create_study(study_name=name, storage=self.storage, load_if_exists=True, direction="minimize")
-        # A trial left running by an interrupted process is void: mark it failed (the sampler ignores
-        # failed trials, so the resumed study asks exactly what the uninterrupted one would have).
-        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-            study.tell(t.number, state=TrialState.FAIL)
+        with held_interrupt():
+            study = optuna.create_study(study_name=name, storage=self.storage, load_if_exists=True, direction="minimize")
+            # A trial left running by an interrupted process is void: mark it failed (the sampler
+            # ignores failed trials, so the resumed study asks exactly what the uninterrupted one would).
+            for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+                study.tell(t.number, state=TrialState.FAIL)
         seed = derive_seed(self.spec.seed, "search", restart)
         memo = {}
         done = 0
@@ -1123,8 +1155,9 @@ class Tuner:
             asks = []
             for i in range(min(batch, trials - done)):
                 study.sampler = self._sampler(derive_seed(self.spec.seed, "sampler", k, restart, done, i) % 2**32)
-                trial = study.ask()
-                asks.append((trial, self._suggest(trial, k)))
+                with held_interrupt():  # the trial and its parameters are written to the study
+                    trial = study.ask()
+                    asks.append((trial, self._suggest(trial, k)))
             fresh = {}
             for _, ch in asks:
                 cid = candidate_id(ch)
@@ -1147,9 +1180,10 @@ class Tuner:
                 else:
                     attrs = {**memo[cid], "repeat": True, "played": 0}
                 score = search_score(attrs["state"], attrs["verdicts"], change, k)
-                for a, v in attrs.items():
-                    trial.set_user_attr(a, v)
-                study.tell(trial, score)
+                with held_interrupt():
+                    for a, v in attrs.items():
+                        trial.set_user_attr(a, v)
+                    study.tell(trial, score)
                 memo.setdefault(cid, attrs)
                 done += 1
                 self.trials_done += 1
@@ -1186,9 +1220,10 @@ class Tuner:
         cid = candidate_id(changes)
         if cid in memo:
             return memo[cid]
-        study.enqueue_trial(self._encode(changes, k))
-        trial = study.ask()
-        got = self._suggest(trial, k)
+        with held_interrupt():
+            study.enqueue_trial(self._encode(changes, k))
+            trial = study.ask()
+            got = self._suggest(trial, k)
         assert candidate_id(got) == cid, (got, changes)
         played = self.player.played
         (x,) = self._race([changes], seed)
@@ -1197,9 +1232,10 @@ class Tuner:
         keys, change = candidate_size(self.spec, changes)
         attrs = {"candidate": cid, "state": x.state, "rung": x.rung, "games": x.games, "verdicts": x.verdicts,
                  "keys": keys, "change": change, "repeat": False, "played": played, "refine": True}
-        for a, v in attrs.items():
-            trial.set_user_attr(a, v)
-        study.tell(trial, search_score(x.state, x.verdicts, change, k))
+        with held_interrupt():
+            for a, v in attrs.items():
+                trial.set_user_attr(a, v)
+            study.tell(trial, search_score(x.state, x.verdicts, change, k))
         memo[cid] = attrs
         self.trials_done += 1
         if x.state == MET and (best[0] is None or (keys, change) < best[0]):

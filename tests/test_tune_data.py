@@ -354,3 +354,23 @@ def test_objective_target_reads_the_reports_instrument_comparison(tmp_path):
     assert v[0].state == MET and "paired by deal" in v[0].detail
     # A margin far inside the Organ's lead over its peers: shown beyond it, or not decided.
     assert v[1].state in (FAILED, OPEN) and v[1].distance > 1
+
+
+def test_an_interrupt_during_a_study_write_is_held_until_the_write_is_done():
+    """Ctrl-C inside a storage write is raised after it, never in the middle of it."""
+    import signal as _signal
+
+    from scenarios.tuning import held_interrupt
+
+    steps = []
+    with pytest.raises(KeyboardInterrupt):
+        with held_interrupt():
+            steps.append("write begins")
+            os.kill(os.getpid(), _signal.SIGINT)
+            time.sleep(0.05)
+            steps.append("write ends")
+    assert steps == ["write begins", "write ends"]
+    assert _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler
+    with held_interrupt():  # no interrupt: nothing is raised
+        steps.append("quiet write")
+    assert steps[-1] == "quiet write"
