@@ -101,6 +101,16 @@ def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _player_counts(game):
+    """The player counts a run of ``game`` may hold (Shuffle and Swing's when the manifest names none)."""
+    from simulator import games as registry
+
+    try:
+        return tuple(registry.get(game or registry.DEFAULT_GAME, "manifest", "game").player_counts)
+    except Exception:  # an unknown game is reported where the manifest's game is read
+        return (2, 3, 4)
+
+
 def check_manifest(manifest, path):
     """Check the keys of a manifest that reading a run relies on; RunDirError names the key.
 
@@ -124,10 +134,11 @@ def check_manifest(manifest, path):
         if not isinstance(cells, list) or not cells:
             raise RunDirError(path, "cells", f"expected a non-empty list of cells; {damaged}")
         players = {}
+        counts = _player_counts(manifest.get("game"))
         for i, c in enumerate(cells):
-            if not isinstance(c, dict) or not _is_int(c.get("cell")) or c.get("players") not in (2, 3, 4):
+            if not isinstance(c, dict) or not _is_int(c.get("cell")) or c.get("players") not in counts:
                 raise RunDirError(
-                    path, f"cells[{i}]", f"expected an object with integer 'cell' and 'players' 2..4; {damaged}"
+                    path, f"cells[{i}]", f"expected an object with integer 'cell' and 'players' {counts[0]}..{counts[-1]}; {damaged}"
                 )
             players[c["cell"]] = c["players"]
     size = chunks.get("size")
