@@ -101,7 +101,7 @@ def _headline(adv, games, margin, confidence, partial):
     text = render_text(frame, margin, confidence, partial, gap_margin=adv.gap_margin, setting_title=SETTING_TITLE)
     agree = setting_agreement(cells, "setting")
     counts = agree["across judges"].value_counts()
-    judges = ", ".join(dict.fromkeys(cells["level"]))
+    judges = " and ".join(dict.fromkeys(str(lv).rsplit(" x", 1)[0] for lv in cells["level"]))
     summary = (
         f"Across judges ({judges}): "
         + ", ".join(f"{int(counts[k])} {k}" for k in (ROBUST, SKILL_SENSITIVE, OPEN, ONE_JUDGE) if k in counts)

@@ -146,9 +146,10 @@ def strategies_tune(
 @click.option("--seed", type=click.IntRange(0), default=2024, show_default=True, help="Seed of every deal.")
 @click.option("--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the figures (not the timings) do not depend on it.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE", help="Also write every figure as JSON.")
+@click.option("--placed", default=None, metavar="A,B,...", help="echidna: strategies measured against every rung and placed where they fall, not rungs (default saboteur,lookahead-near; '' for none).")
 @click.option("--cost-time", type=click.FloatRange(0.001, 60), default=0.5, show_default=True, metavar="S", help="Seconds each timed batch of the cost figure aims at (5 batches per rung and greedy).")
 def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_rung, depth_deals, instruments, instrument_dirs,
-                      strategy_dirs, seed, jobs, json_path, cost_time):
+                      strategy_dirs, seed, jobs, json_path, placed, cost_time):
     """Measure the skill ladder: a win-rate matrix over the rungs, a monotone-ladder check, each rung
     against three greedy seats, the skill depth of the search player and each rung's cost per game.
 
@@ -161,9 +162,9 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
     ladder is not monotone.
 
     With --game echidna the ladder of Echidna Shuffle on one --board: rungs random, plain-setup,
-    greedy, lookahead, lookahead-near (NAME@weight=value or NAME@depth=k sets a parameter); saboteur
-    is placed where it falls against the rungs; one seat against three greedy and three lookahead;
-    no skill-depth figure.
+    greedy, lookahead (NAME@weight=value or NAME@depth=k sets a parameter); saboteur and
+    lookahead-near are placed where they fall against the rungs (--placed); one seat against three
+    greedy and three lookahead; no skill-depth figure.
 
     Example:
 
@@ -188,6 +189,7 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
         depth_budgets=budgets, depth_rung=depth_rung, depth_deals=depth_deals,
         instruments=_names(instruments, "instrument"), instrument_dirs=tuple(instrument_dirs),
         strategy_dirs=tuple(strategy_dirs), seed=seed, cost_s=cost_time,
+        placed=None if placed is None else tuple(n.strip() for n in placed.split(",") if n.strip()),
     )
     result = LD.run_ladder(cfg, jobs=_jobs(jobs), log=lambda m: click.echo(m, err=True))
     click.echo(LD.format_ladder(result))

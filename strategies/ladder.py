@@ -23,9 +23,9 @@ Used by ``ssb strategies ladder`` and ``benchmarks/bench_ladder.py``.
 
 The second game (``game="echidna"``, one board per ladder) uses the same matrix, monotone check,
 one-against-three and cost figures on its own kernel and profiles (``strategies/profiles/echidna``):
-rungs ``random``, ``plain-setup``, ``greedy``, ``lookahead``, ``lookahead-near``; parameters after
+rungs ``random``, ``plain-setup``, ``greedy``, ``lookahead``; parameters after
 ``@`` are the profile's weights or ``depth`` (``greedy@setup_radius=5``). The one-against-three
-opponents are ``greedy`` and ``lookahead``; ``saboteur`` is not a rung but *placed*: measured against
+opponents are ``greedy`` and ``lookahead``; ``saboteur`` and ``lookahead-near`` are not rungs but *placed*: measured against
 every rung in the matrix and put above the rungs it beats and below those that beat it. A stalled
 game (no winner, E9) counts half to each side. The skill-depth figure is the first game's alone.
 """
@@ -55,8 +55,8 @@ DEFAULT_RUNGS = (
 FALLBACK_SEARCH = ("lookahead@budget=1", "lookahead@budget=4")
 MONOTONE_PLAYERS = (2, 4)
 # The second game's ladder, weakest first, and strategies placed where they fall (not rungs).
-ECHIDNA_RUNGS = ("random", "plain-setup", "greedy", "lookahead", "lookahead-near")
-ECHIDNA_PLACED = ("saboteur",)
+ECHIDNA_RUNGS = ("random", "plain-setup", "greedy", "lookahead")
+ECHIDNA_PLACED = ("saboteur", "lookahead-near")  # lookahead-near: not shown above lookahead on both boards
 ECHIDNA_AGAINST = ("greedy", "lookahead")
 
 
@@ -381,7 +381,7 @@ def run_ladder(cfg, jobs=1, log=None):
             log(f"skill depth {dspec}: budget {2 * b} against {b}: {x.mean():.1%}")
         result["depth_rung"] = dspec
     result["depth"] = depth
-    result["cost"] = cost_ratios(rungs, greedy, cfg, target_s=cfg.cost_s)
+    result["cost"] = cost_ratios(rungs + placed, greedy, cfg, target_s=cfg.cost_s)
     result["wall_s"] = round(time.perf_counter() - started, 1)
     return result
 

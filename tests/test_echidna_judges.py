@@ -133,7 +133,7 @@ def test_echidna_rungs_and_placement():
 def test_ladder_command_for_the_second_game(tmp_path):
     out = tmp_path / "ladder.json"
     args = ["strategies", "ladder", "--game", "echidna", "--rungs", "random,greedy", "--players", "2,5",
-            "--deals", "3", "--cost-time", "0.01", "--json", str(out)]
+            "--deals", "3", "--placed", "saboteur", "--cost-time", "0.01", "--json", str(out)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     r = json.loads(out.read_text())
@@ -143,7 +143,7 @@ def test_ladder_command_for_the_second_game(tmp_path):
     assert abs(r["matrix"]["5"]["1,0"]["share"] + r["matrix"]["5"]["0,1"]["share"] - 1) < 1e-9
     assert [p["strategy"] for p in r["placed"]] == ["saboteur"] and r["placed"][0]["place"].startswith("saboteur: ")
     assert {a["against"] for a in r["against"].values()} == {"greedy", "lookahead"}
-    assert set(r["cost"]) == {"random", "greedy"} and r["depth"] == []
+    assert set(r["cost"]) == {"random", "greedy", "saboteur"} and r["depth"] == []
     assert "placed, not a rung: saboteur" in result.output and "Echidna Shuffle on the forest board" in result.output
     bad = CliRunner().invoke(cli, ["strategies", "ladder", "--game", "echidna", "--players", "7"])
     assert bad.exit_code == 2 and "not a player count" in bad.output
