@@ -247,7 +247,7 @@ def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed
         margin=margin,
         confidence=confidence,
         games=len(games),
-        settings=len(adv.cells),
+        settings=int(games[["players", "board", "variant"]].drop_duplicates().shape[0]),  # judges are not settings
         headline=frame,
         headline_text=text,
         sections=sections,

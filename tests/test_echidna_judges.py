@@ -102,6 +102,7 @@ def test_two_judge_run_counts_seats_from_one(tmp_path):
     seats, games, manifest = load_results(tmp_path / "run")  # 5-player cells: a readable manifest
     rep = build_game_report(seats, games, manifest)
     assert set(rep.headline["judge (lineup)"]) == {"greedy x2", "lookahead x2", "greedy x5", "lookahead x5"}
+    assert rep.settings == 4 and len(rep.headline) == 8  # 2 player counts x 2 variants, each by 2 judges
     out = write_report(rep, tmp_path / "rep")
     text = rep.headline_text + "\n".join(
         p.read_text() for p in (tmp_path / "rep").iterdir() if p.suffix in (".md", ".html")
