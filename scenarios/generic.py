@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from scenarios.canonical import to_toml
-from scenarios.scenario import LINEUP_KEYS, MAX_GAMES, MAX_SEED, _lineups, _max_games, apply_set, lineup_period, parse_set
+from scenarios.scenario import LINEUP_KEYS, MAX_GAMES, MAX_SEED, _lineups, apply_set, lineup_period, parse_set
 from scenarios.seeding import deal_seeds, game_layout
 from simulator import games as registry
 from simulator.errors import DataError
@@ -318,6 +318,8 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
                 g.setup(n, board_objects[boards[0]], v)
             except DataError as exc:
                 raise DataError(path, f"variants.{vname}", f"with {n} players: {exc.reason}") from None
+    from scenarios.scenario import _max_games
+
     caps = _max_games(ck, doc["lineup"], lib, path)  # fewer games for a lineup holding a slow strategy
     cells = []
     for n in players:

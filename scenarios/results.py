@@ -102,12 +102,12 @@ def _is_int(v):
 
 
 def _player_counts(game):
-    """The player counts a run of ``game`` may hold (Shuffle and Swing's when the manifest names none)."""
+    """The player counts a run of ``game`` (a manifest's ``game``; none: the default game) may hold."""
     from simulator import games as registry
 
     try:
-        return tuple(registry.get(game or registry.DEFAULT_GAME, "manifest", "game").player_counts)
-    except Exception:  # an unknown game is reported where the manifest's game is read
+        return tuple(registry.get(game).player_counts)
+    except DataError:
         return (2, 3, 4)
 
 
@@ -138,7 +138,9 @@ def check_manifest(manifest, path):
         for i, c in enumerate(cells):
             if not isinstance(c, dict) or not _is_int(c.get("cell")) or c.get("players") not in counts:
                 raise RunDirError(
-                    path, f"cells[{i}]", f"expected an object with integer 'cell' and 'players' {counts[0]}..{counts[-1]}; {damaged}"
+                    path,
+                    f"cells[{i}]",
+                    f"expected an object with integer 'cell' and 'players' {min(counts)}..{max(counts)}; {damaged}",
                 )
             players[c["cell"]] = c["players"]
     size = chunks.get("size")
