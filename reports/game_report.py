@@ -13,7 +13,7 @@ never the kernel. Sections:
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -22,9 +22,18 @@ import pandas as pd
 from reports import present as P
 from reports import stats
 from reports.build import Report, Section, Table, _seat_section, write_report
-from reports.frames import deal_ids, pct
-from reports.headline import render_text
+from reports.frames import deal_ids, with_setting
+from reports.headline import (
+    ONE_JUDGE,
+    OPEN,
+    ROBUST,
+    SKILL_SENSITIVE,
+    headline_frame,
+    render_text,
+    setting_agreement,
+)
 from reports.io import ReportInputError
+from reports.seats import level_label
 from reports.variants import compare_variants
 
 GAME_TITLES = {"echidna": "Echidna Shuffle"}
@@ -76,27 +85,39 @@ def seat_frame(games):
     return g
 
 
-def _headline(adv, margin, confidence, partial):
-    rows = []
-    for row in adv.cells.itertuples(index=False):
-        r = adv.rates[(adv.rates["players"] == row.players) & (adv.rates["instruments"] == row.instruments)]
-        seats = " / ".join(pct(x) for x in r["win_rate"])
-        gap = f"{100 * row.gap:.1f} pp [{100 * row.gap_lo:.1f}, {100 * row.gap_hi:.1f}]"
-        level = getattr(row, "level", row.instruments)
-        rows.append([row.players, row.instruments, level, f"{row.games:,}", seats, gap, row.verdict, row.note])
-    cols = [
-        "players", "board/variant/lineup", "judge (lineup)", "games", "seat win % (seat 0 first)",
-        "largest seat gap", "verdict", "note",
-    ]
-    frame = pd.DataFrame(rows, columns=cols)
-    return frame, render_text(frame, margin, confidence, partial)
+SETTING_TITLE = "board/variant"
+
+
+def _headline(adv, games, margin, confidence, partial):
+    """The headline, :mod:`reports.headline` on this game's settings: a row per player count,
+    board/variant and judge level (each mirror lineup of the scenario), the seat verdict of each
+    judge and the call across judges (robust / skill-sensitive / open / one judge)."""
+    g = seat_frame(games)
+    label = with_setting(g)["instruments"]
+    setting_of = dict(zip(label, g["board"].astype(str) + "/" + g["variant"].astype(str), strict=True))
+    cells = adv.cells.assign(setting=adv.cells["instruments"].map(setting_of))
+    view = replace(adv, cells=cells)
+    frame = headline_frame(view, setting="setting", setting_title=SETTING_TITLE, per_setting=True)
+    text = render_text(frame, margin, confidence, partial, gap_margin=adv.gap_margin, setting_title=SETTING_TITLE)
+    agree = setting_agreement(cells, "setting")
+    counts = agree["across judges"].value_counts()
+    judges = " and ".join(dict.fromkeys(str(lv).rsplit(" x", 1)[0] for lv in cells["level"]))
+    summary = (
+        f"Across judges ({judges}): "
+        + ", ".join(f"{int(counts[k])} {k}" for k in (ROBUST, SKILL_SENSITIVE, OPEN, ONE_JUDGE) if k in counts)
+        + f" of {len(agree)} settings."
+    )
+    return frame, text + "\n\n  " + summary
 
 
 def _variant_section(games, reference, margin, confidence, seed):
     seats, changes, settings = compare_variants(games, reference, margin, confidence, seed)
+    for t in (seats, changes, settings):
+        if len(t):
+            t["judge"] = t["lineup"].map(level_label)
     c = int(100 * confidence)
     sec = Section("variants", "2. Variants", "What does each variant change, on the same deals?")
-    base_cols = [("players", P.integer("players")), ("board", P.text("board")), ("lineup", P.text("lineup"))]
+    base_cols = [("players", P.integer("players")), ("board", P.text("board")), ("judge (lineup)", P.text("judge"))]
     set_spec = [
         *base_cols,
         ("variant", P.text("variant")),
@@ -109,7 +130,7 @@ def _variant_section(games, reference, margin, confidence, seed):
     seat_spec = [
         *base_cols,
         ("variant", P.text("variant")),
-        ("seat", P.integer("seat")),
+        ("seat", P.seat("seat")),
         (f"win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
         ("deviation from 1/N, pp", P.pp("deviation")),
     ]
@@ -137,6 +158,11 @@ def _variant_section(games, reference, margin, confidence, seed):
         ]
         sec.tables.append(Table("variant_changes", f"Change against '{reference}', paired by deal", changes, P.present(changes, ch_spec)))
     sec.notes.append(
+        "Each line compares variants within one judge (the lineup named in the judge column, e.g. 'greedy x4': "
+        "greedy players in every seat); judges are never pooled, and a judge's deals are its own. Seats are "
+        "numbered from 1, seat 1 playing first."
+    )
+    sec.notes.append(
         f"Every variant of a player count, board and lineup plays the same deals. A seat's change is the mean over "
         f"deals of (win under the variant - win under '{reference}'), with a t interval over deals. Unchanged: two "
         f"one-sided tests show the change within ±{100 * margin:.1f} pp; changed: shown beyond it, Holm-corrected over "
@@ -150,7 +176,7 @@ def _variant_section(games, reference, margin, confidence, seed):
         shown = "lead shown" if best["fairest_shown"] else "lead not shown"
         others = ", ".join(f"{r.variant} {100 * r.unfairness:.1f}" for r in part.itertuples(index=False) if r.variant != best["variant"])
         sec.findings.append(
-            f"{key[0]} players, {key[1]}: fairest **{best['variant']}** (largest seat gap from 1/N "
+            f"{key[0]} players, {key[1]}, judge {level_label(key[2])}: fairest **{best['variant']}** (largest seat gap from 1/N "
             f"{100 * best['unfairness']:.1f} pp [{100 * best['unfairness_lo']:.1f}, {100 * best['unfairness_hi']:.1f}]; "
             f"others: {others} pp; {shown})."
         )
@@ -158,7 +184,7 @@ def _variant_section(games, reference, margin, confidence, seed):
         rc = changes[changes["seat"] < 0]
         for r in rc.itertuples(index=False):
             sec.findings.append(
-                f"{r.players} players, {r.board}, {r.variant}: rounds {r.change:+.2f} [{r.change_lo:+.2f}, {r.change_hi:+.2f}] ({r.verdict})."
+                f"{r.players} players, {r.board}, judge {r.judge}, {r.variant}: rounds {r.change:+.2f} [{r.change_lo:+.2f}, {r.change_hi:+.2f}] ({r.verdict})."
             )
     return sec
 
@@ -167,11 +193,11 @@ def _shape_section(seats, games, confidence, seat_columns):
     g = games.copy()
     g["_deal"] = deal_ids(g)
     rows = []
-    for key, part in g.groupby(["players", "board", "variant"], sort=True):
+    for key, part in g.groupby(["players", "board", "variant", "lineup"], sort=True):
         st, lo, hi, _ = stats.wilson_clustered(part["stalled"].to_numpy(), part["_deal"].to_numpy(), confidence)
         r, rlo, rhi = stats.mean_interval(part["rounds"].to_numpy(dtype=float), confidence, cluster=part["_deal"].to_numpy())[:3]
         rows.append(
-            {"players": key[0], "board": key[1], "variant": key[2], "games": len(part), "rounds": r, "rounds_lo": rlo, "rounds_hi": rhi, "stalled": st, "stalled_lo": lo, "stalled_hi": hi}
+            {"players": key[0], "board": key[1], "variant": key[2], "judge": level_label(key[3]), "games": len(part), "rounds": r, "rounds_lo": rlo, "rounds_hi": rhi, "stalled": st, "stalled_lo": lo, "stalled_hi": hi}
         )
     shape = pd.DataFrame(rows)
     c = int(100 * confidence)
@@ -179,14 +205,16 @@ def _shape_section(seats, games, confidence, seat_columns):
         ("players", P.integer("players")),
         ("board", P.text("board")),
         ("variant", P.text("variant")),
+        ("judge (lineup)", P.text("judge")),
         ("games", P.integer("games")),
         (f"rounds [{c}% CI]", P.points("rounds", "rounds_lo", "rounds_hi")),
         (f"stalled % [{c}% CI]", P.rate("stalled", "stalled_lo", "stalled_hi")),
     ]
     own = list(seat_columns)[list(seat_columns).index("strategy") + 1 :] if "strategy" in seat_columns else list(seat_columns)
     counters = [k for k in own if k not in ("won", "rank")]
-    per_seat = seats.groupby(["players", "board", "variant", "seat"], sort=True)[counters].mean().reset_index()
-    seat_spec = [(k, P.text(k)) for k in ("players", "board", "variant", "seat")] + [
+    per_seat = seats.groupby(["players", "board", "variant", "lineup", "seat"], sort=True)[counters].mean().reset_index()
+    per_seat["judge"] = per_seat["lineup"].map(level_label)
+    seat_spec = [(k, P.text(k)) for k in ("players", "board", "variant")] + [("judge (lineup)", P.text("judge")), ("seat", P.seat("seat"))] + [
         (k.replace("_", " "), (lambda name: (lambda row: f"{row[name]:.2f}"))(k)) for k in counters
     ]
     sec = Section("shape", "3. Game shape", "How long are the games, how often do they stall, what does each seat do?")
@@ -209,7 +237,7 @@ def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed
     if games["variant"].nunique() > 1:
         sections.append(_variant_section(games, reference, margin, confidence, seed))
     sections.append(_shape_section(seats, games, confidence, manifest.get("columns", {}).get("seats", [])))
-    frame, text = _headline(adv, margin, confidence, partial)
+    frame, text = _headline(adv, games, margin, confidence, partial)
     return GameReport(
         scenario=manifest.get("scenario", {}).get("name", ""),
         description=str(manifest.get("scenario", {}).get("description", "")),
@@ -219,7 +247,7 @@ def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed
         margin=margin,
         confidence=confidence,
         games=len(games),
-        settings=len(adv.cells),
+        settings=int(games[["players", "board", "variant"]].drop_duplicates().shape[0]),  # judges are not settings
         headline=frame,
         headline_text=text,
         sections=sections,

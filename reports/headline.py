@@ -11,7 +11,9 @@ lineup named beside it, then marks the setting
 
 Adding a level to a scenario (a new mirror lineup) is all it takes to add it here. With many
 instrument sets per player count (an expansion or grid run) a row per player count and level
-counts the verdicts and names the worst set.
+counts the verdicts and names the worst set. The setting a level judges is a column of the seat
+cells (``instruments`` for Shuffle and Swing; another game's report passes its own, e.g.
+board/variant, and asks for a row per setting), so one headline serves every game.
 """
 
 from __future__ import annotations
@@ -59,19 +61,23 @@ def agreement(verdicts):
     return OPEN
 
 
-def setting_agreement(cells):
-    """One row per setting: ``players, instruments, across judges, levels``."""
+def setting_agreement(cells, setting="instruments"):
+    """One row per setting: ``players, <setting>, across judges, levels``.
+
+    ``setting`` is the column of ``cells`` naming what a judge level judges (the first game's
+    instrument set; another game's board/variant): the levels of one player count and setting are
+    compared, never pooled."""
     rows = []
-    for (players, inst), part in cells.groupby(["players", "instruments"], sort=True):
+    for (players, key), part in cells.groupby(["players", setting], sort=True):
         rows.append(
             {
                 "players": players,
-                "instruments": inst,
+                setting: key,
                 "across judges": agreement(list(part["verdict"])),
                 "levels": "; ".join(f"{lv}: {v}" for lv, v in zip(part["level"], part["verdict"], strict=True)),
             }
         )
-    return pd.DataFrame(rows, columns=["players", "instruments", "across judges", "levels"])
+    return pd.DataFrame(rows, columns=["players", setting, "across judges", "levels"])
 
 
 def _verdict_text(row):
@@ -91,33 +97,53 @@ def _leaders(strategies, players):
     return f"{top.index[0]} leads in {int(top.iloc[0])} of {len(d)} sets"
 
 
-def headline_frame(seat_advantage, strategies=None):
-    """The headline as a small DataFrame of text cells (see the module doc)."""
+def _level_rows(players, scells, rates, agree, setting):
+    """One headline row per judge level of one setting (``scells``: that setting's cells)."""
+    rows = []
+    for _level, part in scells.groupby("level", sort=False):
+        row = part.iloc[0]
+        r = rates[
+            (rates["players"] == players) & (rates["instruments"] == row["instruments"]) & (rates["lineup"] == row["lineup"])
+        ]
+        seat_text = " / ".join(pct(x) for x in r["seat_rate"]) if r["seat_rate"].notna().all() else ""
+        rows.append(
+            [
+                players,
+                row[setting],
+                row["level"],
+                f"{int(row['games']):,}",
+                seat_text,
+                _gap_text(row),
+                _verdict_text(row),
+                agree.loc[(players, row[setting])],
+                row["note"],
+            ]
+        )
+    return rows
+
+
+def headline_frame(seat_advantage, strategies=None, setting="instruments", setting_title="instruments", per_setting=False):
+    """The headline as a small DataFrame of text cells (see the module doc).
+
+    ``setting`` names the column of the seat cells that a judge level judges (default the
+    instrument set) and ``setting_title`` its column title. With ``per_setting`` every setting gets
+    its rows per judge level; otherwise a player count with several settings gets one summary row
+    per level (verdict counts and the worst setting)."""
     cells = seat_advantage.cells
     rates = seat_advantage.rates
-    agree = setting_agreement(cells).set_index(["players", "instruments"])["across judges"]
+    agree = setting_agreement(cells, setting).set_index(["players", setting])["across judges"]
+    columns = [setting_title if c == "instruments" else c for c in COLUMNS]
     rows = []
     for players, pcells in cells.groupby("players", sort=True):
-        nsets = pcells["instruments"].nunique()
+        nsets = pcells[setting].nunique()
+        if per_setting:
+            for _key, scells in pcells.groupby(setting, sort=True):
+                rows += _level_rows(players, scells, rates, agree, setting)
+            continue
+        if nsets == 1:
+            rows += _level_rows(players, pcells, rates, agree, setting)
+            continue
         for level, part in pcells.groupby("level", sort=False):
-            if nsets == 1:
-                row = part.iloc[0]
-                r = rates[(rates["players"] == players) & (rates["lineup"] == row["lineup"])]
-                seat_text = " / ".join(pct(x) for x in r["seat_rate"]) if r["seat_rate"].notna().all() else ""
-                rows.append(
-                    [
-                        players,
-                        row["instruments"],
-                        level,
-                        f"{int(row['games']):,}",
-                        seat_text,
-                        _gap_text(row),
-                        _verdict_text(row),
-                        agree.loc[(players, row["instruments"])],
-                        row["note"],
-                    ]
-                )
-                continue
             counts = part["verdict"].value_counts()
             order = [stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE, NOT_JUDGED]
             verdict = ", ".join(f"{int(counts[v])} {v}" for v in order if v in counts)
@@ -125,9 +151,9 @@ def headline_frame(seat_advantage, strategies=None):
                 ["_imb", "gap"], ascending=False, na_position="last"
             )
             worst = ranked.iloc[0]
-            ag = agree.loc[[(players, i) for i in part["instruments"]]].value_counts()
+            ag = agree.loc[[(players, i) for i in part[setting]]].value_counts()
             ag_text = ", ".join(f"{int(n)} {k}" for k, n in ag.items())
-            note = f"largest gap in {worst['instruments']}: {worst['note']}"
+            note = f"largest gap in {worst[setting]}: {worst['note']}"
             rows.append(
                 [
                     players,
@@ -141,15 +167,16 @@ def headline_frame(seat_advantage, strategies=None):
                     note,
                 ]
             )
-    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame = pd.DataFrame(rows, columns=columns)
     leaders = [_leaders(strategies, p) for p in frame["players"]]
     if any(leaders):
-        frame.insert(len(COLUMNS) - 1, "leading strategy", leaders)
+        frame.insert(len(columns) - 1, "leading strategy", leaders)
     return frame
 
 
-def render_text(frame, margin, confidence, partial=False, title=None, gap_margin=None):
-    """Plain-text rendering for a terminal: a title, an aligned table, then one note per row."""
+def render_text(frame, margin, confidence, partial=False, title=None, gap_margin=None, setting_title=None):
+    """Plain-text rendering for a terminal: a title, an aligned table, then one note per row (naming
+    the row's ``setting_title`` column too when given: a headline with a row per setting)."""
     title = title or "Seat balance"
     head = (
         f"{title}: verdict per player count and judge (margin ±{100 * margin:.1f} pp of 1/N"
@@ -166,9 +193,10 @@ def render_text(frame, margin, confidence, partial=False, title=None, gap_margin
         lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
         if k == 0:
             lines.append("  ".join("-" * w for w in widths))
+    where = frame[setting_title] if setting_title else [None] * len(frame)
     notes = [
-        f"  {p} players, {lv}: {n}"
-        for p, lv, n in zip(frame["players"], frame["judge (lineup)"], frame["note"], strict=True)
+        f"  {p} players, {'' if w is None else f'{w}, '}{lv}: {n}"
+        for p, w, lv, n in zip(frame["players"], where, frame["judge (lineup)"], frame["note"], strict=True)
         if n
     ]
     if notes:

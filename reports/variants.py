@@ -14,6 +14,9 @@ share (``scenarios.generic`` seeds the deals without the variant):
   whether its lead over the runner-up is shown (the bootstrap interval of the difference excludes 0).
 
 The independent unit is the deal throughout; stalled games (no winner) count as a win for nobody.
+The lineup is part of the setting, so a comparison is always within one judge (a mirror of one
+strategy, or one mixed lineup): judges are never pooled. Seats are numbered from 0 in the tables
+(``seat``, as in the result files) and from 1 in the text (``what``), seat 1 playing first.
 """
 
 from __future__ import annotations
@@ -136,7 +139,7 @@ def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, res
                             "lineup": lineup,
                             "variant": v,
                             "reference": reference,
-                            "what": f"seat {k} win rate" if k != "rounds" else "rounds per game",
+                            "what": f"seat {k + 1} win rate" if k != "rounds" else "rounds per game",  # seats from 1
                             "seat": k if k != "rounds" else -1,
                             "deals": len(d),
                             "change": mean,

@@ -20,8 +20,9 @@ settings, data files, cell specs), and its chunks are played through the game's 
     catch_up = { catch_up = true }
     schedule_b = { catch_up = true, token_schedule = [0, 1, 1, 2, 2, 3] }
 
-    [lineup]                          # as in scenario.py: mirror / seats / round_robin
-    mirror = "greedy"
+    [lineup]                          # as in scenario.py: mirror / seats / round_robin / max_games
+    mirror = ["greedy", "lookahead"]  # each mirror is one judge level of the report's headline
+    max_games = { lookahead = 2000 }  # games per cell at most for a lineup holding a slow strategy
 
 A cell is one player count x board x variant x lineup. The deals of a cell are seeded from its key
 *without* the variant, so every variant of a (players, board, lineup) plays the very same deals:
@@ -315,12 +316,16 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
                 g.setup(n, board_objects[boards[0]], v)
             except DataError as exc:
                 raise DataError(path, f"variants.{vname}", f"with {n} players: {exc.reason}") from None
+    from scenarios.scenario import _max_games
+
+    caps = _max_games(ck, doc["lineup"], lib, path)  # fewer games for a lineup holding a slow strategy
     cells = []
     for n in players:
         for b in boards:
             for vname in variants:
                 for lineup in lineups[n]:
-                    cells.append(GameCell(len(cells), n, b, vname, lineup, math.ceil(games_v / lineup_period(lineup))))
+                    cell_games = min([games_v] + [caps[x] for x in set(lineup) if x in caps])
+                    cells.append(GameCell(len(cells), n, b, vname, lineup, math.ceil(cell_games / lineup_period(lineup))))
     eff = {
         "game": g.name,
         "name": name,

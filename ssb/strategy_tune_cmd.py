@@ -15,11 +15,11 @@ def _names(value, what):
     return names
 
 
-def _counts(value):
+def _counts(value, allowed=(2, 3, 4)):
     out = []
     for part in _names(value, "player count"):
-        if not part.isdigit() or int(part) not in (2, 3, 4):
-            raise click.BadParameter(f"'{part}' is not a player count (2, 3 or 4)")
+        if not part.isdigit() or int(part) not in allowed:
+            raise click.BadParameter(f"'{part}' is not a player count ({', '.join(map(str, allowed[:-1]))} or {allowed[-1]})")
         if int(part) in out:
             raise click.BadParameter(f"player count {part} is given twice")
         out.append(int(part))
@@ -133,7 +133,9 @@ def strategies_tune(
 
 @click.command("ladder")
 @click.option("--rungs", default=None, metavar="A,B,...", help="Rungs from weakest to strongest (default: the shipped ladder); NAME@param=value sets a parameter, e.g. greedy@temperature=1.")
-@click.option("--players", "players", default="2,3,4", show_default=True, metavar="2,3,4", help="Player counts of the win-rate matrix.")
+@click.option("--game", type=click.Choice(["shuffle-swing", "echidna"]), default="shuffle-swing", show_default=True, help="The game whose ladder is measured (echidna: its own profiles, strategies/profiles/echidna).")
+@click.option("--board", default="forest", show_default=True, metavar="NAME", help="echidna: the board every game is played on (forest or snow).")
+@click.option("--players", "players", default=None, metavar="2,3,4", help="Player counts of the win-rate matrix (default 2,3,4; echidna 2,4, any of 2-6).")
 @click.option("--deals", type=click.IntRange(2), default=40, show_default=True, help="Deals per matrix cell (each played in every seat arrangement).")
 @click.option("--depth-budgets", default="1,2,4,8", show_default=True, metavar="B1,B2,...", help="Budgets of the skill-depth figure (each against its double); empty to skip.")
 @click.option("--depth-rung", default=None, metavar="NAME", help="Search strategy of the skill-depth figure (default: the fast search rung).")
@@ -144,8 +146,10 @@ def strategies_tune(
 @click.option("--seed", type=click.IntRange(0), default=2024, show_default=True, help="Seed of every deal.")
 @click.option("--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the figures (not the timings) do not depend on it.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE", help="Also write every figure as JSON.")
-def strategies_ladder(rungs, players, deals, depth_budgets, depth_rung, depth_deals, instruments, instrument_dirs,
-                      strategy_dirs, seed, jobs, json_path):
+@click.option("--placed", default=None, metavar="A,B,...", help="echidna: strategies measured against every rung and placed where they fall, not rungs (default saboteur,lookahead-near; '' for none).")
+@click.option("--cost-time", type=click.FloatRange(0.001, 60), default=0.5, show_default=True, metavar="S", help="Seconds each timed batch of the cost figure aims at (5 batches per rung and greedy).")
+def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_rung, depth_deals, instruments, instrument_dirs,
+                      strategy_dirs, seed, jobs, json_path, placed, cost_time):
     """Measure the skill ladder: a win-rate matrix over the rungs, a monotone-ladder check, each rung
     against three greedy seats, the skill depth of the search player and each rung's cost per game.
 
@@ -157,11 +161,17 @@ def strategies_ladder(rungs, players, deals, depth_budgets, depth_rung, depth_de
     mirror of the rung divided by greedy's on the same deals, measured in the same run (fastest of 5). Exits 1 when the
     ladder is not monotone.
 
+    With --game echidna the ladder of Echidna Shuffle on one --board: rungs random, plain-setup,
+    greedy, lookahead (NAME@weight=value or NAME@depth=k sets a parameter); saboteur and
+    lookahead-near are placed where they fall against the rungs (--placed); one seat against three
+    greedy and three lookahead; no skill-depth figure.
+
     Example:
 
     \b
         ssb strategies ladder --deals 40 --jobs 2
         ssb strategies ladder --rungs greedy@temperature=1,greedy,tuned --players 4 --depth-budgets ''
+        ssb strategies ladder --game echidna --board snow --deals 100 --jobs 2
     """
     from strategies import ladder as LD
 
@@ -170,11 +180,16 @@ def strategies_ladder(rungs, players, deals, depth_budgets, depth_rung, depth_de
         raise click.BadParameter(f"'{depth_budgets}' is not a list of positive integers", param_hint="--depth-budgets")
     if any(b < 1 for b in budgets):
         raise click.BadParameter("budgets are positive integers", param_hint="--depth-budgets")
+    echidna = game == "echidna"
+    if echidna and board not in ("forest", "snow"):
+        raise click.BadParameter(f"'{board}' is not a board of Echidna Shuffle (forest or snow)", param_hint="--board")
+    counts = _counts(players, (2, 3, 4, 5, 6) if echidna else (2, 3, 4)) if players else ((2, 4) if echidna else (2, 3, 4))
     cfg = LD.LadderConfig(
-        rungs=_names(rungs, "rung") if rungs else None, players=_counts(players), deals=deals,
+        rungs=_names(rungs, "rung") if rungs else None, players=counts, deals=deals, game=game, board=board,
         depth_budgets=budgets, depth_rung=depth_rung, depth_deals=depth_deals,
         instruments=_names(instruments, "instrument"), instrument_dirs=tuple(instrument_dirs),
-        strategy_dirs=tuple(strategy_dirs), seed=seed,
+        strategy_dirs=tuple(strategy_dirs), seed=seed, cost_s=cost_time,
+        placed=None if placed is None else tuple(n.strip() for n in placed.split(",") if n.strip()),
     )
     result = LD.run_ladder(cfg, jobs=_jobs(jobs), log=lambda m: click.echo(m, err=True))
     click.echo(LD.format_ladder(result))
