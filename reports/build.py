@@ -104,7 +104,7 @@ def _setting_cols():
 # --------------------------------------------------------------------------- sections
 
 
-def _seat_section(games, margin, confidence, seed, gap_margin=None):
+def _seat_section(games, margin, confidence, seed, gap_margin=None, settings_word="instrument sets"):
     adv = seat_advantage(games, margin, confidence, seed, gap_margin=gap_margin)
     cells, rates = adv.cells, adv.rates
     c = int(100 * confidence)
@@ -146,7 +146,7 @@ def _seat_section(games, margin, confidence, seed, gap_margin=None):
         "seats",
         "1. Seat advantage",
         "Does the turn order decide who wins?",
-        charts=[charts.seat_win_rates(rates, margin, confidence)],
+        charts=[charts.seat_win_rates(rates, margin, confidence, settings_word)],
         tables=[
             Table(
                 "seat_verdicts",

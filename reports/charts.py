@@ -80,11 +80,12 @@ def _errbar(lo, hi, mid):
     return np.vstack([np.clip(mid - lo, 0, None), np.clip(hi - mid, 0, None)])
 
 
-def seat_win_rates(rates, margin, confidence):
+def seat_win_rates(rates, margin, confidence, settings_word="instrument sets"):
     """Each seat's win rate with intervals, one panel per player count, one bar group per judge level.
 
     Mirror cells show the seats' win rates, mixed lineups the model's win rate among equal players;
-    instrument sets of a player count are averaged for the picture only (the verdicts never pool).
+    instrument sets (``settings_word``: what a setting is, in another game e.g. "settings (board /
+    variant)") of a player count are averaged for the picture only (the verdicts never pool).
     """
     r = rates[rates["seat_rate"].notna()].copy()
     if r.empty:
@@ -93,7 +94,8 @@ def seat_win_rates(rates, margin, confidence):
     pooled = r.groupby(["players", "level", "seat"], as_index=False, sort=False)[["seat_rate", "seat_lo", "seat_hi", "games"]].mean()
     counts = sorted(pooled["players"].unique())
     fig, axes = _figure(len(counts))
-    nsets = rates.groupby("players")["instruments"].nunique()
+    # Settings behind one judge's bars (a lineup label may be part of a setting's name: count per judge).
+    nsets = rates.groupby(["players", "level"])["instruments"].nunique().groupby(level="players").max()
     # Vermillion is kept for the seats found outside the margin.
     palette = [OKABE_ITO[k] for k in ("blue", "orange", "bluish_green", "reddish_purple", "sky_blue", "yellow")]
     marked = False
@@ -151,7 +153,7 @@ def seat_win_rates(rates, margin, confidence):
         ax.set_xlabel("seat (1 plays first)")
         ax.set_ylabel("win rate (%)")
         sets = int(nsets.get(n, 1))
-        pooled_note = f", mean of {sets} instrument sets" if sets > 1 else ""
+        pooled_note = f", mean of {sets} {settings_word}" if sets > 1 else ""
         ax.set_title(f"{n} players{pooled_note}", fontsize=10)
     # The legend sits below the panels, off the bars.
     seen = {}

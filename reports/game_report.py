@@ -228,7 +228,7 @@ def _shape_section(seats, games, confidence, seat_columns):
 def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed=0, source="", partial=False):
     game = manifest.get("game", "")
     reference = manifest.get("settings", {}).get("reference") or str(games["variant"].iloc[0])
-    seat_sec, adv = _seat_section(seat_frame(games), margin, confidence, seed)
+    seat_sec, adv = _seat_section(seat_frame(games), margin, confidence, seed, settings_word="settings (board / variant)")
     seat_sec.notes = [n.replace("instrument set", "board/variant/lineup") for n in seat_sec.notes if "tie-break" not in n] + [
         "The setting column reads board/variant/lineup. Games stopped by the stall cap have no winner and are "
         "left out here; a game stops at the first win (E6, E10), so there are no ties."
