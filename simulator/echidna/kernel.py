@@ -115,7 +115,7 @@ from simulator.echidna.layout import (
     W_TOKEN,
 )
 from simulator.kernel import cache_dir, sources_hash
-from simulator.kernel.core import CYCLE_PROBE, lowest_bit, popcount, rng_below, rng_next
+from simulator.kernel.core import CYCLE_PROBE, lowest_bit, popcount, probe_add, probe_clock, rng_below, rng_next
 
 _HERE = Path(__file__).resolve().parent
 
@@ -158,6 +158,22 @@ def kernel_alloc(fn):
 
 
 BIG = 1.0e9
+
+# Cycle probe parts (``benchmarks/profile_echidna_cycles.py``): this kernel's own names for the
+# shared core's probe counters (``simulator.kernel.core.PROBE_COUNTERS``; slot k is part k). Off
+# (``CYCLE_PROBE`` unset) the probe calls compile to nothing.
+EPROBE_PARTS = (
+    "set-up (per game)",
+    "whole turn",
+    "regular step choices",
+    "greedy: pick-up minima and masks",
+    "greedy: candidate gains",
+    "random choice",
+    "token step choices",
+    "moves applied",
+    "pick-up chances",
+)
+EPR_SETUP, EPR_TURN, EPR_CHOICE, EPR_PREP, EPR_GAINS, EPR_RANDOM, EPR_TOKEN, EPR_MOVE, EPR_TAKE = range(len(EPROBE_PARTS))
 
 # =========================================================================== small pieces
 
@@ -489,9 +505,12 @@ def greedy_choice(geo, st, row, p, rng):
     """The step with the best ``move_gain``: (echidna, target, gain); echidna -1 if none can move.
     Ties are broken uniformly at random (a fixed order would let every player burn moves on the
     same idle echidna while riders wait behind an empty one: measured stalls on the snow board)."""
+    t0 = probe_clock()
     d1, e1, d2 = pick_minima(geo, st, p)
     mine = can_take(geo, st, p)
     opp, own, picks = choice_masks(geo, st, p)
+    probe_add(EPR_PREP, t0)
+    t0 = probe_clock()
     occ = st[S_OCC]
     best = -BIG
     be = -1
@@ -514,6 +533,7 @@ def greedy_choice(geo, st, row, p, rng):
                 if rng_below(rng, ties) == 0:
                     be = e
                     bt = t
+    probe_add(EPR_GAINS, t0)
     return be, bt, best
 
 
@@ -634,7 +654,10 @@ def choose_step(geo, st, strat, rng, p, left, nolog, tmp):
     kind = row[P_KIND]
     st[S_DECISIONS] += 1
     if kind == KIND_RANDOM:
-        return random_choice(geo, st, rng)
+        t0 = probe_clock()
+        e, t = random_choice(geo, st, rng)
+        probe_add(EPR_RANDOM, t0)
+        return e, t
     if kind == KIND_LOOKAHEAD:
         depth = np.int64(row[P_DEPTH])
         steps = left if depth <= 0 or depth > left else depth
@@ -676,28 +699,40 @@ def moves_for_turn(geo, st, rng, p):
 @kernel
 def play_turn(geo, st, strat, rng, log, nolog, tmp):
     """One player's whole turn; then the next seat, the round count and the stall cap (E9)."""
+    t_turn = probe_clock()
     p = st[S_CUR]
     n = st[S_NPLAYERS]
     stat_add(st, p, ST_TURNS, 1)
     m, rolled = moves_for_turn(geo, st, rng, p)
     emit(log, st, EV_TURN, m, rolled, st[S_TOKENS + p], 0)
+    t0 = probe_clock()
     take_bug(geo, st, strat, rng, p, log)
+    probe_add(EPR_TAKE, t0)
     st[S_MOVES_LEFT] = m
     while st[S_MOVES_LEFT] > 0:
+        t0 = probe_clock()
         e, t = choose_step(geo, st, strat, rng, p, st[S_MOVES_LEFT], nolog, tmp)
+        probe_add(EPR_CHOICE, t0)
         if e < 0:
             # E3: no echidna can move, the rest is lost.
             stat_add(st, p, ST_MOVES_LOST, st[S_MOVES_LEFT])
             emit(log, st, EV_LOST, st[S_MOVES_LEFT], 0, 0, 0)
             st[S_MOVES_LEFT] = 0
             break
+        t0 = probe_clock()
         apply_move(geo, st, p, e, t, 0, log)
+        probe_add(EPR_MOVE, t0)
         st[S_MOVES_LEFT] -= 1
         if st[S_WINNER] >= 0:
+            probe_add(EPR_TURN, t_turn)
             return
+        t0 = probe_clock()
         take_bug(geo, st, strat, rng, p, log)
+        probe_add(EPR_TAKE, t0)
     while st[S_TOKENS + p] > 0:
+        t0 = probe_clock()
         e, t = choose_token_step(geo, st, strat, rng, p)
+        probe_add(EPR_TOKEN, t0)
         if e < 0:
             break
         st[S_TOKENS + p] -= 1
@@ -708,6 +743,7 @@ def play_turn(geo, st, strat, rng, log, nolog, tmp):
             st[S_OUT] += 1
         apply_move(geo, st, p, e, t, 1, log)
         if st[S_WINNER] >= 0:
+            probe_add(EPR_TURN, t_turn)
             return
         take_bug(geo, st, strat, rng, p, log)
     st[S_TURN] += 1
@@ -717,6 +753,7 @@ def play_turn(geo, st, strat, rng, log, nolog, tmp):
         if st[S_ROUND] >= geo[G_MAX_ROUNDS]:
             st[S_STALLED] = 1
             emit(log, st, EV_STALL, st[S_ROUND], 0, 0, 0)
+    probe_add(EPR_TURN, t_turn)
 
 
 # =========================================================================== invariants
@@ -801,7 +838,9 @@ def play_game(geo, strat, seed, st, log, check):
     tmp = np.zeros(STATE_SIZE, dtype=np.int64)
     order = np.zeros(MAX_SPACES, dtype=np.int64)
     score = np.zeros(MAX_SPACES, dtype=np.float64)
+    t0 = probe_clock()
     setup_game(geo, st, strat, rng, log, order, score)
+    probe_add(EPR_SETUP, t0)
     if check:
         code = check_invariants(geo, st)
         if code != 0:

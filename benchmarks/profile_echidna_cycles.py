@@ -1,0 +1,69 @@
+"""Where Echidna Shuffle games spend their time: CPU cycles per turn in each part, counted inside the
+running kernel.
+
+    .venv/bin/python benchmarks/profile_echidna_cycles.py [--games 4000] [--players 4] [--board forest] [--strategies greedy]
+
+The Echidna Shuffle equivalent of ``profile_cycles.py``: builds the kernel with the cycle probe on
+(``SSB_CYCLE_PROBE=1``: a build of its own, compiled afresh each run, about a minute), plays the
+games, and prints for each probed part (``simulator.echidna.kernel.EPROBE_PARTS``) its cycles per
+turn, its share of the whole turn, its calls per turn and its cycles per call. The set-up is counted
+per game and shown per turn, outside the turn's share. A probe point costs some tens of cycles
+(two reads of the cycle counter), a visible part of a turn this short: read the shares, and compare
+builds with ``ab_echidna.py``, not with these absolute figures. Parts marked "greedy:" lie inside
+the choices (regular and paid steps alike).
+"""
+
+import argparse
+import os
+import time
+
+os.environ["SSB_CYCLE_PROBE"] = "1"
+
+from simulator.echidna.board import EchidnaSetup  # noqa: E402
+from simulator.echidna.kernel import EPR_SETUP, EPR_TURN, EPROBE_PARTS  # noqa: E402
+from simulator.echidna.playout import game_seed, play_many  # noqa: E402
+from simulator.kernel.core import N_PROBE, PROBE_COUNTERS  # noqa: E402
+from strategies.echidna import EchidnaStrategyLibrary  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=4000)
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--board", default="forest")
+    ap.add_argument("--strategies", default="greedy", help="comma-separated, one per seat, or one for all")
+    ap.add_argument("--seed", type=int, default=3)
+    args = ap.parse_args()
+    names = args.strategies.split(",")
+    if len(names) == 1:
+        names = names * args.players
+    setup = EchidnaSetup(args.players, args.board)
+    strat = EchidnaStrategyLibrary().matrix(names)
+    seeds = [game_seed(args.seed, i) for i in range(args.games)]
+    t = time.perf_counter()
+    play_many(setup, strat, seeds[:1])
+    print(f"probed kernel compiled in {time.perf_counter() - t:.0f} s")
+    PROBE_COUNTERS[:] = 0
+    t = time.process_time()
+    play_many(setup, strat, seeds)
+    dt = time.process_time() - t
+    c = PROBE_COUNTERS.copy()
+    turns = c[N_PROBE + EPR_TURN]
+    total = c[EPR_TURN]
+    print(
+        f"{args.games} games ({','.join(names)}, {args.board}), {turns / args.games:.1f} turns/game, "
+        f"{args.games / dt:.0f} games/s (CPU time) with the probe on, {(total + c[EPR_SETUP]) / args.games:.0f} cycles/game"
+    )
+    print(f"{'part':40s} {'cycles/turn':>12s} {'share':>7s} {'calls/turn':>11s} {'cycles/call':>12s}")
+    for k, name in enumerate(EPROBE_PARTS):
+        calls = c[N_PROBE + k]
+        indent = "" if k in (EPR_SETUP, EPR_TURN) else ("    " if name.startswith("greedy:") else "  ")
+        per_call = c[k] / calls if calls else 0.0
+        print(
+            f"{indent + name:40s} {c[k] / turns:12.0f} {100.0 * c[k] / total:6.1f}% "
+            f"{calls / turns:11.2f} {per_call:12.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
