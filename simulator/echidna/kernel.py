@@ -538,35 +538,35 @@ def greedy_choice(geo, st, row, p, rng):
 
 
 @kernel
+def legal_steps(geo, st):
+    """The legal steps as a bit mask: bit ``2e + a`` is set when echidna ``e`` may follow its
+    arrow ``a`` (0: the first, 1: the second) onto an empty space (E3). Counting from the lowest
+    bit lists the steps echidna by echidna, first arrow first: the order every choice reads them in."""
+    free = ~st[S_OCC]
+    m = np.int64(0)
+    for e in range(N_ECHIDNAS):
+        s = st[S_EPOS + e]
+        m |= ((free >> geo[G_OUT0 + s]) & 1) << (2 * e)
+        t = geo[G_OUT1 + s]
+        if t >= 0:
+            m |= ((free >> t) & 1) << (2 * e + 1)
+    return m
+
+
+@kernel
 def random_choice(geo, st, rng):
-    """A uniformly random legal step: (echidna, target); -1 if none. Two passes (count, then find
-    the drawn one), so no candidate list is needed."""
-    occ = st[S_OCC]
-    k = 0
-    for e in range(N_ECHIDNAS):
-        s = st[S_EPOS + e]
-        t = geo[G_OUT0 + s]
-        if t >= 0 and (occ >> t) & 1 == 0:
-            k += 1
-        t = geo[G_OUT1 + s]
-        if t >= 0 and (occ >> t) & 1 == 0:
-            k += 1
-    if k == 0:
+    """A uniformly random legal step: (echidna, target); -1 if none. One draw below the number of
+    legal steps picks the j-th set bit of ``legal_steps``."""
+    m = legal_steps(geo, st)
+    if m == 0:
         return -1, -1
-    j = rng_below(rng, k)
-    for e in range(N_ECHIDNAS):
-        s = st[S_EPOS + e]
-        t = geo[G_OUT0 + s]
-        if t >= 0 and (occ >> t) & 1 == 0:
-            if j == 0:
-                return e, t
-            j -= 1
-        t = geo[G_OUT1 + s]
-        if t >= 0 and (occ >> t) & 1 == 0:
-            if j == 0:
-                return e, t
-            j -= 1
-    return -1, -1
+    j = rng_below(rng, popcount(m))
+    for _ in range(j):
+        m &= m - 1
+    b = lowest_bit(m)
+    e = b >> 1
+    s = st[S_EPOS + e]
+    return e, (geo[G_OUT0 + s] if b & 1 == 0 else geo[G_OUT1 + s])
 
 
 @kernel
