@@ -134,11 +134,11 @@ def kernel_hash():
 _CACHE = cache_dir("echidna", kernel_sources())
 
 
-def _decorate(fn, nrt):
+def _decorate(fn, nrt, inline="never"):
     old = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = _CACHE
     try:
-        return njit(cache=not CYCLE_PROBE, error_model="numpy", _nrt=nrt)(fn)
+        return njit(cache=not CYCLE_PROBE, error_model="numpy", _nrt=nrt, inline=inline)(fn)
     finally:
         numba.config.CACHE_DIR = old
 
@@ -150,6 +150,14 @@ def kernel(fn):
     so the atomic increments and decrements numba would wrap around every array passed to a call
     are pure cost (measured: most of a random turn's time)."""
     return _decorate(fn, False)
+
+
+def kernel_inline(fn):
+    """``kernel`` for the small pieces a choice calls once per candidate step: inlined into the
+    caller by numba itself. Left to LLVM they stay calls (their bodies are over its inlining
+    threshold), and a call passes every array as seven separate values, most of them on the stack:
+    measured, more than the piece's own work."""
+    return _decorate(fn, False, "always")
 
 
 def kernel_alloc(fn):
@@ -457,6 +465,22 @@ def choice_masks(geo, st, p):
 
 
 @kernel
+def legal_steps(geo, st):
+    """The legal steps as a bit mask: bit ``2e + a`` is set when echidna ``e`` may follow its
+    arrow ``a`` (0: the first, 1: the second) onto an empty space (E3). Counting from the lowest
+    bit lists the steps echidna by echidna, first arrow first: the order every choice reads them in."""
+    free = ~st[S_OCC]
+    m = np.int64(0)
+    for e in range(N_ECHIDNAS):
+        s = st[S_EPOS + e]
+        m |= ((free >> geo[G_OUT0 + s]) & 1) << (2 * e)
+        t = geo[G_OUT1 + s]
+        if t >= 0:
+            m |= ((free >> t) & 1) << (2 * e + 1)
+    return m
+
+
+@kernel_inline
 def move_gain(geo, st, row, p, e, s, t, d1, e1, d2, mine, opp, own, picks):
     """Change of seat ``p``'s weighted evaluation if echidna ``e`` steps from ``s`` to ``t``.
 
@@ -511,46 +535,30 @@ def greedy_choice(geo, st, row, p, rng):
     opp, own, picks = choice_masks(geo, st, p)
     probe_add(EPR_PREP, t0)
     t0 = probe_clock()
-    occ = st[S_OCC]
     best = -BIG
     be = -1
     bt = -1
     ties = 0
-    for e in range(N_ECHIDNAS):
+    m = legal_steps(geo, st)
+    while m != 0:
+        b = lowest_bit(m)
+        m &= m - 1
+        e = b >> 1
         s = st[S_EPOS + e]
-        for a in range(2):
-            t = geo[G_OUT0 + s] if a == 0 else geo[G_OUT1 + s]
-            if t < 0 or (occ >> t) & 1:
-                continue
-            g = move_gain(geo, st, row, p, e, s, t, d1, e1, d2, mine, opp, own, picks)
-            if g > best + 1e-9:
-                best = g
+        t = geo[G_OUT0 + s] if b & 1 == 0 else geo[G_OUT1 + s]
+        g = move_gain(geo, st, row, p, e, s, t, d1, e1, d2, mine, opp, own, picks)
+        if g > best + 1e-9:
+            best = g
+            be = e
+            bt = t
+            ties = 1
+        elif g >= best - 1e-9:
+            ties += 1
+            if rng_below(rng, ties) == 0:
                 be = e
                 bt = t
-                ties = 1
-            elif g >= best - 1e-9:
-                ties += 1
-                if rng_below(rng, ties) == 0:
-                    be = e
-                    bt = t
     probe_add(EPR_GAINS, t0)
     return be, bt, best
-
-
-@kernel
-def legal_steps(geo, st):
-    """The legal steps as a bit mask: bit ``2e + a`` is set when echidna ``e`` may follow its
-    arrow ``a`` (0: the first, 1: the second) onto an empty space (E3). Counting from the lowest
-    bit lists the steps echidna by echidna, first arrow first: the order every choice reads them in."""
-    free = ~st[S_OCC]
-    m = np.int64(0)
-    for e in range(N_ECHIDNAS):
-        s = st[S_EPOS + e]
-        m |= ((free >> geo[G_OUT0 + s]) & 1) << (2 * e)
-        t = geo[G_OUT1 + s]
-        if t >= 0:
-            m |= ((free >> t) & 1) << (2 * e + 1)
-    return m
 
 
 @kernel
