@@ -356,7 +356,7 @@ def setup_game(geo, st, strat, rng, log, order, score):
 # =========================================================================== moves (E3-E6, E8)
 
 
-@kernel
+@kernel_inline
 def take_bug(geo, st, strat, rng, p, log):
     """Seat ``p``'s pick-up chance (E4): an empty echidna on its pick-up space and a bug to place."""
     pk = st[S_PICK + p]
@@ -377,7 +377,7 @@ def take_bug(geo, st, strat, rng, p, log):
     emit(log, st, EV_PICKUP, e, pk, 0, 0)
 
 
-@kernel
+@kernel_inline
 def apply_move(geo, st, p, e, t, paid, log):
     """Seat ``p`` moves echidna ``e`` one step onto the empty space ``t``; a home-stretch gain (E8),
     a delivery on entering (E5) and a win (E6) follow at once."""
@@ -412,7 +412,7 @@ def apply_move(geo, st, p, e, t, paid, log):
             emit(log, st, EV_WIN, c, 0, 0, 0)
 
 
-@kernel
+@kernel_inline
 def pick_minima(geo, st, p):
     """Nearest and second-nearest empty echidna to ``p``'s pick-up space: (d1, echidna of d1, d2)."""
     pk = st[S_PICK + p]
@@ -443,7 +443,7 @@ def riders_sum(geo, st, c, stumps, skip):
     return tot
 
 
-@kernel
+@kernel_inline
 def choice_masks(geo, st, p):
     """What every candidate step of seat ``p`` reads, worked out once per choice: the spaces of
     opponents' riders and of own riders (blocking), and the pick-up spaces of opponents who have a
@@ -464,7 +464,7 @@ def choice_masks(geo, st, p):
     return opp, own, picks
 
 
-@kernel
+@kernel_inline
 def legal_steps(geo, st):
     """The legal steps as a bit mask: bit ``2e + a`` is set when echidna ``e`` may follow its
     arrow ``a`` (0: the first, 1: the second) onto an empty space (E3). Counting from the lowest
@@ -561,7 +561,7 @@ def greedy_choice(geo, st, row, p, rng):
     return be, bt, best
 
 
-@kernel
+@kernel_inline
 def random_choice(geo, st, rng):
     """A uniformly random legal step: (echidna, target); -1 if none. One draw below the number of
     legal steps picks the j-th set bit of ``legal_steps``."""
