@@ -524,7 +524,7 @@ def move_gain(geo, st, row, p, e, s, t, d1, e1, d2, mine, opp, own, picks):
     return gain
 
 
-@kernel
+@kernel_inline
 def greedy_choice(geo, st, row, p, rng):
     """The step with the best ``move_gain``: (echidna, target, gain); echidna -1 if none can move.
     Ties are broken uniformly at random (a fixed order would let every player burn moves on the
@@ -655,7 +655,7 @@ def lookahead_choice(geo, st, strat, rng, p, steps, nolog, tmp):
     return be, bt, best
 
 
-@kernel
+@kernel_inline
 def choose_step(geo, st, strat, rng, p, left, nolog, tmp):
     """The strategy's next regular step: (echidna, target); -1 when no echidna can move."""
     row = strat[p]
@@ -675,7 +675,7 @@ def choose_step(geo, st, strat, rng, p, left, nolog, tmp):
     return e, t
 
 
-@kernel
+@kernel_inline
 def choose_token_step(geo, st, strat, rng, p):
     """A paid step (E7, E8), or -1 to keep the tokens: random spends half the time, the others when
     the best step gains more than ``token_value``."""
@@ -691,7 +691,7 @@ def choose_token_step(geo, st, strat, rng, p):
     return e, t
 
 
-@kernel
+@kernel_inline
 def moves_for_turn(geo, st, rng, p):
     """E2: (moves, rolled). The number board alternates a roll with 9 minus it, per seat."""
     if geo[G_NUMBER_BOARD] != 0 and st[S_NEXT + p] > 0:
