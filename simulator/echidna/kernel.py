@@ -833,19 +833,15 @@ def check_invariants(geo, st):
 # =========================================================================== whole games
 
 
-@kernel_alloc
-def play_game(geo, strat, seed, st, log, check):
-    """Set up and play one game into ``st``. Returns (violation code, turn of the violation), or
-    (0, -1). The game ends at the first win (E6, E10) or at the stall cap (E9)."""
-    rng = np.empty(1, dtype=np.uint64)
+@kernel
+def play_into(geo, strat, seed, st, log, check, rng, nolog, tmp, order, score):
+    """Set up and play one game into ``st`` with the caller's work arrays: ``rng`` (one uint64),
+    ``nolog`` (a one-row log: records nothing, for the lookahead's copies), ``tmp`` (the lookahead's
+    copy of the state), ``order`` and ``score`` (the set-up's space lists and scores). Returns
+    (violation code, turn of the violation), or (0, -1). The game ends at the first win (E6, E10)
+    or at the stall cap (E9). Without reference counting (``kernel``), unlike ``play_game``."""
     rng[0] = seed
     rng_next(rng)
-    # Work arrays, once per game: a one-row log records nothing (the lookahead's copies), the
-    # lookahead's copy of the state, the set-up's space lists and scores.
-    nolog = np.zeros((1, 7), dtype=np.int64)
-    tmp = np.zeros(STATE_SIZE, dtype=np.int64)
-    order = np.zeros(MAX_SPACES, dtype=np.int64)
-    score = np.zeros(MAX_SPACES, dtype=np.float64)
     t0 = probe_clock()
     setup_game(geo, st, strat, rng, log, order, score)
     probe_add(EPR_SETUP, t0)
@@ -863,6 +859,17 @@ def play_game(geo, strat, seed, st, log, check):
 
 
 @kernel_alloc
+def play_game(geo, strat, seed, st, log, check):
+    """Set up and play one game into ``st`` (``play_into`` with work arrays of its own)."""
+    rng = np.empty(1, dtype=np.uint64)
+    nolog = np.zeros((1, 7), dtype=np.int64)
+    tmp = np.zeros(STATE_SIZE, dtype=np.int64)
+    order = np.zeros(MAX_SPACES, dtype=np.int64)
+    score = np.zeros(MAX_SPACES, dtype=np.float64)
+    return play_into(geo, strat, seed, st, log, check, rng, nolog, tmp, order, score)
+
+
+@kernel_alloc
 def play_batch(geo, strat, seeds, out, check):
     """One game per seed; final states in ``out`` (games x STATE_SIZE). Returns the violations found
     as rows (game index, code, turn)."""
@@ -870,8 +877,14 @@ def play_batch(geo, strat, seeds, out, check):
     bad = np.zeros((g, 3), dtype=np.int64)
     nbad = 0
     log = np.zeros((1, 7), dtype=np.int64)
+    # The work arrays, once per batch (every game starts from ``setup_game``'s fresh state).
+    rng = np.empty(1, dtype=np.uint64)
+    nolog = np.zeros((1, 7), dtype=np.int64)
+    tmp = np.zeros(STATE_SIZE, dtype=np.int64)
+    order = np.zeros(MAX_SPACES, dtype=np.int64)
+    score = np.zeros(MAX_SPACES, dtype=np.float64)
     for i in range(g):
-        code, turn = play_game(geo, strat, seeds[i], out[i], log, check)
+        code, turn = play_into(geo, strat, seeds[i], out[i], log, check, rng, nolog, tmp, order, score)
         if code != 0:
             bad[nbad, 0] = i
             bad[nbad, 1] = code
