@@ -704,7 +704,7 @@ def moves_for_turn(geo, st, rng, p):
     return r, 1
 
 
-@kernel
+@kernel_inline
 def play_turn(geo, st, strat, rng, log, nolog, tmp):
     """One player's whole turn; then the next seat, the round count and the stall cap (E9)."""
     t_turn = probe_clock()
