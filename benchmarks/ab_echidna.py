@@ -40,13 +40,14 @@ from strategies.echidna import EchidnaStrategyLibrary  # noqa: E402
 BASE = "1be3246"  # the kernel before any speed work
 
 WORKLOADS = {
-    # name: (players, board, strategy of every seat)
-    "greedy": (4, "forest", "greedy"),
-    "random": (4, "forest", "random"),
-    "saboteur": (4, "forest", "saboteur"),
-    "greedy-snow": (4, "snow", "greedy"),
-    "greedy-6p": (6, "forest", "greedy"),
-    "random-2p": (2, "forest", "random"),
+    # name: (players, board, strategies by seat, share of --games played)
+    "greedy": (4, "forest", ["greedy"] * 4, 1),
+    "random": (4, "forest", ["random"] * 4, 1),
+    "saboteur": (4, "forest", ["saboteur"] * 4, 1),
+    "greedy-snow": (4, "snow", ["greedy"] * 4, 1),
+    "greedy-6p": (6, "forest", ["greedy"] * 6, 1),
+    "random-2p": (2, "forest", ["random"] * 2, 1),
+    "lookahead": (4, "forest", ["lookahead", "greedy", "greedy", "greedy"], 0.05),
 }
 
 
@@ -127,15 +128,17 @@ def main():
     old = variant_from_git(args.base)
     new = Variant("working tree", layout_now, kernel_now, board_now)
     lib = EchidnaStrategyLibrary()
-    seeds = np.array([game_seed(args.seed, i) for i in range(args.games)], dtype=np.uint64)
     names = args.workloads.split(",")
     jobs = {}
+    games = {}
     for w in names:
-        players, board, strat_name = WORKLOADS[w]
-        strat = lib.matrix([strat_name] * players)
+        players, board, lineup, share = WORKLOADS[w]
+        games[w] = max(10, int(args.games * share))
+        seeds = np.array([game_seed(args.seed, i) for i in range(games[w])], dtype=np.uint64)
+        strat = lib.matrix(lineup)
         for v in (old, new):
             geo = v.setup(players, board)
-            jobs[(w, v.label)] = (lambda v=v, geo=geo, strat=strat: v.play(geo, strat, seeds))
+            jobs[(w, v.label)] = (lambda v=v, geo=geo, strat=strat, seeds=seeds: v.play(geo, strat, seeds))
     ref_games = max(20, args.games // 20)
     ref = shuffle_swing_reference(ref_games, args.seed)
     t = time.perf_counter()
@@ -145,7 +148,7 @@ def main():
         assert np.array_equal(a.astype(np.int64), b.astype(np.int64)), f"{w}: the kernels' final states differ"
     ref()
     print(f"CPU: {cpu_model()}; load average {os.getloadavg()[0]:.2f} at the start")
-    print(f"compiled or loaded, final states identical on {args.games} games per workload ({time.perf_counter() - t:.0f} s)")
+    print(f"compiled or loaded, final states identical on every timed game ({time.perf_counter() - t:.0f} s)")
     times = {k: [] for k in jobs}
     ref_times = []
     for r in range(args.repeat):
@@ -161,13 +164,13 @@ def main():
         ref_times.append(time.process_time() - t)
     sns_rate = ref_games / statistics.median(ref_times)
     print(f"Shuffle and Swing greedy 4p: {sns_rate:8.0f} games/s (CPU time, median of {args.repeat})")
-    print(f"{'workload':14s} {'old g/s':>9s} {'new g/s':>9s} {'new/old':>8s} {'(min..max)':>13s} {'old/SnS':>8s} {'new/SnS':>8s}")
+    print(f"{'workload':14s} {'games':>6s} {'old g/s':>9s} {'new g/s':>9s} {'new/old':>8s} {'(min..max)':>13s} {'old/SnS':>8s} {'new/SnS':>8s}")
     for w in names:
         to, tn = times[(w, old.label)], times[(w, new.label)]
         ratios = [a / b for a, b in zip(to, tn)]
-        ro, rn = args.games / statistics.median(to), args.games / statistics.median(tn)
+        ro, rn = games[w] / statistics.median(to), games[w] / statistics.median(tn)
         print(
-            f"{w:14s} {ro:9.0f} {rn:9.0f} {statistics.median(ratios):8.3f} "
+            f"{w:14s} {games[w]:6d} {ro:9.0f} {rn:9.0f} {statistics.median(ratios):8.3f} "
             f" {min(ratios):5.2f}..{max(ratios):5.2f} {ro / sns_rate:8.2f} {rn / sns_rate:8.2f}"
         )
     print(f"old: {old.label}; new: {new.label}; load average {os.getloadavg()[0]:.2f} at the end")
