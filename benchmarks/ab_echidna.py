@@ -31,6 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from bench_echidna import cpu_model, shuffle_swing_reference  # noqa: E402
 from simulator.echidna import board as board_now  # noqa: E402
 from simulator.echidna import kernel as kernel_now  # noqa: E402
 from simulator.echidna import layout as layout_now  # noqa: E402
@@ -93,28 +94,6 @@ def variant_from_git(rev):
         sys.path.insert(0, str(root))
     mods = [importlib.import_module(f"{name}.{m}") for m in ("layout", "kernel", "board")]
     return Variant(f"{rev} ({full[:7]})", *mods)
-
-
-def shuffle_swing_reference(games, seed):
-    from simulator.playout import GameSetup
-    from simulator.playout import game_seed as sns_seed
-    from simulator.playout import play_many as sns_play
-    from strategies.library import StrategyLibrary
-
-    sns = GameSetup(nplayers=4)
-    strat = StrategyLibrary().matrix(["greedy"] * 4)
-    seeds = np.array([sns_seed(seed, i) for i in range(games)], dtype=np.uint64)
-    return lambda: sns_play(sns, strat, seeds)
-
-
-def cpu_model():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 def main():

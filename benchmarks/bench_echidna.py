@@ -35,7 +35,7 @@ SNS_IDLE = 2600
 TARGETS = {"echidna_greedy_4p": 10_000, "echidna_random_4p": 30_000}
 
 
-def _cpu_model():
+def cpu_model():
     try:
         for line in open("/proc/cpuinfo"):
             if line.startswith("model name"):
@@ -45,24 +45,29 @@ def _cpu_model():
     return platform.processor() or "unknown"
 
 
-def speed(games, repeat, seed=1):
-    """Median games/s of the three workloads, timed alternately."""
+def shuffle_swing_reference(games, seed):
+    """The reference workload: ``games`` Shuffle and Swing greedy-mirror games at 4 players."""
     from simulator.playout import GameSetup
     from simulator.playout import game_seed as sns_seed
     from simulator.playout import play_many as sns_play
     from strategies.library import StrategyLibrary
 
+    sns = GameSetup(nplayers=4)
+    strat = StrategyLibrary().matrix(["greedy"] * 4)
+    seeds = np.array([sns_seed(seed, i) for i in range(games)], dtype=np.uint64)
+    return lambda: sns_play(sns, strat, seeds)
+
+
+def speed(games, repeat, seed=1):
+    """Median games/s of the three workloads, timed alternately."""
     lib = EchidnaStrategyLibrary()
     setup = EchidnaSetup(4, "forest")
     seeds = np.array([game_seed(seed, i) for i in range(games)], dtype=np.uint64)
-    sns = GameSetup(nplayers=4)
-    sns_strat = StrategyLibrary().matrix(["greedy"] * 4)
     sns_games = max(20, games // 20)
-    sns_seeds = np.array([sns_seed(seed, i) for i in range(sns_games)], dtype=np.uint64)
     work = {
         "echidna_greedy_4p": lambda: play_many(setup, lib.matrix(["greedy"] * 4), seeds),
         "echidna_random_4p": lambda: play_many(setup, lib.matrix(["random"] * 4), seeds),
-        "shuffle_swing_greedy_4p": lambda: sns_play(sns, sns_strat, sns_seeds),
+        "shuffle_swing_greedy_4p": shuffle_swing_reference(sns_games, seed),
     }
     counts = {"echidna_greedy_4p": games, "echidna_random_4p": games, "shuffle_swing_greedy_4p": sns_games}
     for fn in work.values():  # compile or load from cache
@@ -122,7 +127,7 @@ def main():
     ap.add_argument("--no-quality", action="store_true")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    fig = {"cpu": _cpu_model(), "speed": speed(args.games, args.repeat)}
+    fig = {"cpu": cpu_model(), "speed": speed(args.games, args.repeat)}
     if not args.no_quality:
         q = []
         for board in ("forest", "snow"):

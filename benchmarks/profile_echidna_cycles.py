@@ -15,7 +15,6 @@ builds with ``ab_echidna.py``, not with these absolute figures. Parts marked "gr
 the choices (regular and paid steps alike).
 """
 
-import argparse
 import os
 import time
 
@@ -25,27 +24,16 @@ from simulator.echidna.board import EchidnaSetup  # noqa: E402
 from simulator.echidna.kernel import EPR_SETUP, EPR_TURN, EPROBE_PARTS  # noqa: E402
 from simulator.echidna.playout import game_seed, play_many  # noqa: E402
 from simulator.kernel.core import N_PROBE, PROBE_COUNTERS  # noqa: E402
+from profile_cycles import compile_probed, print_parts, probe_args  # noqa: E402  (the first game's options and table)
 from strategies.echidna import EchidnaStrategyLibrary  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=4000)
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--board", default="forest")
-    ap.add_argument("--strategies", default="greedy", help="comma-separated, one per seat, or one for all")
-    ap.add_argument("--seed", type=int, default=3)
-    args = ap.parse_args()
-    names = args.strategies.split(",")
-    if len(names) == 1:
-        names = names * args.players
+    args, names = probe_args(__doc__, 4000, extra=[("--board", "forest")])
     setup = EchidnaSetup(args.players, args.board)
     strat = EchidnaStrategyLibrary().matrix(names)
     seeds = [game_seed(args.seed, i) for i in range(args.games)]
-    t = time.perf_counter()
-    play_many(setup, strat, seeds[:1])
-    print(f"probed kernel compiled in {time.perf_counter() - t:.0f} s")
-    PROBE_COUNTERS[:] = 0
+    compile_probed(play_many, setup, strat, seeds)
     t, w = time.process_time(), time.perf_counter()
     play_many(setup, strat, seeds)
     dt, wall = time.process_time() - t, time.perf_counter() - w
@@ -61,15 +49,8 @@ def main():
         f"{args.games / dt:.0f} games/s (CPU time) with the probe on, {(total + c[EPR_SETUP]) / args.games:.0f} cycles/game"
     )
     print(f"cycles scaled by CPU / wall time = {scale:.3f} (the core was shared for the rest)")
-    print(f"{'part':40s} {'cycles/turn':>12s} {'share':>7s} {'calls/turn':>11s} {'cycles/call':>12s}")
-    for k, name in enumerate(EPROBE_PARTS):
-        calls = c[N_PROBE + k]
-        indent = "" if k in (EPR_SETUP, EPR_TURN) else ("    " if name.startswith("greedy:") else "  ")
-        per_call = c[k] / calls if calls else 0.0
-        print(
-            f"{indent + name:40s} {c[k] / turns:12.0f} {100.0 * c[k] / total:6.1f}% "
-            f"{calls / turns:11.2f} {per_call:12.0f}"
-        )
+    depths = [0 if k in (EPR_SETUP, EPR_TURN) else (2 if name.startswith("greedy:") else 1) for k, name in enumerate(EPROBE_PARTS)]
+    print_parts(EPROBE_PARTS, c, turns, total, depths)
 
 
 if __name__ == "__main__":
