@@ -2,8 +2,10 @@
 
 The same conventions as ``simulator/kernel/``: every function is ``@kernel`` (compiled, cached on
 disk, no division checks), per-turn code allocates nothing on the heap (the few work arrays are made
-once per game in ``play_game`` and passed down), space sets are bit masks, and whatever follows from the board alone (the
-distances along arrows) was worked out when ``geo`` was packed. Strategies are float rows read here,
+once per batch in ``play_batch``, or per game in ``play_game``, and passed down), space sets are bit
+masks, and whatever follows from the board alone (the distances along arrows) was worked out when
+``geo`` was packed. The small pieces called per candidate, per step and per turn are
+``kernel_inline`` (inlined by numba: a call costs more than their work). Strategies are float rows read here,
 so a new strategy needs no recompilation.
 
 The whole kernel is this one file, so numba's per-file cache can never pair a function with a
