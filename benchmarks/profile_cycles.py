@@ -34,23 +34,36 @@ DEPTH = {
 }
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=3000)
+def probe_args(doc, games, extra=()):
+    """The profile scripts' options (``extra``: more (flag, default) pairs): (args, seat names)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=games)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--strategies", default="greedy", help="comma-separated, one per seat, or one for all")
     ap.add_argument("--seed", type=int, default=3)
+    for flag, default in extra:
+        ap.add_argument(flag, default=default)
     args = ap.parse_args()
     names = args.strategies.split(",")
     if len(names) == 1:
         names = names * args.players
-    setup = GameSetup(nplayers=args.players)
-    strat = StrategyLibrary().matrix(names)
-    seeds = [game_seed(args.seed, i) for i in range(args.games)]
+    return args, names
+
+
+def compile_probed(play_many, setup, strat, seeds):
+    """Compile the probed build on one game, then zero the counters."""
     t = time.perf_counter()
     play_many(setup, strat, seeds[:1])
     print(f"probed kernel compiled in {time.perf_counter() - t:.0f} s")
     PROBE_COUNTERS[:] = 0
+
+
+def main():
+    args, names = probe_args(__doc__, 3000)
+    setup = GameSetup(nplayers=args.players)
+    strat = StrategyLibrary().matrix(names)
+    seeds = [game_seed(args.seed, i) for i in range(args.games)]
+    compile_probed(play_many, setup, strat, seeds)
     t = time.perf_counter()
     play_many(setup, strat, seeds)
     dt = time.perf_counter() - t
@@ -58,10 +71,16 @@ def main():
     turns = c[N_PROBE + PR_TURN]
     total = c[PR_TURN]
     print(f"{args.games} games, {turns / args.games:.1f} turns/game, {args.games / dt:.0f} games/s with the probe on")
+    print_parts(PROBE_PARTS, c, turns, total, [DEPTH.get(name, 1) for name in PROBE_PARTS])
+
+
+def print_parts(names, c, turns, total, depths):
+    """The table: per part (counters ``c``: cycles of part k at k, its calls at N_PROBE + k) its
+    cycles per turn, share of ``total``, calls per turn and cycles per call, indented by depth."""
     print(f"{'part':40s} {'cycles/turn':>12s} {'share':>7s} {'calls/turn':>11s} {'cycles/call':>12s}")
-    for k, name in enumerate(PROBE_PARTS):
+    for k, name in enumerate(names):
         calls = c[N_PROBE + k]
-        indent = "  " * DEPTH.get(name, 1)
+        indent = "  " * depths[k]
         per_call = c[k] / calls if calls else 0.0
         print(
             f"{indent + name:40s} {c[k] / turns:12.0f} {100.0 * c[k] / total:6.1f}% "

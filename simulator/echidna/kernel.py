@@ -2,8 +2,10 @@
 
 The same conventions as ``simulator/kernel/``: every function is ``@kernel`` (compiled, cached on
 disk, no division checks), per-turn code allocates nothing on the heap (the few work arrays are made
-once per game in ``play_game`` and passed down), space sets are bit masks, and whatever follows from the board alone (the
-distances along arrows) was worked out when ``geo`` was packed. Strategies are float rows read here,
+once per batch in ``play_batch``, or per game in ``play_game``, and passed down), space sets are bit
+masks, and whatever follows from the board alone (the distances along arrows) was worked out when
+``geo`` was packed. The small pieces called per candidate, per step and per turn are
+``kernel_inline`` (inlined by numba: a call costs more than their work). Strategies are float rows read here,
 so a new strategy needs no recompilation.
 
 The whole kernel is this one file, so numba's per-file cache can never pair a function with a
@@ -115,7 +117,7 @@ from simulator.echidna.layout import (
     W_TOKEN,
 )
 from simulator.kernel import cache_dir, sources_hash
-from simulator.kernel.core import CYCLE_PROBE, lowest_bit, popcount, rng_below, rng_next
+from simulator.kernel.core import CYCLE_PROBE, lowest_bit, popcount, probe_add, probe_clock, rng_below, rng_next
 
 _HERE = Path(__file__).resolve().parent
 
@@ -134,11 +136,11 @@ def kernel_hash():
 _CACHE = cache_dir("echidna", kernel_sources())
 
 
-def _decorate(fn, nrt):
+def _decorate(fn, nrt, inline="never"):
     old = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = _CACHE
     try:
-        return njit(cache=not CYCLE_PROBE, error_model="numpy", _nrt=nrt)(fn)
+        return njit(cache=not CYCLE_PROBE, error_model="numpy", _nrt=nrt, inline=inline)(fn)
     finally:
         numba.config.CACHE_DIR = old
 
@@ -152,12 +154,36 @@ def kernel(fn):
     return _decorate(fn, False)
 
 
+def kernel_inline(fn):
+    """``kernel`` for the small pieces a choice calls once per candidate step: inlined into the
+    caller by numba itself. Left to LLVM they stay calls (their bodies are over its inlining
+    threshold), and a call passes every array as seven separate values, most of them on the stack:
+    measured, more than the piece's own work."""
+    return _decorate(fn, False, "always")
+
+
 def kernel_alloc(fn):
     """``kernel`` for the two entry points that allocate (the generator state, the result rows)."""
     return _decorate(fn, True)
 
 
 BIG = 1.0e9
+
+# Cycle probe parts (``benchmarks/profile_echidna_cycles.py``): this kernel's own names for the
+# shared core's probe counters (``simulator.kernel.core.PROBE_COUNTERS``; slot k is part k). Off
+# (``CYCLE_PROBE`` unset) the probe calls compile to nothing.
+EPROBE_PARTS = (
+    "set-up (per game)",
+    "whole turn",
+    "regular step choices",
+    "greedy: pick-up minima and masks",
+    "greedy: candidate gains",
+    "random choice",
+    "token step choices",
+    "moves applied",
+    "pick-up chances",
+)
+EPR_SETUP, EPR_TURN, EPR_CHOICE, EPR_PREP, EPR_GAINS, EPR_RANDOM, EPR_TOKEN, EPR_MOVE, EPR_TAKE = range(len(EPROBE_PARTS))
 
 # =========================================================================== small pieces
 
@@ -332,7 +358,7 @@ def setup_game(geo, st, strat, rng, log, order, score):
 # =========================================================================== moves (E3-E6, E8)
 
 
-@kernel
+@kernel_inline
 def take_bug(geo, st, strat, rng, p, log):
     """Seat ``p``'s pick-up chance (E4): an empty echidna on its pick-up space and a bug to place."""
     pk = st[S_PICK + p]
@@ -353,7 +379,7 @@ def take_bug(geo, st, strat, rng, p, log):
     emit(log, st, EV_PICKUP, e, pk, 0, 0)
 
 
-@kernel
+@kernel_inline
 def apply_move(geo, st, p, e, t, paid, log):
     """Seat ``p`` moves echidna ``e`` one step onto the empty space ``t``; a home-stretch gain (E8),
     a delivery on entering (E5) and a win (E6) follow at once."""
@@ -388,7 +414,7 @@ def apply_move(geo, st, p, e, t, paid, log):
             emit(log, st, EV_WIN, c, 0, 0, 0)
 
 
-@kernel
+@kernel_inline
 def pick_minima(geo, st, p):
     """Nearest and second-nearest empty echidna to ``p``'s pick-up space: (d1, echidna of d1, d2)."""
     pk = st[S_PICK + p]
@@ -419,7 +445,7 @@ def riders_sum(geo, st, c, stumps, skip):
     return tot
 
 
-@kernel
+@kernel_inline
 def choice_masks(geo, st, p):
     """What every candidate step of seat ``p`` reads, worked out once per choice: the spaces of
     opponents' riders and of own riders (blocking), and the pick-up spaces of opponents who have a
@@ -440,7 +466,23 @@ def choice_masks(geo, st, p):
     return opp, own, picks
 
 
-@kernel
+@kernel_inline
+def legal_steps(geo, st):
+    """The legal steps as a bit mask: bit ``2e + a`` is set when echidna ``e`` may follow its
+    arrow ``a`` (0: the first, 1: the second) onto an empty space (E3). Counting from the lowest
+    bit lists the steps echidna by echidna, first arrow first: the order every choice reads them in."""
+    free = ~st[S_OCC]
+    m = np.int64(0)
+    for e in range(N_ECHIDNAS):
+        s = st[S_EPOS + e]
+        m |= ((free >> geo[G_OUT0 + s]) & 1) << (2 * e)
+        t = geo[G_OUT1 + s]
+        if t >= 0:
+            m |= ((free >> t) & 1) << (2 * e + 1)
+    return m
+
+
+@kernel_inline
 def move_gain(geo, st, row, p, e, s, t, d1, e1, d2, mine, opp, own, picks):
     """Change of seat ``p``'s weighted evaluation if echidna ``e`` steps from ``s`` to ``t``.
 
@@ -484,69 +526,57 @@ def move_gain(geo, st, row, p, e, s, t, d1, e1, d2, mine, opp, own, picks):
     return gain
 
 
-@kernel
+@kernel_inline
 def greedy_choice(geo, st, row, p, rng):
     """The step with the best ``move_gain``: (echidna, target, gain); echidna -1 if none can move.
     Ties are broken uniformly at random (a fixed order would let every player burn moves on the
     same idle echidna while riders wait behind an empty one: measured stalls on the snow board)."""
+    t0 = probe_clock()
     d1, e1, d2 = pick_minima(geo, st, p)
     mine = can_take(geo, st, p)
     opp, own, picks = choice_masks(geo, st, p)
-    occ = st[S_OCC]
+    probe_add(EPR_PREP, t0)
+    t0 = probe_clock()
     best = -BIG
     be = -1
     bt = -1
     ties = 0
-    for e in range(N_ECHIDNAS):
+    m = legal_steps(geo, st)
+    while m != 0:
+        b = lowest_bit(m)
+        m &= m - 1
+        e = b >> 1
         s = st[S_EPOS + e]
-        for a in range(2):
-            t = geo[G_OUT0 + s] if a == 0 else geo[G_OUT1 + s]
-            if t < 0 or (occ >> t) & 1:
-                continue
-            g = move_gain(geo, st, row, p, e, s, t, d1, e1, d2, mine, opp, own, picks)
-            if g > best + 1e-9:
-                best = g
+        t = geo[G_OUT0 + s] if b & 1 == 0 else geo[G_OUT1 + s]
+        g = move_gain(geo, st, row, p, e, s, t, d1, e1, d2, mine, opp, own, picks)
+        if g > best + 1e-9:
+            best = g
+            be = e
+            bt = t
+            ties = 1
+        elif g >= best - 1e-9:
+            ties += 1
+            if rng_below(rng, ties) == 0:
                 be = e
                 bt = t
-                ties = 1
-            elif g >= best - 1e-9:
-                ties += 1
-                if rng_below(rng, ties) == 0:
-                    be = e
-                    bt = t
+    probe_add(EPR_GAINS, t0)
     return be, bt, best
 
 
-@kernel
+@kernel_inline
 def random_choice(geo, st, rng):
-    """A uniformly random legal step: (echidna, target); -1 if none. Two passes (count, then find
-    the drawn one), so no candidate list is needed."""
-    occ = st[S_OCC]
-    k = 0
-    for e in range(N_ECHIDNAS):
-        s = st[S_EPOS + e]
-        t = geo[G_OUT0 + s]
-        if t >= 0 and (occ >> t) & 1 == 0:
-            k += 1
-        t = geo[G_OUT1 + s]
-        if t >= 0 and (occ >> t) & 1 == 0:
-            k += 1
-    if k == 0:
+    """A uniformly random legal step: (echidna, target); -1 if none. One draw below the number of
+    legal steps picks the j-th set bit of ``legal_steps``."""
+    m = legal_steps(geo, st)
+    if m == 0:
         return -1, -1
-    j = rng_below(rng, k)
-    for e in range(N_ECHIDNAS):
-        s = st[S_EPOS + e]
-        t = geo[G_OUT0 + s]
-        if t >= 0 and (occ >> t) & 1 == 0:
-            if j == 0:
-                return e, t
-            j -= 1
-        t = geo[G_OUT1 + s]
-        if t >= 0 and (occ >> t) & 1 == 0:
-            if j == 0:
-                return e, t
-            j -= 1
-    return -1, -1
+    j = rng_below(rng, popcount(m))
+    for _ in range(j):
+        m &= m - 1
+    b = lowest_bit(m)
+    e = b >> 1
+    s = st[S_EPOS + e]
+    return e, (geo[G_OUT0 + s] if b & 1 == 0 else geo[G_OUT1 + s])
 
 
 @kernel
@@ -627,14 +657,17 @@ def lookahead_choice(geo, st, strat, rng, p, steps, nolog, tmp):
     return be, bt, best
 
 
-@kernel
+@kernel_inline
 def choose_step(geo, st, strat, rng, p, left, nolog, tmp):
     """The strategy's next regular step: (echidna, target); -1 when no echidna can move."""
     row = strat[p]
     kind = row[P_KIND]
     st[S_DECISIONS] += 1
     if kind == KIND_RANDOM:
-        return random_choice(geo, st, rng)
+        t0 = probe_clock()
+        e, t = random_choice(geo, st, rng)
+        probe_add(EPR_RANDOM, t0)
+        return e, t
     if kind == KIND_LOOKAHEAD:
         depth = np.int64(row[P_DEPTH])
         steps = left if depth <= 0 or depth > left else depth
@@ -644,7 +677,7 @@ def choose_step(geo, st, strat, rng, p, left, nolog, tmp):
     return e, t
 
 
-@kernel
+@kernel_inline
 def choose_token_step(geo, st, strat, rng, p):
     """A paid step (E7, E8), or -1 to keep the tokens: random spends half the time, the others when
     the best step gains more than ``token_value``."""
@@ -660,7 +693,7 @@ def choose_token_step(geo, st, strat, rng, p):
     return e, t
 
 
-@kernel
+@kernel_inline
 def moves_for_turn(geo, st, rng, p):
     """E2: (moves, rolled). The number board alternates a roll with 9 minus it, per seat."""
     if geo[G_NUMBER_BOARD] != 0 and st[S_NEXT + p] > 0:
@@ -673,31 +706,43 @@ def moves_for_turn(geo, st, rng, p):
     return r, 1
 
 
-@kernel
+@kernel_inline
 def play_turn(geo, st, strat, rng, log, nolog, tmp):
     """One player's whole turn; then the next seat, the round count and the stall cap (E9)."""
+    t_turn = probe_clock()
     p = st[S_CUR]
     n = st[S_NPLAYERS]
     stat_add(st, p, ST_TURNS, 1)
     m, rolled = moves_for_turn(geo, st, rng, p)
     emit(log, st, EV_TURN, m, rolled, st[S_TOKENS + p], 0)
+    t0 = probe_clock()
     take_bug(geo, st, strat, rng, p, log)
+    probe_add(EPR_TAKE, t0)
     st[S_MOVES_LEFT] = m
     while st[S_MOVES_LEFT] > 0:
+        t0 = probe_clock()
         e, t = choose_step(geo, st, strat, rng, p, st[S_MOVES_LEFT], nolog, tmp)
+        probe_add(EPR_CHOICE, t0)
         if e < 0:
             # E3: no echidna can move, the rest is lost.
             stat_add(st, p, ST_MOVES_LOST, st[S_MOVES_LEFT])
             emit(log, st, EV_LOST, st[S_MOVES_LEFT], 0, 0, 0)
             st[S_MOVES_LEFT] = 0
             break
+        t0 = probe_clock()
         apply_move(geo, st, p, e, t, 0, log)
+        probe_add(EPR_MOVE, t0)
         st[S_MOVES_LEFT] -= 1
         if st[S_WINNER] >= 0:
+            probe_add(EPR_TURN, t_turn)
             return
+        t0 = probe_clock()
         take_bug(geo, st, strat, rng, p, log)
+        probe_add(EPR_TAKE, t0)
     while st[S_TOKENS + p] > 0:
+        t0 = probe_clock()
         e, t = choose_token_step(geo, st, strat, rng, p)
+        probe_add(EPR_TOKEN, t0)
         if e < 0:
             break
         st[S_TOKENS + p] -= 1
@@ -708,6 +753,7 @@ def play_turn(geo, st, strat, rng, log, nolog, tmp):
             st[S_OUT] += 1
         apply_move(geo, st, p, e, t, 1, log)
         if st[S_WINNER] >= 0:
+            probe_add(EPR_TURN, t_turn)
             return
         take_bug(geo, st, strat, rng, p, log)
     st[S_TURN] += 1
@@ -717,6 +763,7 @@ def play_turn(geo, st, strat, rng, log, nolog, tmp):
         if st[S_ROUND] >= geo[G_MAX_ROUNDS]:
             st[S_STALLED] = 1
             emit(log, st, EV_STALL, st[S_ROUND], 0, 0, 0)
+    probe_add(EPR_TURN, t_turn)
 
 
 # =========================================================================== invariants
@@ -788,20 +835,18 @@ def check_invariants(geo, st):
 # =========================================================================== whole games
 
 
-@kernel_alloc
-def play_game(geo, strat, seed, st, log, check):
-    """Set up and play one game into ``st``. Returns (violation code, turn of the violation), or
-    (0, -1). The game ends at the first win (E6, E10) or at the stall cap (E9)."""
-    rng = np.empty(1, dtype=np.uint64)
+@kernel
+def play_into(geo, strat, seed, st, log, check, rng, nolog, tmp, order, score):
+    """Set up and play one game into ``st`` with the caller's work arrays: ``rng`` (one uint64),
+    ``nolog`` (a one-row log: records nothing, for the lookahead's copies), ``tmp`` (the lookahead's
+    copy of the state), ``order`` and ``score`` (the set-up's space lists and scores). Returns
+    (violation code, turn of the violation), or (0, -1). The game ends at the first win (E6, E10)
+    or at the stall cap (E9). Without reference counting (``kernel``), unlike ``play_game``."""
     rng[0] = seed
     rng_next(rng)
-    # Work arrays, once per game: a one-row log records nothing (the lookahead's copies), the
-    # lookahead's copy of the state, the set-up's space lists and scores.
-    nolog = np.zeros((1, 7), dtype=np.int64)
-    tmp = np.zeros(STATE_SIZE, dtype=np.int64)
-    order = np.zeros(MAX_SPACES, dtype=np.int64)
-    score = np.zeros(MAX_SPACES, dtype=np.float64)
+    t0 = probe_clock()
     setup_game(geo, st, strat, rng, log, order, score)
+    probe_add(EPR_SETUP, t0)
     if check:
         code = check_invariants(geo, st)
         if code != 0:
@@ -816,6 +861,17 @@ def play_game(geo, strat, seed, st, log, check):
 
 
 @kernel_alloc
+def play_game(geo, strat, seed, st, log, check):
+    """Set up and play one game into ``st`` (``play_into`` with work arrays of its own)."""
+    rng = np.empty(1, dtype=np.uint64)
+    nolog = np.zeros((1, 7), dtype=np.int64)
+    tmp = np.zeros(STATE_SIZE, dtype=np.int64)
+    order = np.zeros(MAX_SPACES, dtype=np.int64)
+    score = np.zeros(MAX_SPACES, dtype=np.float64)
+    return play_into(geo, strat, seed, st, log, check, rng, nolog, tmp, order, score)
+
+
+@kernel_alloc
 def play_batch(geo, strat, seeds, out, check):
     """One game per seed; final states in ``out`` (games x STATE_SIZE). Returns the violations found
     as rows (game index, code, turn)."""
@@ -823,8 +879,14 @@ def play_batch(geo, strat, seeds, out, check):
     bad = np.zeros((g, 3), dtype=np.int64)
     nbad = 0
     log = np.zeros((1, 7), dtype=np.int64)
+    # The work arrays, once per batch (every game starts from ``setup_game``'s fresh state).
+    rng = np.empty(1, dtype=np.uint64)
+    nolog = np.zeros((1, 7), dtype=np.int64)
+    tmp = np.zeros(STATE_SIZE, dtype=np.int64)
+    order = np.zeros(MAX_SPACES, dtype=np.int64)
+    score = np.zeros(MAX_SPACES, dtype=np.float64)
     for i in range(g):
-        code, turn = play_game(geo, strat, seeds[i], out[i], log, check)
+        code, turn = play_into(geo, strat, seeds[i], out[i], log, check, rng, nolog, tmp, order, score)
         if code != 0:
             bad[nbad, 0] = i
             bad[nbad, 1] = code
