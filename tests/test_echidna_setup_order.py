@@ -282,3 +282,32 @@ def test_the_new_switches_play_the_recorded_games():
     digest, played = switch_digest()
     assert played == 1200
     assert digest == SWITCH_DIGEST
+
+
+def test_shipped_scenario_and_search_name_the_switches():
+    from scenarios.scenario import load_scenario
+    from scenarios.tuning import load_tuning
+
+    sc = load_scenario("echidna-setup-order")
+    assert sc.reference == "reverse"
+    assert {k: v.pickup_order for k, v in sc.variants.items()} == {
+        "reverse": "reverse", "turn": "turn", "random": "random", "turn_tokens": "turn"}
+    # The orders of one (players, board, judge) share their deals.
+    cells = [c for c in sc.cells if c.players == 4 and c.board == "forest" and c.lineup == ("greedy",) * 4]
+    assert len(cells) == 4 and len({c.deal_key for c in cells}) == 1
+    spec = load_tuning("echidna-setup")
+    by_key = {p.key: p for p in spec.params}
+    assert by_key["pickup_order"].base == "reverse" and by_key["pickup_order"].options() == ["turn", "random"]
+    assert by_key["home_stretch_cap"].base == 4 and by_key["home_stretch_cap"].options()[:2] == [0, 1]
+
+
+def test_a_search_refuses_an_unknown_order(tmp_path):
+    from scenarios.tuning import load_tuning
+
+    src = Path(__file__).resolve().parent.parent / "scenarios" / "tunes"
+    (tmp_path / "echidna-4p.toml").write_text((src / "echidna-4p.toml").read_text())
+    text = (src / "echidna-setup.toml").read_text().replace('values = ["turn", "random"]', 'values = ["turn", "shuffled"]')
+    (tmp_path / "t.toml").write_text(text)
+    with pytest.raises(DataError) as exc:
+        load_tuning(tmp_path / "t.toml")
+    assert exc.value.key == "space.pickup_order" and '"shuffled" is refused' in exc.value.reason, exc.value.reason
