@@ -291,6 +291,8 @@ def _ech_tunable(table):
         "roll_every_turn": v.roll_every_turn,
         "token_schedule": list(rules.catch_up if v.token_schedule is None else v.token_schedule),
         "max_rounds": int(v.max_rounds or rules.max_rounds),
+        "pickup_order": v.pickup_order,
+        "home_stretch_cap": int(rules.home_stretch_cap if v.home_stretch_cap is None else v.home_stretch_cap),
     }
 
 

@@ -13,7 +13,7 @@ def game_options(f):
         multiple=True,
         metavar="SWITCH[=VALUE]",
         help="A variant switch of the game, e.g. catch_up, home_stretch, extra_bugs, roll_every_turn, "
-        "token_schedule=[0,1,1,2,2,3]; may be repeated (not for Shuffle and Swing).",
+        "token_schedule=[0,1,1,2,2,3], pickup_order=turn, home_stretch_cap=3; may be repeated (not for Shuffle and Swing).",
     )(f)
     f = click.option(
         "--board",

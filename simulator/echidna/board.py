@@ -20,6 +20,7 @@ number board, the token supply and schedule, the riding limit and the stall cap.
 raises :class:`simulator.errors.DataError` (``FILE: KEY: reason``).
 """
 
+import difflib
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -75,11 +76,19 @@ class GameRules:
     max_rounds: int
 
 
+# The most tokens a home-stretch gain may bring a player to, as a variant switch: the supply of
+# the box (game.toml's move_tokens, 25) is the most a player can ever hold.
+HS_CAP_MAX = 25
+
+
 @dataclass(frozen=True)
 class Variants:
-    """The rulebook's variants as switches (E7, E8, variant 3, variant 4) and a token schedule
+    """The rulebook's variants as switches (E7, E8, variant 3, variant 4), a token schedule
     (catch-up tokens by seat; ``None`` takes the one in ``game.toml``), so other schedules can be
-    tried as data."""
+    tried as data, and two rules levers: the order in which the pick-up spaces are chosen (E1:
+    ``reverse``, the last seat first, as the rulebook says; ``turn``, the first seat first;
+    ``random``, an order drawn for each game from its seed) and the home-stretch cap (E8; ``None``
+    takes ``game.toml``'s)."""
 
     catch_up: bool = False
     home_stretch: bool = False
@@ -87,11 +96,26 @@ class Variants:
     roll_every_turn: bool = False
     token_schedule: tuple | None = None
     max_rounds: int | None = None
+    pickup_order: str = "reverse"
+    home_stretch_cap: int | None = None
 
-    KEYS = ("catch_up", "home_stretch", "extra_bugs", "roll_every_turn", "token_schedule", "max_rounds")
+    KEYS = (
+        "catch_up",
+        "home_stretch",
+        "extra_bugs",
+        "roll_every_turn",
+        "token_schedule",
+        "max_rounds",
+        "pickup_order",
+        "home_stretch_cap",
+    )
 
     def label(self):
         on = [k for k in ("catch_up", "home_stretch", "extra_bugs", "roll_every_turn") if getattr(self, k)]
+        if self.pickup_order != "reverse":
+            on.append(f"pickup_order={self.pickup_order}")
+        if self.home_stretch_cap is not None:
+            on.append(f"home_stretch_cap={self.home_stretch_cap}")
         text = "+".join(on) if on else "base"
         if self.token_schedule is not None:
             text += "[" + ",".join(str(t) for t in self.token_schedule) + "]"
@@ -110,6 +134,20 @@ def variants_from_dict(raw, file="variants", key="variants"):
         kw["token_schedule"] = ck.int_list(raw["token_schedule"], f"{key}.token_schedule", 1, L.MAX_PLAYERS, 0, 25)
     if "max_rounds" in raw:
         kw["max_rounds"] = ck.integer(raw["max_rounds"], f"{key}.max_rounds", 1, 100000)
+    if "pickup_order" in raw:
+        where = f"{key}.pickup_order"
+        order = ck.string(raw["pickup_order"], where)
+        if order not in L.PICKUP_ORDERS:
+            reason = f"'{order}' is not a pick-up order (E1); known: {', '.join(L.PICKUP_ORDERS)}"
+            close = difflib.get_close_matches(order.lower(), L.PICKUP_ORDERS, n=1)
+            if close:
+                reason += f" (did you mean '{close[0]}'?)"
+            ck.fail(where, reason)
+        kw["pickup_order"] = order
+    if "home_stretch_cap" in raw:
+        kw["home_stretch_cap"] = ck.integer(
+            raw["home_stretch_cap"], f"{key}.home_stretch_cap", 0, HS_CAP_MAX, "tokens a player may hold, at most the supply"
+        )
     return Variants(**kw)
 
 
@@ -274,7 +312,13 @@ def pack_geo(board, rules, nplayers, variants=Variants()):
     geo[L.G_EXTRA_BUGS] = int(variants.extra_bugs)
     geo[L.G_MAX_ROUNDS] = variants.max_rounds or rules.max_rounds
     geo[L.G_RIDING_LIMIT] = rules.riding_limit_5_6 if nplayers >= 5 else L.BUGS
-    geo[L.G_HS_CAP] = rules.home_stretch_cap
+    cap = rules.home_stretch_cap if variants.home_stretch_cap is None else variants.home_stretch_cap
+    if cap > rules.move_tokens:
+        raise DataError("variants", "home_stretch_cap", f"{cap} is above the {rules.move_tokens} tokens of the supply")
+    geo[L.G_HS_CAP] = cap
+    if variants.pickup_order not in L.PICKUP_ORDERS:
+        raise DataError("variants", "pickup_order", f"'{variants.pickup_order}' is not one of: {', '.join(L.PICKUP_ORDERS)}")
+    geo[L.G_PICKUP_ORDER] = L.PICKUP_ORDERS.index(variants.pickup_order)
     geo[L.G_SUPPLY] = rules.move_tokens
     geo[L.G_NFACES] = len(rules.die)
     for i, f in enumerate(rules.die):

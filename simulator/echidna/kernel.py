@@ -55,6 +55,7 @@ from simulator.echidna.layout import (
     G_OUT0,
     G_OUT1,
     G_PAIR,
+    G_PICKUP_ORDER,
     G_PRED,
     G_PREDMASK,
     G_RIDING_LIMIT,
@@ -68,6 +69,8 @@ from simulator.echidna.layout import (
     N_ECHIDNAS,
     N_STAT,
     NONE,
+    PICK_RANDOM,
+    PICK_REVERSE,
     P_DEPTH,
     P_KIND,
     S_CUR,
@@ -253,9 +256,33 @@ def traffic(geo, st, s, radius):
 
 
 @kernel
+def pickup_sequence(geo, rng, n):
+    """The seats in the order they choose their pick-up spaces (E1), packed 4 bits a seat into one
+    int64 (the k-th chooser in bits 4k..4k+3): the last seat first (``reverse``, the rulebook's),
+    the first seat first (``turn``), or a uniform shuffle of the turn order drawn from the game's
+    generator (``random``: n - 1 draws; the other two draw nothing, so the rulebook's order uses the
+    very numbers it always did)."""
+    mode = geo[G_PICKUP_ORDER]
+    seq = np.int64(0)
+    for k in range(n):
+        p = n - 1 - k if mode == PICK_REVERSE else k
+        seq |= np.int64(p) << (4 * k)
+    if mode == PICK_RANDOM:
+        # Fisher-Yates from the back: slot k swaps with a slot j in 0..k.
+        for k in range(n - 1, 0, -1):
+            j = rng_below(rng, k + 1)
+            a = (seq >> (4 * k)) & 15
+            b = (seq >> (4 * j)) & 15
+            seq &= ~((np.int64(15) << (4 * k)) | (np.int64(15) << (4 * j)))
+            seq |= (b << (4 * k)) | (a << (4 * j))
+    return seq
+
+
+@kernel
 def setup_game(geo, st, strat, rng, log, order, score):
-    """Fresh state: echidnas on distinct random spaces, pick-up spaces chosen in reverse turn order,
-    stumps placed by the neighbour on the left, catch-up tokens (E1, E7)."""
+    """Fresh state: echidnas on distinct random spaces, pick-up spaces chosen in the order of the
+    ``pickup_order`` switch (the rulebook's: reverse turn order), stumps placed by the neighbour on
+    the left, catch-up tokens (E1, E7)."""
     n = geo[G_NPLAYERS]
     ns = geo[G_NSPACES]
     for i in range(STATE_SIZE):
@@ -279,10 +306,12 @@ def setup_game(geo, st, strat, rng, log, order, score):
         st[S_SPACE + s] = e
         st[S_OCC] |= np.int64(1) << s
         emit(log, st, EV_ECHIDNA, e, s, 0, 0)
-    # Pick-up spaces, last seat first: not under an echidna, not another player's.
+    # Pick-up spaces, in the switch's order (the rulebook's: last seat first), drawn after the
+    # echidnas so every order meets the same deal: not under an echidna, not another player's.
+    seq = pickup_sequence(geo, rng, n)
     taken = np.int64(0)
     for k in range(n):
-        p = n - 1 - k
+        p = (seq >> (4 * k)) & 15
         row = strat[p]
         free = 0
         for s in range(ns):

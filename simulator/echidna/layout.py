@@ -48,7 +48,13 @@ G_PREDMASK = G_PRED + MAX_SPACES * MAX_PRED  # the same as a mask per space
 # round back to a), worked out once when the board is packed. Entering is what delivers (E5), so a
 # rider standing on its stump is a full loop away from it.
 G_DIST = G_PREDMASK + MAX_SPACES
-GEO_SIZE = G_DIST + MAX_SPACES * MAX_SPACES
+# Who chooses a pick-up space first (E1 and its variant switch ``pickup_order``): one of
+# PICKUP_ORDERS, by its index. Reverse turn order (the last seat first) is the rulebook's.
+G_PICKUP_ORDER = G_DIST + MAX_SPACES * MAX_SPACES
+GEO_SIZE = G_PICKUP_ORDER + 1
+
+PICKUP_ORDERS = ("reverse", "turn", "random")
+PICK_REVERSE, PICK_TURN, PICK_RANDOM = range(len(PICKUP_ORDERS))
 
 # --------------------------------------------------------------------------- state (int64)
 S_TURN = 0  # turns played

@@ -16,6 +16,18 @@ def _plural(n, word):
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _order_note(order, events, n):
+    """What the set-up line says about who chose a pick-up space first (E1): nothing for the
+    rulebook's order (the last seat first, as the choices below show), else the switch's order."""
+    if order == "reverse":
+        return ""
+    if order == "turn":
+        return ": pick-up spaces chosen in turn order, the first seat first"
+    seats = [int(row[3]) for row in events if int(row[2]) == L.EV_PICKSPACE]
+    drawn = ", ".join(f"seat {p + 1}" for p in seats) if len(seats) == n else "not logged"
+    return f": pick-up spaces chosen in an order drawn for this game ({drawn})"
+
+
 def event_dicts(events, board):
     """The log as a list of dicts (for JSON)."""
     names = {
@@ -55,6 +67,7 @@ def game_document(record, strategies=()):
         "board": setup.board.name,
         "players": n,
         "variants": setup.variants.label(),
+        "pickup_order": setup.variants.pickup_order,
         "seed": record.seed,
         "strategies": list(strategies),
         "winner": int(st[L.S_WINNER]),
@@ -80,7 +93,7 @@ def narrate(record, strategies=()):
     for s in range(n):
         who = strategies[s] if s < len(strategies) else "?"
         say(f"  seat {s + 1}: {colour(s)} {L.BUG_PLURALS[s]}, {who}")
-    say("set-up")
+    say("set-up" + _order_note(setup.variants.pickup_order, record.events, n))
     ech = []
     stumps = {}
     pos = {}
