@@ -237,7 +237,9 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         top = key.split(".")[0]
         if top not in TOP_KEYS:
             raise DataError(path, key, f"unknown scenario key (known: {', '.join(TOP_KEYS)})")
-        if top == "variants":
+        if top == "variants" and "." not in key:
+            doc["variants"] = value  # the whole table replaced
+        elif top == "variants":
             parts = key.split(".")
             table = doc.setdefault("variants", {})
             for p in parts[1:-1]:

@@ -161,3 +161,12 @@ def test_cli_play_matches_the_golden_game_and_check_and_draw(tmp_path):
     assert r.exit_code == 0 and out.stat().st_size > 10_000
     r = CliRunner().invoke(cli, ["play", "--game", "echidna", "--variant", "home_strech"])
     assert r.exit_code == 2 and "did you mean 'home_stretch'" in r.stderr
+
+
+def test_set_replaces_the_variants_table_or_one_switch():
+    """``--set variants={...}`` replaces the whole table; ``--set variants.NAME.SWITCH=...`` one switch."""
+    sc = scenario_from_doc(DOC, "tiny.toml", sets=['variants={a={}, b={pickup_order="random"}}'])
+    assert sorted({c.variant for c in sc.cells}) == ["a", "b"]
+    sc = scenario_from_doc(DOC, "tiny.toml", sets=["variants.tokens.home_stretch=true"])
+    assert sorted({c.variant for c in sc.cells}) == ["base", "tokens"]
+    assert sc.doc["variants"]["tokens"] == {"catch_up": True, "home_stretch": True}
