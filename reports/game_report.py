@@ -167,7 +167,8 @@ def _variant_section(games, reference, margin, confidence, seed):
         f"deals of (win under the variant - win under '{reference}'), with a t interval over deals. Unchanged: two "
         f"one-sided tests show the change within ±{100 * margin:.1f} pp; changed: shown beyond it, Holm-corrected over "
         "every seat change of the section (the error controlled is a false 'changed' anywhere in the section); "
-        "inconclusive otherwise. Unfairness is the largest distance of a seat's win rate from 1/N, with a bootstrap "
+        "inconclusive otherwise. Unfairness is the largest distance of a seat's win rate from the seats' mean (1/N "
+        "when every game has a winner; a stalled game, a win for nobody, lowers every seat alike), with a bootstrap "
         "interval over deals; the fairest variant's lead counts as shown when the one-sided bootstrap interval of "
         "its difference to the runner-up excludes 0 at the report's level."
     )
@@ -176,7 +177,7 @@ def _variant_section(games, reference, margin, confidence, seed):
         shown = "lead shown" if best["fairest_shown"] else "lead not shown"
         others = ", ".join(f"{r.variant} {100 * r.unfairness:.1f}" for r in part.itertuples(index=False) if r.variant != best["variant"])
         sec.findings.append(
-            f"{key[0]} players, {key[1]}, judge {level_label(key[2])}: fairest **{best['variant']}** (largest seat gap from 1/N "
+            f"{key[0]} players, {key[1]}, judge {level_label(key[2])}: fairest **{best['variant']}** (largest seat gap from the seats' mean "
             f"{100 * best['unfairness']:.1f} pp [{100 * best['unfairness_lo']:.1f}, {100 * best['unfairness_hi']:.1f}]; "
             f"others: {others} pp; {shown})."
         )

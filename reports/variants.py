@@ -9,8 +9,8 @@ share (``scenarios.generic`` seeds the deals without the variant):
   **unchanged** (two one-sided tests show |change| < margin), **changed** (the change is shown
   beyond the margin, Holm over every seat test of the section), **inconclusive** otherwise;
 * the change in game length (rounds), paired likewise;
-* unfairness: the largest distance of a seat's win rate from 1/N, with a bootstrap interval over
-  deals; the variant with the smallest is named the fairest of its setting, and the note says
+* unfairness: the largest distance of a seat's win rate from the seats' mean (1/N when every game
+  has a winner; stalled games lower all seats alike), with a bootstrap interval over deals; the variant with the smallest is named the fairest of its setting, and the note says
   whether its lead over the runner-up is shown (the bootstrap interval of the difference excludes 0).
 
 The independent unit is the deal throughout; stalled games (no winner) count as a win for nobody.
@@ -74,12 +74,16 @@ def _outside_p(mean, se, n, margin):
     return float(1 - sps.t.cdf((abs(mean) - margin) / se, n - 1))
 
 
-def _unfairness(mat, share, rng, resamples):
-    """Largest |seat win rate - share| of a deals x seats matrix and its bootstrap draws."""
-    point = float(np.max(np.abs(mat.mean(axis=0) - share)))
+def _unfairness(mat, rng, resamples):
+    """Largest |seat win rate - the seats' mean win rate| of a deals x seats matrix, and its bootstrap
+    draws. The seats' mean is 1/N when every game has a winner; a stalled game (a win for nobody)
+    lowers every seat alike, so measuring from the mean keeps stalls from reading as unfairness."""
+    rates = mat.mean(axis=0)
+    point = float(np.max(np.abs(rates - rates.mean())))
     n = len(mat)
     idx = rng.integers(0, n, size=(resamples, n))
-    draws = np.max(np.abs(mat[idx].mean(axis=1) - share), axis=1)
+    boot = mat[idx].mean(axis=1)
+    draws = np.max(np.abs(boot - boot.mean(axis=1, keepdims=True)), axis=1)
     return point, draws
 
 
@@ -101,7 +105,7 @@ def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, res
         unfair = {}
         for v in variants:
             m = mats[v][[f"s{k}" for k in range(n)]].to_numpy()
-            pt, draws = _unfairness(m, share, rng, resamples) if len(m) else (float("nan"), np.array([np.nan]))
+            pt, draws = _unfairness(m, rng, resamples) if len(m) else (float("nan"), np.array([np.nan]))
             unfair[v] = (pt, draws)
             for k in range(n):
                 rate, lo, hi, _ = _t_interval(m[:, k], confidence)

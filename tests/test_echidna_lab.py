@@ -170,3 +170,18 @@ def test_set_replaces_the_variants_table_or_one_switch():
     sc = scenario_from_doc(DOC, "tiny.toml", sets=["variants.tokens.home_stretch=true"])
     assert sorted({c.variant for c in sc.cells}) == ["base", "tokens"]
     assert sc.doc["variants"]["tokens"] == {"catch_up": True, "home_stretch": True}
+
+
+def test_stalled_games_do_not_read_as_unfairness():
+    """Stalls spread evenly over the seats lower every win rate alike: the variant stays fair."""
+    rng = np.random.default_rng(4)
+    rows = []
+    for variant, stall in (("base", 0.0), ("stally", 0.3)):
+        for deal in range(3000):
+            stalled = rng.random() < stall
+            winner = -1 if stalled else int(rng.integers(0, 2))
+            rows.append({"players": 2, "board": "forest", "lineup": "greedy x2", "variant": variant, "deal": deal,
+                         "winner": winner, "rounds": 50})
+    _, _, settings = compare_variants(pd.DataFrame(rows), "base", margin=0.03)
+    unfair = settings.set_index("variant")["unfairness"]
+    assert unfair["stally"] < 0.03 and unfair["base"] < 0.03
