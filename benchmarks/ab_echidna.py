@@ -19,7 +19,6 @@ import argparse
 import importlib
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from ab_common import full_commit, git_text, ratio_stats, time_alternately, write_if_changed  # noqa: E402
 from bench_echidna import cpu_model, shuffle_swing_reference  # noqa: E402
 from simulator.echidna import board as board_now  # noqa: E402
 from simulator.echidna import kernel as kernel_now  # noqa: E402
@@ -73,7 +73,7 @@ class Variant:
 def variant_from_git(rev):
     """The revision's kernel as a package of its own (``abk_<commit>``) in a folder beside links to
     the shared core (the kernel reads ``../kernel/core.py`` and ``../layout.py`` for its cache key)."""
-    full = subprocess.check_output(["git", "-C", str(REPO), "rev-parse", rev], text=True).strip()
+    full = full_commit(rev)
     name = f"abk_{full[:10]}"
     root = Path(os.environ.get("TMPDIR") or tempfile.gettempdir()) / "echidna-ab" / full[:10]
     pkg = root / name
@@ -84,12 +84,10 @@ def variant_from_git(rev):
             p.symlink_to(target)
     (pkg / "__init__.py").write_text("")
     for f in ("layout.py", "kernel.py", "board.py"):
-        text = subprocess.check_output(["git", "-C", str(REPO), "show", f"{full}:simulator/echidna/{f}"], text=True)
+        text = git_text(full, f"simulator/echidna/{f}")
         text = text.replace("from simulator.echidna.layout import", f"from {name}.layout import")
         text = text.replace("from simulator.echidna import layout as L", f"from {name} import layout as L")
-        path = pkg / f
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
+        write_if_changed(pkg / f, text)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     mods = [importlib.import_module(f"{name}.{m}") for m in ("layout", "kernel", "board")]
@@ -128,29 +126,18 @@ def main():
     ref()
     print(f"CPU: {cpu_model()}; load average {os.getloadavg()[0]:.2f} at the start")
     print(f"compiled or loaded, final states identical on every timed game ({time.perf_counter() - t:.0f} s)")
-    times = {k: [] for k in jobs}
-    ref_times = []
-    for r in range(args.repeat):
-        order = list(jobs)
-        if r % 2:
-            order.reverse()
-        for k in order:
-            t = time.process_time()
-            jobs[k]()
-            times[k].append(time.process_time() - t)
-        t = time.process_time()
-        ref()
-        ref_times.append(time.process_time() - t)
+    times = time_alternately(jobs, args.repeat, ref)
+    ref_times = times[None]
     sns_rate = ref_games / statistics.median(ref_times)
     print(f"Shuffle and Swing greedy 4p: {sns_rate:8.0f} games/s (CPU time, median of {args.repeat})")
     print(f"{'workload':14s} {'games':>6s} {'old g/s':>9s} {'new g/s':>9s} {'new/old':>8s} {'(min..max)':>13s} {'old/SnS':>8s} {'new/SnS':>8s}")
     for w in names:
         to, tn = times[(w, old.label)], times[(w, new.label)]
-        ratios = [a / b for a, b in zip(to, tn)]
+        med, lo, hi = ratio_stats(to, tn)
         ro, rn = games[w] / statistics.median(to), games[w] / statistics.median(tn)
         print(
-            f"{w:14s} {games[w]:6d} {ro:9.0f} {rn:9.0f} {statistics.median(ratios):8.3f} "
-            f" {min(ratios):5.2f}..{max(ratios):5.2f} {ro / sns_rate:8.2f} {rn / sns_rate:8.2f}"
+            f"{w:14s} {games[w]:6d} {ro:9.0f} {rn:9.0f} {med:8.3f} "
+            f" {lo:5.2f}..{hi:5.2f} {ro / sns_rate:8.2f} {rn / sns_rate:8.2f}"
         )
     print(f"old: {old.label}; new: {new.label}; load average {os.getloadavg()[0]:.2f} at the end")
 

@@ -21,11 +21,8 @@ runs the grid with 10 games per configuration (5,400 games, two of each configur
 a few seconds; this script's default is 40 games per configuration (21,600 games, four logged).
 """
 
-import argparse
 import hashlib
-import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -153,28 +150,13 @@ def fingerprint(games=10, log_games=2, seed=20261201):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=40, help="games per configuration")
-    ap.add_argument("--log-games", type=int, default=4, help="of them, played again with an event log")
-    ap.add_argument("--save", help="write every configuration's digest to this JSON file")
-    ap.add_argument("--compare", help="name the configurations whose digest differs from this JSON file")
-    args = ap.parse_args()
-    t = time.perf_counter()
-    digest, parts, played = fingerprint(args.games, args.log_games)
-    dt = time.perf_counter() - t
-    print(f"{played} games in {len(parts)} configurations ({dt:.1f} s, compile or cache load included)")
-    print(f"fingerprint {digest}")
-    ref = REFERENCE.get((args.games, args.log_games))
-    if ref:
-        print("matches the unchanged kernel" if ref == digest else "DIFFERS from the unchanged kernel")
-    if args.save:
-        Path(args.save).write_text(json.dumps({"total": digest, "parts": parts}, indent=1))
-    if args.compare:
-        old = json.loads(Path(args.compare).read_text())["parts"]
-        diff = [k for k in parts if old.get(k) != parts[k]]
-        print(f"{len(diff)} configurations differ" + (": " + ", ".join(diff[:20]) if diff else ""))
-    if ref and ref != digest:
-        sys.exit(1)
+    from fingerprint_cli import fingerprint_main
+
+    counts = (
+        ("--games", 40, "games per configuration"),
+        ("--log-games", 4, "of them, played again with an event log"),
+    )
+    fingerprint_main(__doc__, fingerprint, REFERENCE, counts)
 
 
 if __name__ == "__main__":

@@ -8,9 +8,10 @@ import os
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, config, njit, types
+from numba import config, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
+from numba.np.arrayobj import make_array, populate_array
 
 from simulator.layout import (
     AUTOMA,
@@ -45,7 +46,14 @@ CYCLE_PROBE = os.environ.get("SSB_CYCLE_PROBE") == "1" and not config.DISABLE_JI
 # Every kernel function is compiled with these options: cached on disk, and integer division by
 # zero not checked (the kernel never divides by zero; the check costs a branch on every division).
 # A probed build writes its counters at an address fixed at compile time, so it is never cached.
-kernel = njit(cache=not CYCLE_PROBE, error_model="numpy")
+# ``kernel`` functions allocate nothing on the heap (scratch arrays live on the stack,
+# ``stack_empty``) and return no array, so they are compiled without numba's reference counting:
+# the atomic increments and decrements it wraps around every array passed to a call are pure cost.
+# The few functions that allocate (a game's state, the set-up's and the searches' work arrays, the
+# batch's result rows) or return an array are ``kernel_alloc``: reference counted, as numba needs
+# (said explicitly: a callee left to the default takes its caller's setting).
+kernel = njit(cache=not CYCLE_PROBE, error_model="numpy", _nrt=False)
+kernel_alloc = njit(cache=not CYCLE_PROBE, error_model="numpy", _nrt=True)
 
 # --------------------------------------------------------------------------- bits
 
@@ -112,50 +120,51 @@ def stack_empty(size, dtype):
     return np.empty(size, dtype=dtype)
 
 
-if not config.DISABLE_JIT:
-
-    @intrinsic
-    def _stack_pointer(typingctx, size, dtype):
-        if not isinstance(size, types.IntegerLiteral):
-            return None
-        n = size.literal_value
-        elt = dtype.dtype
-
-        def codegen(context, builder, sig, args):
-            return cgutils.alloca_once(builder, context.get_value_type(elt), size=ir.Constant(ir.IntType(64), n))
-
-        return types.CPointer(elt)(size, dtype), codegen
-
-    @overload(stack_empty, inline="always", prefer_literal=True)
-    def _stack_empty(size, dtype):
-        if not isinstance(size, types.IntegerLiteral):
-            raise TypeError("stack_empty needs a size known at compile time")
-
-        def impl(size, dtype):
-            return carray(_stack_pointer(size, dtype), size)
-
-        return impl
-
-
 def stack_full(size, value, dtype):
     """``stack_empty`` with every element set to ``value``."""
     return np.full(size, value, dtype=dtype)
 
 
 if not config.DISABLE_JIT:
+    # Compiled, both are intrinsics: the array is written straight into the caller's code (an
+    # ``alloca`` in its entry block) with no meminfo, so it compiles in functions without reference
+    # counting too (numba's ``carray`` in an ``overload`` does not: the overload would be a function
+    # of its own returning an array it did not receive).
 
-    @overload(stack_full, inline="always", prefer_literal=True)
-    def _stack_full(size, value, dtype):
+    def _stack_codegen(context, builder, elt, n):
+        aryty = types.Array(elt, 1, "C")
+        data = cgutils.alloca_once(builder, context.get_value_type(elt), size=ir.Constant(ir.IntType(64), n))
+        ary = make_array(aryty)(context, builder)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(elt)))
+        shape = [context.get_constant(types.intp, n)]
+        populate_array(ary, data=data, shape=shape, strides=[itemsize], itemsize=itemsize, meminfo=None)
+        return ary, data
+
+    @intrinsic(prefer_literal=True)
+    def stack_empty(typingctx, size, dtype):  # noqa: F811 (the compiled form of the function above)
+        if not isinstance(size, types.IntegerLiteral):
+            raise TypeError("stack_empty needs a size known at compile time")
+        n, elt = size.literal_value, dtype.dtype
+
+        def codegen(context, builder, sig, args):
+            return _stack_codegen(context, builder, elt, n)[0]._getvalue()
+
+        return types.Array(elt, 1, "C")(size, dtype), codegen
+
+    @intrinsic(prefer_literal=True)
+    def stack_full(typingctx, size, value, dtype):  # noqa: F811
         if not isinstance(size, types.IntegerLiteral):
             raise TypeError("stack_full needs a size known at compile time")
+        n, elt = size.literal_value, dtype.dtype
 
-        def impl(size, value, dtype):
-            a = carray(_stack_pointer(size, dtype), size)
-            for i in range(size):
-                a[i] = value
-            return a
+        def codegen(context, builder, sig, args):
+            ary, data = _stack_codegen(context, builder, elt, n)
+            v = context.cast(builder, args[1], sig.args[1], elt)
+            with cgutils.for_range(builder, ir.Constant(ir.IntType(64), n)) as loop:
+                builder.store(v, builder.gep(data, [loop.index]))
+            return ary._getvalue()
 
-        return impl
+        return types.Array(elt, 1, "C")(size, value, dtype), codegen
 
 
 # --------------------------------------------------------------------------- cycle probe
@@ -277,7 +286,7 @@ def rng_unit(rng):
     return np.float64(rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@kernel
+@kernel_alloc
 def mix_seed(a, b):
     """Derive an independent 64-bit seed from two integers (used for per-game seeds)."""
     r = np.empty(1, dtype=np.uint64)

@@ -8,7 +8,7 @@ so that callers may keep importing them from here.
 
 import numpy as np
 
-from simulator.kernel.core import PR_CHOICE, PR_LIST, PR_TURN, kernel, probe_add, probe_clock, rng_next, stack_empty
+from simulator.kernel.core import PR_CHOICE, PR_LIST, PR_TURN, kernel, kernel_alloc, probe_add, probe_clock, rng_next, stack_empty
 from simulator.kernel.invariants import check_invariants
 from simulator.kernel.search import lookahead_pick, rollout_strat, search_pick  # noqa: F401
 from simulator.kernel.turn import (  # noqa: F401
@@ -42,7 +42,7 @@ from simulator.layout import KIND_LOOKAHEAD, KIND_SEARCH, P_KIND, S_CUR, S_OVER,
 # --------------------------------------------------------------------------- the turn choice
 
 
-@kernel
+@kernel_alloc
 def choose_turn(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     """Pick a candidate and whether to brag instead of acting. Returns (index, brag flag)."""
     sp = strat[p]
@@ -76,7 +76,7 @@ def play_turn(st, geo, strat, rng, log):
     probe_add(PR_TURN, t0)
 
 
-@kernel
+@kernel_alloc
 def play_game(geo, nplayers, strat, seed, log, check):
     """Play one complete game from ``seed``. With ``check`` the invariants are tested after every turn;
     the first violation stops the game and is returned as (code, turn), else (0, -1)."""
@@ -97,7 +97,7 @@ def play_game(geo, nplayers, strat, seed, log, check):
     return st, 0, -1
 
 
-@kernel
+@kernel_alloc
 def play_batch(geo, nplayers, strat, seeds, out_states, check):
     """Play ``len(seeds)`` games; final states go to ``out_states`` rows. Returns violations found as
     an array of (game index, code, turn) rows (empty when clean)."""

@@ -6,7 +6,7 @@ codes for people.
 """
 
 
-from simulator.kernel.core import kernel, owner_present
+from simulator.kernel.core import kernel_alloc, owner_present
 from simulator.layout import (
     AUTOMA,
     DICE_PER_OWNER,
@@ -88,7 +88,7 @@ VIOLATIONS = {
 }
 
 
-@kernel
+@kernel_alloc
 def check_invariants(st, geo):
     """0 if ``st`` is a sound state of the game described by ``geo``, else the code of the first
     violation found (see ``VIOLATIONS``)."""

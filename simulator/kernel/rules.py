@@ -6,7 +6,7 @@ says which spot, which die, which space, which quilt space. Rulings of ``DECISIO
 
 import numpy as np
 
-from simulator.kernel.core import add_points, brag_step, emit, kernel, owner_present, stat_add
+from simulator.kernel.core import add_points, brag_step, emit, kernel, kernel_alloc, owner_present, stat_add
 from simulator.kernel.objectives import mark_completions
 from simulator.layout import (
     AUTOMA,
@@ -195,7 +195,7 @@ def level_for(geo, d, n):
 # --------------------------------------------------------------------------- setup
 
 
-@kernel
+@kernel_alloc
 def new_state(geo, nplayers, rng_perm):
     """A fresh game before any choice: pieces, cats, discs, dice in supply, wheels laid out.
 

@@ -25,7 +25,7 @@ plays on, the rollout strategies and the halving's bookkeeping are scratch array
 
 import numpy as np
 
-from simulator.kernel.core import kernel, owner_present, rng_next, stack_empty, stack_full
+from simulator.kernel.core import kernel, kernel_alloc, owner_present, rng_next, stack_empty, stack_full
 from simulator.kernel.objectives import preview_section, section_open_spaces
 from simulator.kernel.policy import W_CAT, W_TOKEN
 from simulator.kernel.rules import cube_level, inst_base
@@ -72,7 +72,7 @@ SEED_STEP = np.uint64(0xD1B54A32D192ED03)
 RS_SIZE = N_OWNERS * STRAT_SIZE  # the rollout strategies, one row per owner
 
 
-@kernel
+@kernel_alloc
 def rollout_strat(strat):
     """The strategies used inside rollouts: every lookahead seat plays its greedy evaluation."""
     rs = strat.copy()
@@ -82,7 +82,7 @@ def rollout_strat(strat):
     return rs
 
 
-@kernel
+@kernel_alloc
 def lookahead_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n, vals):
     """Flat Monte Carlo over the greedy's best few moves: each is played, then the game is finished
     ``budget`` times by the greedy policies; the move with the best mean outcome (a win counts 20
@@ -324,7 +324,7 @@ def search_setup(strat, p, rs, leaf):
     leaf[2] = sp[P_LEAF_POTENTIAL]
 
 
-@kernel
+@kernel_alloc
 def arm_outcomes(st, geo, strat, p, c_spot, c_die, c_slice, arms, base_seed, horizon, out):
     """``out[a, j]``: the ``j``-th rollout outcome of action ``arms[a]`` (``2 * candidate + brag``),
     with the seeds ``search_pick`` uses. For tests and benchmarks: equal actions must get equal rows

@@ -27,6 +27,7 @@ from simulator.kernel.core import (
     brag_step,
     emit,
     kernel,
+    kernel_alloc,
     rng_below,
     probe_add,
     probe_clock,
@@ -166,7 +167,7 @@ OCCS_SIZE = N_DEPT * OCC_SIZE  # occupancy masks of every department
 # --------------------------------------------------------------------------- setup
 
 
-@kernel
+@kernel_alloc
 def setup_game(geo, nplayers, strat, rng, log):
     """A new game: wheels shuffled from the game's generator (unless the data fixes them), then the
     two-player Pri setup (R14): drawn from the generator, or, when the first seat's strategy says
@@ -203,7 +204,7 @@ def setup_game(geo, nplayers, strat, rng, log):
     return st
 
 
-@kernel
+@kernel_alloc
 def best_turn_worth(st, geo, strat, p):
     """The greedy worth of seat ``p``'s best turn in state ``st`` (-1e18 with no candidate)."""
     c_spot = np.empty(MAX_CAND, dtype=np.int64)
@@ -221,7 +222,7 @@ def best_turn_worth(st, geo, strat, p):
     return best
 
 
-@kernel
+@kernel_alloc
 def pri_setup_worth(st, geo, strat, spot, slices):
     """Worth for the first seat of a two-player Pri setup (R14): its best first turn, as its greedy
     evaluation sees it, less the second seat's best turn on the same board (by the second seat's
@@ -231,7 +232,7 @@ def pri_setup_worth(st, geo, strat, spot, slices):
     return best_turn_worth(sim, geo, strat, 0) - best_turn_worth(sim, geo, strat, 1)
 
 
-@kernel
+@kernel_alloc
 def choose_pri_setup(st, geo, strat, rng):
     """Pri's start spot and her dice's Construct slices, chosen by the first seat (R14) with its
     evaluation (``pri_setup_worth``), one coordinate at a time: the spot with every die on its

@@ -1,0 +1,112 @@
+"""Decision fingerprint of the Shuffle and Swing kernel: a SHA-256 over what a grid of games did.
+
+    .venv/bin/python benchmarks/sns_fingerprint.py [--games 20] [--slow-games 3] [--log-games 2] [--save F] [--compare F]
+
+A change made for speed alone must leave every decision, and the random number stream, as it was.
+This plays a grid of games: 2, 3 and 4 players; four instrument sets (the starter set and three of
+expansion instruments, one per department); and eleven lineups: mirrors of greedy, random, tuned,
+decisive, majority and an orange specialist, a mixed table, a table with wheels shuffled and a
+short round cap, and one seat of lookahead, of search and of the strong search against greedy
+opponents (the slow ones with ``--slow-games`` games: a search game costs about 90 greedy ones).
+Per configuration it hashes the final states of its games played the fast way (``play_batch``, no
+log) and the event logs and final states of the first ``--log-games`` of them played with a log
+and the invariants checked (``play_game``). The final state holds the generator's state, so a single
+extra or missing draw shows.
+
+The reference digests of the unchanged kernel are ``REFERENCE`` below;
+``tests/test_sns_fingerprint.py`` runs the grid with 4 games per configuration (1 of the slow
+lineups, 1 logged) in a few seconds. ``--save`` writes every configuration's digest to a JSON file;
+``--compare`` names the configurations whose digest differs from such a file.
+"""
+
+import hashlib
+import sys
+from pathlib import Path
+
+import numpy as np
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from simulator.playout import GameSetup, game_seed, play_many, play_one  # noqa: E402
+from strategies.library import StrategyLibrary  # noqa: E402
+
+# (games, slow games, logged games per configuration) -> digest of the kernel before the speed
+# experiment (commit 2712961).
+REFERENCE = {
+    (4, 1, 1): "220e95972e64021048f038090baceb935ab586619fdf20d64f135ef3e0b0a5d9",
+    (20, 3, 2): "357bddc2f2b16b134a1dae243559b10e2e08284372a6e9001b8de2b1040813d3",
+}
+
+INSTRUMENT_SETS = (
+    ("Violin", "Piano", "Horns"),  # the starter set
+    ("Guitar", "Organ", "Drums"),
+    ("Banjo", "Harp", "Trombone"),
+    ("Bass", "Vibes", "Clarinet"),
+)
+# name: (strategies by seat (cycled to the player count), slow, shuffle_wheels, max_rounds)
+LINEUPS = {
+    "greedy": (["greedy"], False, None, None),
+    "random": (["random"], False, None, None),
+    "tuned": (["tuned"], False, None, None),
+    "decisive": (["decisive"], False, None, None),
+    "majority": (["majority"], False, None, None),
+    "specialist": (["specialist:orange"], False, None, None),
+    "mixed": (["greedy", "random", "tuned", "specialist:gray"], False, None, None),
+    "wheels-cap": (["greedy", "bragger", "builder", "inspector"], False, True, 6),
+    "lookahead": (["lookahead", "greedy", "greedy", "greedy"], True, None, None),
+    "search": (["greedy", "search", "greedy", "greedy"], True, None, None),
+    "search-strong": (["greedy", "greedy", "search_strong", "greedy"], True, None, None),
+}
+
+
+def configurations():
+    """(index, label, setup, strategy matrix, slow) of every configuration, in a fixed order."""
+    lib = StrategyLibrary()
+    k = 0
+    for insts in INSTRUMENT_SETS:
+        for n in (2, 3, 4):
+            for name, (seats, slow, wheels, cap) in LINEUPS.items():
+                setup = GameSetup(nplayers=n, instruments=insts, shuffle_wheels=wheels, max_rounds=cap)
+                names = [seats[i % len(seats)] for i in range(n)]
+                yield k, f"{'/'.join(insts)}/{n}p/{name}", setup, lib.matrix(names), slow
+                k += 1
+
+
+def fingerprint(games=4, slow_games=1, log_games=1, seed=20261201):
+    """(total digest, {configuration: digest}, games played)."""
+    total = hashlib.sha256()
+    parts = {}
+    played = 0
+    for k, label, setup, strat, slow in configurations():
+        h = hashlib.sha256(label.encode())
+        g = slow_games if slow else games
+        seeds = np.array([game_seed(seed + k, i) for i in range(g)], dtype=np.uint64)
+        states, bad = play_many(setup, strat, seeds)
+        assert len(bad) == 0
+        h.update(np.ascontiguousarray(states).astype(np.int64).tobytes())
+        for i in range(min(log_games, g)):
+            rec = play_one(setup, strat, seeds[i])
+            assert rec.violation == 0, f"{label}: invariant {rec.violation} broken at turn {rec.violation_turn}"
+            assert len(rec.events) + 1 < 200_000, "event log full"
+            h.update(np.asarray(rec.state).astype(np.int64).tobytes())
+            h.update(np.ascontiguousarray(rec.events).astype(np.int64).tobytes())
+        played += g
+        parts[label] = h.hexdigest()
+        total.update(bytes.fromhex(parts[label]))
+    return total.hexdigest(), parts, played
+
+
+def main():
+    from fingerprint_cli import fingerprint_main
+
+    counts = (
+        ("--games", 20, "games per configuration"),
+        ("--slow-games", 3, "games per lookahead or search configuration"),
+        ("--log-games", 2, "of them, played again with an event log"),
+    )
+    fingerprint_main(__doc__, fingerprint, REFERENCE, counts)
+
+
+if __name__ == "__main__":
+    main()
