@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from scenarios.canonical import to_toml
-from scenarios.scenario import LINEUP_KEYS, MAX_GAMES, MAX_SEED, _lineups, apply_set, lineup_period, parse_set
+from scenarios.scenario import LINEUP_KEYS, MAX_GAMES, MAX_SEED, LineupCell, _lineups, apply_set, lineup_period, parse_set
 from simulator import games as registry
 from simulator.errors import DataError
 from simulator.instruments import Checker
@@ -78,21 +78,13 @@ STRING_COLUMNS = ("cell_key", "board", "variant", "lineup", "strategy", "winner_
 
 
 @dataclass(frozen=True)
-class GameCell:
+class GameCell(LineupCell):
     index: int
     players: int
     board: str
     variant: str
     lineup: tuple
     deals: int
-
-    @property
-    def rotations(self):
-        return lineup_period(self.lineup)
-
-    @property
-    def games(self):
-        return self.deals * self.rotations
 
     @property
     def deal_key(self):
@@ -181,7 +173,7 @@ class GameScenario:
     def data_files(self):
         """Paths and SHA-256 of the boards, the game's rule numbers and the strategy files, in the
         shape the runner's manifest keeps (a changed file refuses ``--resume``)."""
-        from scenarios.runner import _sha256_file
+        from scenarios.runner import sha256_file
 
         files = {f"board {name}": b.path for name, b in self.board_objects.items()}
         rules = getattr(next(iter(self._setups().values())), "rules", None)
@@ -189,13 +181,13 @@ class GameScenario:
             files["rules"] = rules.path
         first = next(iter(self.board_objects.values())).path
         out = {
-            "board": {"path": first, "sha256": _sha256_file(first)},
-            "instruments": {k: {"path": p, "sha256": _sha256_file(p)} for k, p in files.items()},
+            "board": {"path": first, "sha256": sha256_file(first)},
+            "instruments": {k: {"path": p, "sha256": sha256_file(p)} for k, p in files.items()},
             "strategies": {},
         }
         for n in sorted({s for c in self.cells for s in c.lineup}):
             p = self.strategies.get(n).path
-            out["strategies"][n] = {"path": p, "sha256": _sha256_file(p)}
+            out["strategies"][n] = {"path": p, "sha256": sha256_file(p)}
         return out
 
     def kernel_files(self):

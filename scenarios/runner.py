@@ -94,7 +94,6 @@ def sha256_file(path):
     return h.hexdigest()
 
 
-_sha256_file = sha256_file  # the older private name, kept for existing callers
 
 
 def code_version(scenario=None):
@@ -129,13 +128,13 @@ def data_files(scenario):
     insts = sorted({n for c in scenario.cells for n in c.instruments})
     strats = sorted({s.partition(":")[0] for c in scenario.cells for s in c.lineup})
     board = scenario.board.path
-    out = {"board": {"path": board, "sha256": _sha256_file(board)}, "instruments": {}, "strategies": {}}
+    out = {"board": {"path": board, "sha256": sha256_file(board)}, "instruments": {}, "strategies": {}}
     for n in insts:
         p = scenario.instruments.original(n).path
-        out["instruments"][n] = {"path": p, "sha256": _sha256_file(p)}
+        out["instruments"][n] = {"path": p, "sha256": sha256_file(p)}
     for n in strats:
         p = scenario.strategies.get(n).path
-        out["strategies"][n] = {"path": p, "sha256": _sha256_file(p)}
+        out["strategies"][n] = {"path": p, "sha256": sha256_file(p)}
     return out
 
 

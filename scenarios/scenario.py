@@ -130,18 +130,9 @@ def lineup_period(lineup):
     return n
 
 
-@dataclass(frozen=True)
-class Cell:
-    """One player count x one instrument set (black, orange, gray) x one lineup (before rotation)."""
-
-    index: int
-    players: int
-    instruments: tuple
-    lineup: tuple
-    deals: int
-    # True in a scenario of several instrument sets: the deals are shared by every set of the same
-    # player count and lineup (common random numbers), so instruments are compared on the same deals.
-    paired: bool = False
+class LineupCell:
+    """What every game's cell derives from its ``lineup`` and ``deals`` (``scenarios.generic``'s
+    cells too): its seat rotations and its game count."""
 
     @property
     def rotations(self):
@@ -152,6 +143,20 @@ class Cell:
     @property
     def games(self):
         return self.deals * self.rotations
+
+
+@dataclass(frozen=True)
+class Cell(LineupCell):
+    """One player count x one instrument set (black, orange, gray) x one lineup (before rotation)."""
+
+    index: int
+    players: int
+    instruments: tuple
+    lineup: tuple
+    deals: int
+    # True in a scenario of several instrument sets: the deals are shared by every set of the same
+    # player count and lineup (common random numbers), so instruments are compared on the same deals.
+    paired: bool = False
 
     @property
     def key(self):
@@ -793,9 +798,6 @@ def set_path(doc, parts, value, path, key, inst):
         walked = f"{walked}.{part}"
 
 
-_set_path = set_path  # the older private name, kept for existing callers
-
-
 def _board_overrides(overrides, library, path):
     """The board with ``board.<table>.<key>`` overrides applied (e.g. the ruling switches of
     ``board.rulings``), validated by the board loader; None when there are none."""
@@ -842,7 +844,7 @@ def _apply_overrides(overrides, library, path):
             if isinstance(track, dict):
                 for row, vals in (("need", inst.track_need), ("vp", inst.track_vp), ("token", inst.track_token)):
                     track.setdefault(row, list(vals))
-        _set_path(docs[inst.name][1], rest.split("."), value, path, okey, inst)
+        set_path(docs[inst.name][1], rest.split("."), value, path, okey, inst)
         keys.setdefault(inst.name, []).append(okey)
     changed = {}
     for name, (inst, doc) in docs.items():

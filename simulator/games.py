@@ -108,6 +108,11 @@ class Game:
     # search starts from (keys of a search space name these switches, or one entry of a list).
     tunable: Callable | None = None
 
+    def kernel_entry_named(self, attr):
+        """Another compiled entry point of the same kernel module as ``kernel_entry`` (``play_game``)."""
+        module = self.kernel_entry.rpartition(":")[0]
+        return f"{module}:{attr}" if module else attr
+
     def kernel_what(self):
         """How the compile notice names this game's kernel."""
         return "the rules kernel" if self.name == DEFAULT_GAME else f"the {self.title} rules kernel"

@@ -52,12 +52,10 @@ def play(game_name, players, strategies, seed, as_json, board, variants, strateg
 
 
 def _announce_compile(game, attr):
-    """The compile notice for the game's kernel entry ``attr`` (its module is the one the game's
-    ``kernel_entry`` names)."""
+    """The compile notice for the game's kernel entry ``attr``."""
     from ssb.cli import announce_compile
 
-    module = game.kernel_entry.rpartition(":")[0]
-    announce_compile(f"{module}:{attr}" if module else attr, game.kernel_what())
+    announce_compile(game.kernel_entry_named(attr), game.kernel_what())
 
 
 def check(game_name, games, seed, player_counts, board, variants):

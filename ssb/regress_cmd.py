@@ -16,17 +16,12 @@ from pathlib import Path
 import click
 
 from simulator.errors import DataError
+from ssb.common import UserError
 
 MODES = ("fail", "warn")
 
 
-class GateError(click.ClickException):
-    """A mistake of the user's: ``error: <message>`` on stderr, exit status 2."""
-
-    exit_code = 2
-
-    def show(self, file=None):
-        click.echo(f"error: {self.format_message()}", file=file, err=file is None)
+GateError = UserError  # the command's user errors: ``error: <message>``, exit status 2
 
 
 def _load(results_dir):

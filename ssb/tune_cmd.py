@@ -6,15 +6,10 @@ from pathlib import Path
 import click
 
 from simulator.errors import DataError
+from ssb.common import UserError, run_backend
 
 
-class TuneError(click.ClickException):
-    """A mistake of the user's: ``error: <message>`` on stderr, exit status 2."""
-
-    exit_code = 2
-
-    def show(self, file=None):
-        click.echo(f"error: {self.format_message()}", file=file, err=file is None)
+TuneError = UserError  # the command's user errors: ``error: <message>``, exit status 2
 
 
 def write_answer(spec, result, out_dir):
@@ -82,11 +77,7 @@ def tune(tuning_file, out_dir, jobs, backend, scheduler, sets, resume, force, qu
     from reports.tune_verdicts import judge
     from scenarios.tuning import Tuner, load_tuning
 
-    if resume and force:
-        raise TuneError("--resume and --force exclude each other")
-    if scheduler and backend == "local":
-        raise TuneError("--scheduler needs --backend dask")
-    backend = backend or ("dask" if scheduler else "local")
+    backend = run_backend(resume, force, backend, scheduler)
     try:
         spec = load_tuning(tuning_file, sets=sets)
         out = Path(out_dir) if out_dir else Path("results") / "tune" / spec.name
