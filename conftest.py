@@ -12,7 +12,10 @@ blocks after it (a scenario the page then runs). A ``bash`` block runs each line
 through click in this process. Game counts are kept small: ``--games``, ``--deals`` and their
 kin are capped at ``SSB_DOCS_GAMES`` (default 24), a ``ssb run``/``ssb check`` without ``--games``
 gets that many, and ``--jobs`` is 1. A line that is not an ``ssb`` command fails the block: mark
-such a block skipped, with the reason. A trailing comment ``# exit N`` expects exit status N.
+such a block skipped, with the reason. A trailing comment ``# exit N`` expects exit status N. A block
+that takes long even so (a run with a slow judge that another page runs too) is marked
+``<!-- slow -->`` on the line before: it runs under ``-m slow`` (``make test-all``), not in
+``make test``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import re
 import shlex
 import tempfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent
 DOC_GAMES = int(os.environ.get("SSB_DOCS_GAMES", "24"))
@@ -136,6 +141,21 @@ def _teardown(namespace):
 
     os.chdir(namespace["_cwd"])
     shutil.rmtree(namespace["_tmp"], ignore_errors=True)
+
+
+SLOW = re.compile(r"<!--\s*slow\s*-->\s*$")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark ``@pytest.mark.slow`` the page blocks that a ``<!-- slow -->`` line precedes."""
+    for item in items:
+        example = getattr(item, "example", None)
+        if example is None or not hasattr(example, "document"):
+            continue
+        before = example.document.text[: example.start].rstrip("\n")
+        if SLOW.search(before.rsplit("\n", 1)[-1]):
+            item.add_marker(pytest.mark.slow)
 
 
 try:

@@ -164,15 +164,51 @@ def gen_tuning_schema():
     )
 
 
+# Columns named after a department (``objective_black`` ...): what the name pattern means.
+DEPT_PATTERNS = (
+    (r"inspector()", "points scored with the inspector"),
+    (r"objective_(\w+)", "points from the {0} instrument's objectives (sections)"),
+    (r"brag_space_(\w+)", "brag-track space of the seat's disc on the {0} track (-1 = no disc)"),
+    (r"brag_(\w+)", "points from the {0} brag award at the end"),
+    (r"penalty_(\w+)", "penalty points for the {0} instrument left unbuilt (negative)"),
+    (r"pieces_(\w+)", "the seat's pieces on the {0} instrument"),
+    (r"built_(\w+)", "1 if the {0} instrument was built"),
+)
+
+
+def _layout_comments():
+    """``{stat name: comment}`` from the per-seat counter constants (``ST_PICKUPS = 4  # ...``)."""
+    try:
+        layout = _first_module("simulator.shuffle_swing.layout", "simulator.layout")
+    except RuntimeError:
+        return {}
+    out = {}
+    for line in inspect.getsource(layout).splitlines():
+        m = re.match(r"ST_(\w+)\s*=\s*\d+\s*#\s*(.+)$", line)
+        if m:
+            out[m.group(1).lower()] = m.group(2).strip()
+    return out
+
+
 def _column_rows(columns, comments):
-    return [(f"`{c}`", comments.get(c, "")) for c in columns]
+    rows = []
+    for c in columns:
+        text = comments.get(c, "")
+        if not text:
+            for pattern, words in DEPT_PATTERNS:
+                m = re.fullmatch(pattern, c)
+                if m:
+                    text = words.format(m.group(1))
+                    break
+        rows.append((f"`{c}`", text))
+    return rows
 
 
 def gen_result_columns():
     from simulator import games as registry
 
     schema = _first_module("scenarios.schema")
-    notes = source_comments(schema)
+    notes = {**_layout_comments(), **source_comments(schema)}
     parts = [f"*Written from `{schema.__name__}` and the game registry (`simulator.games`) when the site is built.*"]
     cell = list(schema.CELL_COLUMNS)
     parts.append("### Shuffle and Swing: every row starts with the cell columns\n\n" + _table(_column_rows(cell, notes), ("column", "meaning")))
