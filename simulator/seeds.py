@@ -1,4 +1,16 @@
-"""Seeds of the paired design: a deal's seed depends on (run seed, cell, deal) and nothing else.
+"""Every seed the lab derives, in one place.
+
+* ``game_seed(run_seed, index)``: the seed of game ``index`` of a plain run (``ssb check``, soaks,
+  benchmarks), mixed by the kernel's generator (``mix_seed``), independent of how games are split.
+* The paired design of a scenario (``cell_hash``, ``cell_seed``, ``deal_seeds``, ``game_layout``,
+  ``rotate``), below.
+* Seeds derived by hashing labels: ``label_seed`` (a strategy tune's stages), ``stage_seeds`` (the
+  deal seeds of one such stage), ``derive_seed`` (a balance search, ``ssb tune``) and ``round_seed``
+  (an adaptive round of the regression gate). Each keeps the exact formula it always had, so seeds
+  recorded in baselines and answer files stay valid.
+
+The paired design of a scenario's cells:
+A deal's seed depends on (run seed, cell, deal) and nothing else.
 
 Every deal (one setup seed) of a cell is played once per cyclic rotation of the lineup over the
 seats, so each strategy meets the same deal from every seat::
@@ -26,10 +38,18 @@ which pairs a what-if scenario with its baseline. Nothing depends on chunking, w
 """
 
 import hashlib
+import json
 
 import numpy as np
 
-from simulator.playout import game_seed
+from simulator.shuffle_swing.kernel.core import mix_seed
+
+MAX_SEED = 2**63 - 1
+
+
+def game_seed(run_seed, index):
+    """Seed of game ``index`` of a run: independent of how the games are split among workers."""
+    return int(mix_seed(np.uint64(run_seed), np.uint64(index)))
 
 
 def cell_hash(key):
@@ -58,3 +78,34 @@ def rotate(lineup, rotation):
     """Strategies by seat for one rotation: lineup position ``k`` sits at seat ``(k + rotation) % n``."""
     n = len(lineup)
     return tuple(lineup[(s - rotation) % n] for s in range(n))
+
+
+# =========================================================================== seeds from labels
+
+
+def label_seed(*parts):
+    """A 63-bit seed from a seed and labels (a strategy tune's stages): stable across processes and platforms."""
+    h = hashlib.sha256(json.dumps([int(p) if not isinstance(p, str) else p for p in parts]).encode())
+    return int.from_bytes(h.digest()[:8], "little") >> 1
+
+
+def stage_seeds(seed, label, nplayers, deals):
+    """The deal seeds of one stage of a strategy tune or ladder (``label``: a generation, rescore,
+    verify, matrix...) at one player count."""
+    base = label_seed(seed, label, nplayers)
+    return np.array([game_seed(base, d) for d in range(deals)], dtype=np.uint64)
+
+
+def derive_seed(seed, *parts):
+    """A 63-bit seed from a balance search's seed and a path of labels (stable across processes)."""
+    text = json.dumps([int(seed), *[str(p) for p in parts]])
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") & MAX_SEED
+
+
+def round_seed(run_seed, round_index):
+    """A fresh run seed for adaptive round ``round_index`` (1, 2, ...) of a run seeded ``run_seed``.
+
+    Derived by hashing, so the round's deals share nothing with the run's own or with other rounds'.
+    """
+    blob = f"ssb-regress-round|{int(run_seed)}|{int(round_index)}".encode()
+    return int.from_bytes(hashlib.sha256(blob).digest()[:8], "little") & MAX_SEED

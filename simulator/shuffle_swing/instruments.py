@@ -1,7 +1,7 @@
-"""Board and instrument data: TOML loader, validator and packer into the kernel's ``geo`` array.
+"""The instruments of Shuffle and Swing: the file syntax, loader and validator, and the library.
 
-Component data lives in ``simulator/data``: ``board.toml`` (board and player facts) and one file per
-instrument in ``simulator/data/instruments``. A designer can add an instrument by writing a new file;
+Component data lives in ``simulator/shuffle_swing/data``: ``board.toml`` (board and player facts) and one file per
+instrument in ``simulator/shuffle_swing/data/instruments``. A designer can add an instrument by writing a new file;
 :class:`InstrumentLibrary` picks up every ``*.toml`` in the extra directories it is given.
 
 Instrument file syntax
@@ -62,451 +62,34 @@ Scoring rules (at most ``MAX_TERMS`` per section; ``scope`` where allowed defaul
 Every problem raises :class:`simulator.errors.DataError` naming the file, the key path and the reason.
 """
 
+
 from __future__ import annotations
 
 import difflib
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
-from simulator import layout as L
 from simulator.errors import DataError
-
-DATA_DIR = Path(__file__).resolve().parent / "data"
-BOARD_PATH = DATA_DIR / "board.toml"
-INSTRUMENT_DIR = DATA_DIR / "instruments"
-
-# Starter set, in department order black, orange, gray.
-STARTER = ("Violin", "Piano", "Horns")
-
-LIBRARY_SOURCE = "instrument library"
+from simulator.shuffle_swing import layout as L
+from simulator.shuffle_swing.board import (
+    MAX_OFFSET,
+    MAX_POINTS,
+    MAX_SECTION_NUMBER,
+    POINTS_WHY,
+    load_board,
+    parse_track,
+    points,
+)
+from simulator.validate import Checker, join_key, read_toml, typename
 
 SCOPE_SECTION = "section"
 SCOPE_INSTRUMENT = "instrument"
 
 
-# =========================================================================== bounds on numbers
-
-# The kernel keeps scores, piece counts and rounds in its int32 state (``layout``), and its final
-# scoring looks for the best score starting from -2**30. Every integer read from a data file is
-# bounded here, so that no valid file can overflow a game's arithmetic: the bounds below keep the
-# largest score any seat can reach (``score_bound``) far below 2**30.
-MAX_POINTS = 1000  # any award, points value, penalty per space, brag-track points, fraction part
-MAX_PIECES = 1000  # build or upgrade pieces per player, pieces a brag-track space needs
-MAX_CATS = 100  # ready cats of one colour at setup
-MAX_ROUNDS = 10_000  # the round cap
-MAX_SECTION_NUMBER = 1000  # a section's number (number_rank)
-MAX_OFFSET = 1000  # |offset| of a number_rank award
-DATA_INT_MAX = 1_000_000  # any other integer of a data file
-SCORE_LIMIT = 2**30
-POINTS_WHY = (
-    f"scores are 32-bit integers in the rules kernel, so every award, points value and penalty is "
-    f"at most {MAX_POINTS}"
-)
-
-
-def score_bound(max_rounds=MAX_ROUNDS):
-    """An upper bound on the absolute score of one seat in any game of valid data.
-
-    Each section scores once (on completion or at the end); a scoring term gives an owner at most
-    ``MAX_POINTS`` per piece (inner and outer) of the instrument, or per space of a group, or one
-    award; brag-track points and the penalty are at most ``MAX_POINTS`` per space. The inspector
-    scores a space's number for each of its two pieces, at most once per step, a turn having at
-    most the largest die face plus one placement steps (doubled here for margin)."""
-    pieces = 2 * L.MAX_SPACES
-    term = MAX_POINTS * pieces
-    objectives = L.N_DEPT * L.MAX_SECTIONS * L.MAX_TERMS * term
-    track = L.N_DEPT * MAX_POINTS
-    penalty = L.N_DEPT * MAX_POINTS * L.MAX_SPACES
-    steps = 2 * (max(L.FACE_PIPS) + 1)
-    inspector = max_rounds * L.N_OWNERS * steps * 2 * L.MAX_NUMBER
-    return objectives + track + penalty + inspector
-
-
-# =========================================================================== names
-
-# Names travel on the command line (``--instruments A,B,C``, ``--strategies a,b``, ``name:focus``),
-# in cell keys (``players=4|black=...|lineup=a,b``), in override keys (``Horns.section...``) and
-# in file names, so they are restricted to what all of these carry.
-NAME_MAX_LEN = 40
-NAME_EXTRA_CHARS = " -_'+&()"
-
-
-def name_problem(name):
-    """Why ``name`` cannot name an instrument or a strategy, or ``None`` when it can."""
-    if not name:
-        return "must not be empty"
-    if len(name) > NAME_MAX_LEN:
-        return f"at most {NAME_MAX_LEN} characters, got {len(name)}"
-    for ch in name:
-        if not ch.isprintable():
-            return f"contains the control character {ch!r}; use letters, digits, spaces and {NAME_EXTRA_CHARS.strip()}"
-        if not (ch.isalnum() or ch in NAME_EXTRA_CHARS):
-            return (
-                f"contains {ch!r}, which the command line or the result files cannot carry "
-                f"(names are given as A,B,C and name:focus); use letters, digits, spaces and "
-                f"{NAME_EXTRA_CHARS.strip()}"
-            )
-    if not name[0].isalnum():
-        return f"must start with a letter or digit, got {name[0]!r}"
-    return None
-
-
-# =========================================================================== small checking helpers
-
-
-def _join(base, key):
-    if not base:
-        return str(key)
-    if isinstance(key, str) and not key.startswith("["):
-        return f"{base}.{key}"
-    return f"{base}{key}"
-
-
-def _typename(value):
-    return {
-        bool: "a boolean",
-        int: "an integer",
-        float: "a float",
-        str: "a string",
-        list: "a list",
-        dict: "a table",
-    }.get(type(value), type(value).__name__)
-
-
-class Checker:
-    """Type and shape checks that raise :class:`DataError` for one file."""
-
-    def __init__(self, file):
-        self.file = str(file)
-
-    def fail(self, key, reason):
-        raise DataError(self.file, key, reason)
-
-    def table(self, value, key, required=(), optional=(), top_level_hint=False):
-        if not isinstance(value, dict):
-            self.fail(key, f"expected a table, got {_typename(value)}")
-        allowed = set(required) | set(optional)
-        for name in value:
-            if name not in allowed:
-                reason = f"unknown key '{name}'"
-                close = difflib.get_close_matches(name, sorted(allowed), n=1)
-                if close:
-                    reason += f" (did you mean '{close[0]}'?)"
-                elif allowed:
-                    reason += f" (allowed: {', '.join(sorted(allowed))})"
-                if top_level_hint and name in _TOP_LEVEL_KEYS:
-                    reason += (
-                        f"; '{name}' is a top-level key and must be written before the first "
-                        "[table] header of the file"
-                    )
-                self.fail(_join(key, name), reason)
-        for name in required:
-            if name not in value:
-                self.fail(_join(key, name), "missing required key")
-        return value
-
-    def integer(self, value, key, lo=None, hi=None, why=""):
-        """An integer within ``lo..hi``; without ``hi`` at most ``DATA_INT_MAX`` (and without ``lo``
-        at least ``-DATA_INT_MAX``), so no unbounded number reaches the kernel. ``why`` explains
-        the bound in the error."""
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(key, f"expected an integer, got {_typename(value)} {value!r}")
-        lo = -DATA_INT_MAX if lo is None else lo
-        hi = DATA_INT_MAX if hi is None else hi
-        note = f" ({why})" if why else ""
-        if value < lo:
-            self.fail(key, f"{value} is below the minimum {lo}{note}")
-        if value > hi:
-            self.fail(key, f"{value} is above the maximum {hi}{note}")
-        return value
-
-    def points(self, value, key, lo=0):
-        """A score contribution: an integer ``lo..MAX_POINTS``."""
-        return self.integer(value, key, lo, MAX_POINTS, POINTS_WHY)
-
-    def name(self, value, key):
-        """A name the command line and the result files can carry (see ``name_problem``)."""
-        text = self.string(value, key).strip()
-        problem = name_problem(text)
-        if problem:
-            self.fail(key, f"{text!r}: {problem}")
-        return text
-
-    def boolean(self, value, key):
-        if not isinstance(value, bool):
-            self.fail(key, f"expected true or false, got {_typename(value)} {value!r}")
-        return value
-
-    def string(self, value, key, choices=None):
-        if not isinstance(value, str):
-            self.fail(key, f"expected a string, got {_typename(value)} {value!r}")
-        if not value.strip():
-            self.fail(key, "must not be empty")
-        bad = next((ch for ch in value if not ch.isprintable() and ch not in "\n\t"), None)
-        if bad is not None:
-            self.fail(key, f"{value!r} contains the control character {bad!r}")
-        if choices is not None and value not in choices:
-            self.fail(key, f"'{value}' is not one of: {', '.join(choices)}")
-        return value
-
-    def array(self, value, key, min_len=0, max_len=None, what="entries"):
-        if not isinstance(value, list):
-            self.fail(key, f"expected a list, got {_typename(value)} {value!r}")
-        if len(value) < min_len:
-            self.fail(key, f"needs at least {min_len} {what}, got {len(value)}")
-        if max_len is not None and len(value) > max_len:
-            self.fail(key, f"at most {max_len} {what} supported, got {len(value)}")
-        return value
-
-    def int_list(self, value, key, min_len=0, max_len=None, lo=None, hi=None, exact=None, why=""):
-        if exact is not None:
-            min_len = max_len = exact
-        self.array(value, key, min_len, max_len, what="numbers")
-        return tuple(self.integer(v, f"{key}[{i}]", lo, hi, why) for i, v in enumerate(value))
-
-    def bool_list(self, value, key, exact):
-        self.array(value, key, exact, exact, what="values")
-        return tuple(self.boolean(v, f"{key}[{i}]") for i, v in enumerate(value))
-
-    def str_list(self, value, key, min_len=0, max_len=None, what="names", unique=True):
-        self.array(value, key, min_len, max_len, what=what)
-        out = []
-        for i, v in enumerate(value):
-            s = self.string(v, f"{key}[{i}]")
-            if unique and s in out:
-                self.fail(key, f"'{s}' is listed twice")
-            out.append(s)
-        return tuple(out)
-
-    def table_array(self, value, key, min_len, max_len, what):
-        if isinstance(value, dict):
-            self.fail(key, f"expected an array of tables written [[{key}]], got a single [{key}] table")
-        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-            self.fail(key, f"expected an array of tables written [[{key}]]")
-        if len(value) < min_len:
-            self.fail(key, f"needs at least {min_len} {what}, got {len(value)}")
-        if len(value) > max_len:
-            self.fail(key, f"at most {max_len} {what} supported by the kernel, got {len(value)}")
-        return value
-
-
-def read_toml(path):
-    """A TOML file as a dict; a missing, unreadable or malformed file raises :class:`DataError`."""
-    path = Path(path)
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise DataError(path, "", "file not found") from None
-    except IsADirectoryError:
-        raise DataError(path, "", "is a directory, expected a TOML file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(path, "", f"TOML syntax error: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(path, "", f"not UTF-8 text: {exc}") from None
-    except OSError as exc:
-        raise DataError(path, "", f"cannot read: {exc}") from None
-
-
-# =========================================================================== board
-
-
-@dataclass(frozen=True)
-class Board:
-    """Board and per-player facts from ``board.toml``."""
-
-    path: str
-    departments: tuple  # department names, clockwise (always black, orange, gray)
-    break_room_capacity: int
-    spots_per_department: int
-    four_player_spot: int
-    penalty_per_space: int
-    max_rounds: int
-    slice_names: tuple  # wheel slices as written
-    slices: tuple  # the same as action codes (layout.CONSTRUCT / REFRESH / INSPECT)
-    shuffle_wheels: bool
-    faces: tuple
-    pips: tuple
-    build_pieces: int
-    upgrade_pieces: int
-    start_cats: tuple  # ready cats by colour index
-    quilt_rows: int
-    quilt_spaces: int
-    track_need: tuple
-    track_vp: tuple
-    track_token: tuple  # booleans
-    token_types: tuple  # token name handed out by each department's track
-    # Ruling switches ([rulings]; 0 = the rulings as decided, see RULINGS below).
-    penalty_last: int = 0
-    pri_piece_credit: int = 0
-
-
-# [rulings] in board.toml: key -> its readings, the first being the rulings as decided (R10, R12, R14).
-RULINGS = {
-    # Who shares the unbuilt penalty when Pri's disc is in last place: "pri" (Pri takes part and,
-    # alone in last place, absorbs it; R12/R14) or "players" (Pri is left out; the last player pays).
-    "unbuilt_penalty_last_place": ("pri", "players"),
-    # Who completes a section and scores the inspector when an active player places Pri's piece:
-    # "pri" (the piece is Pri's and she never scores; R10/R14) or "placer" (the active player).
-    "pri_piece_credit": ("pri", "placer"),
-}
-
-
-def _parse_rulings(ck, raw):
-    """``[rulings]`` -> (penalty_last, pri_piece_credit) codes; a missing key keeps the ruling."""
-    t = ck.table(raw, "rulings", optional=tuple(RULINGS))
-    codes = []
-    for key, choices in RULINGS.items():
-        value = ck.string(t.get(key, choices[0]), f"rulings.{key}", choices=choices)
-        codes.append(choices.index(value))
-    return tuple(codes)
-
-
-def _parse_track(ck, table, key, default_need=None, default_vp=None, default_token=None):
-    """Brag track lists; missing lists fall back to the defaults (if given)."""
-    n = L.N_TRACK
-    for name in ("need", "vp", "token"):
-        if name in table and isinstance(table[name], list) and len(table[name]) != n:
-            ck.fail(
-                _join(key, name),
-                f"the kernel supports exactly {n} brag-track spaces, got {len(table[name])}",
-            )
-    need = (
-        ck.int_list(table["need"], _join(key, "need"), exact=n, lo=0, hi=MAX_PIECES) if "need" in table else default_need
-    )
-    vp = (
-        ck.int_list(table["vp"], _join(key, "vp"), exact=n, lo=0, hi=MAX_POINTS, why=POINTS_WHY)
-        if "vp" in table
-        else default_vp
-    )
-    token = ck.bool_list(table["token"], _join(key, "token"), exact=n) if "token" in table else default_token
-    if need is not None and "need" in table:
-        if need[0] != 0:
-            ck.fail(_join(key, "need[0]"), "the bottom space of the track must need 0 pieces")
-        for i in range(1, n):
-            if need[i] < need[i - 1]:
-                ck.fail(_join(key, f"need[{i}]"), "pieces needed must not decrease along the track")
-    return need, vp, token
-
-
-def load_board(path=None, doc=None):
-    """Load and validate ``board.toml`` (the packaged one by default); ``doc``: its already read,
-    possibly changed, contents (scenario overrides ``board.<key>``)."""
-    path = Path(path) if path is not None else BOARD_PATH
-    ck = Checker(path)
-    doc = read_toml(path) if doc is None else doc
-    ck.table(doc, "", required=("board", "wheel", "dice", "player", "quilt", "track"), optional=("rulings",))
-
-    b = ck.table(
-        doc["board"],
-        "board",
-        required=("departments", "break_room_capacity", "spots_per_department", "four_player_spot",
-                  "penalty_per_space", "max_rounds"),
-    )
-    depts = ck.str_list(b["departments"], "board.departments", what="departments")
-    if len(depts) != L.N_DEPT:
-        ck.fail("board.departments", f"the kernel supports exactly {L.N_DEPT} departments, got {len(depts)}")
-    if depts != L.DEPT_NAMES:
-        ck.fail(
-            "board.departments",
-            f"departments must be {', '.join(L.DEPT_NAMES)} in this clockwise order "
-            f"(the kernel's colour codes), got {', '.join(depts)}",
-        )
-    cap = ck.integer(b["break_room_capacity"], "board.break_room_capacity")
-    if cap != 1:
-        ck.fail("board.break_room_capacity", f"the kernel supports break rooms of capacity 1 only, got {cap}")
-    spots = ck.integer(b["spots_per_department"], "board.spots_per_department")
-    if spots * L.N_DEPT != L.N_SPOTS:
-        ck.fail(
-            "board.spots_per_department",
-            f"the kernel supports exactly {L.N_SPOTS // L.N_DEPT} pawn spots per department, got {spots}",
-        )
-    four = ck.integer(b["four_player_spot"], "board.four_player_spot")
-    if four != 1:
-        ck.fail("board.four_player_spot", f"the kernel opens the middle spot (index 1) for 4 players, got {four}")
-    penalty = ck.points(b["penalty_per_space"], "board.penalty_per_space")
-    max_rounds = ck.integer(b["max_rounds"], "board.max_rounds", lo=1, hi=MAX_ROUNDS)
-
-    w = ck.table(doc["wheel"], "wheel", required=("slices", "shuffle_wheels"))
-    slice_names = ck.str_list(w["slices"], "wheel.slices", what="slices", unique=False)
-    if len(slice_names) != L.N_SLICES:
-        ck.fail("wheel.slices", f"the kernel supports exactly {L.N_SLICES} slices per wheel, got {len(slice_names)}")
-    for i, s in enumerate(slice_names):
-        ck.string(s, f"wheel.slices[{i}]", choices=L.ACTION_NAMES)
-    slices = tuple(L.ACTION_NAMES.index(s) for s in slice_names)
-    shuffle = ck.boolean(w["shuffle_wheels"], "wheel.shuffle_wheels")
-
-    d = ck.table(doc["dice"], "dice", required=("faces", "pips"))
-    faces = ck.str_list(d["faces"], "dice.faces", what="faces")
-    pips = ck.int_list(d["pips"], "dice.pips", lo=1)
-    if faces != L.FACE_NAMES:
-        ck.fail("dice.faces", f"the kernel's die faces are {list(L.FACE_NAMES)}, got {list(faces)}")
-    if pips != L.FACE_PIPS:
-        ck.fail("dice.pips", f"the kernel's face pips are {list(L.FACE_PIPS)}, got {list(pips)}")
-
-    p = ck.table(doc["player"], "player", required=("build_pieces", "upgrade_pieces", "starting_cats"))
-    build = ck.integer(p["build_pieces"], "player.build_pieces", lo=1, hi=MAX_PIECES)
-    upg = ck.integer(p["upgrade_pieces"], "player.upgrade_pieces", lo=0, hi=MAX_PIECES)
-    cats_t = ck.table(p["starting_cats"], "player.starting_cats", optional=L.COLOUR_NAMES)
-    start_cats = tuple(
-        ck.integer(cats_t.get(c, 0), f"player.starting_cats.{c}", lo=0, hi=MAX_CATS) for c in L.COLOUR_NAMES
-    )
-
-    q = ck.table(doc["quilt"], "quilt", required=("rows",))
-    rows = ck.integer(q["rows"], "quilt.rows", lo=1, hi=100)
-    quilt_spaces = rows * (rows + 1) // 2
-    if quilt_spaces != L.N_QUILT:
-        ck.fail(
-            "quilt.rows",
-            f"the kernel supports exactly {L.N_QUILT} quilt spaces (4 rows), got {rows} rows = {quilt_spaces} spaces",
-        )
-
-    t = ck.table(doc["track"], "track", required=("need", "vp", "token", "token_type"))
-    need, vp, token = _parse_track(ck, {k: t[k] for k in ("need", "vp", "token")}, "track")
-    tt = ck.table(t["token_type"], "track.token_type", required=L.DEPT_NAMES)
-    token_types = tuple(ck.string(tt[dn], f"track.token_type.{dn}", choices=L.TOKEN_NAMES) for dn in L.DEPT_NAMES)
-    for di, dn in enumerate(L.DEPT_NAMES):
-        if token_types[di] != L.TOKEN_NAMES[di]:
-            ck.fail(
-                f"track.token_type.{dn}",
-                f"the kernel hands out the token of the track's department index: {dn} must give "
-                f"'{L.TOKEN_NAMES[di]}', got '{token_types[di]}'",
-            )
-
-    rulings = _parse_rulings(ck, doc.get("rulings", {}))
-    return Board(
-        path=str(path),
-        departments=depts,
-        break_room_capacity=cap,
-        spots_per_department=spots,
-        four_player_spot=four,
-        penalty_per_space=penalty,
-        max_rounds=max_rounds,
-        slice_names=slice_names,
-        slices=slices,
-        shuffle_wheels=shuffle,
-        faces=faces,
-        pips=pips,
-        build_pieces=build,
-        upgrade_pieces=upg,
-        start_cats=start_cats,
-        quilt_rows=rows,
-        quilt_spaces=quilt_spaces,
-        track_need=need,
-        track_vp=vp,
-        track_token=token,
-        token_types=token_types,
-        penalty_last=rulings[0],
-        pri_piece_credit=rulings[1],
-    )
-
 
 # =========================================================================== instruments
 
-_TOP_LEVEL_KEYS = ("instrument", "space", "section", "lines", "neutral", "track")
+TOP_LEVEL_KEYS = ("instrument", "space", "section", "lines", "neutral", "track")
 _INSTRUMENT_KEYS = (
     "name", "department", "expansion", "reconstructed", "penalty_per_space", "description", "replaces",
 )
@@ -692,34 +275,34 @@ def _parse_scope(ck, value, key, sec_index, own_mask, sec_masks, all_mask):
 def _parse_term(ck, raw, key, sec, sec_index, sec_masks, all_mask):
     """Parse one ``[[section.score]]`` table into a :class:`Term`."""
     if not isinstance(raw, dict):
-        ck.fail(key, f"expected a table, got {_typename(raw)}")
+        ck.fail(key, f"expected a table, got {typename(raw)}")
     if "rule" not in raw:
-        ck.fail(_join(key, "rule"), "missing required key")
-    rule = ck.string(raw["rule"], _join(key, "rule"))
+        ck.fail(join_key(key, "rule"), "missing required key")
+    rule = ck.string(raw["rule"], join_key(key, "rule"))
     if rule not in RULES:
         reason = f"unknown rule '{rule}'"
         close = difflib.get_close_matches(rule, sorted(RULES), n=1)
         if close:
             reason += f" (did you mean '{close[0]}'?)"
         reason += f"; known rules: {', '.join(RULES)}"
-        ck.fail(_join(key, "rule"), reason)
+        ck.fail(join_key(key, "rule"), reason)
     code, required, optional = RULES[rule]
     for name in required:
         if name not in raw:
-            ck.fail(_join(key, name), f"missing required key: the {rule} rule needs '{name}'")
-    ck.table(raw, key, required=("rule",) + required, optional=optional, top_level_hint=True)
+            ck.fail(join_key(key, name), f"missing required key: the {rule} rule needs '{name}'")
+    ck.table(raw, key, required=("rule",) + required, optional=optional, top_level_hint=TOP_LEVEL_KEYS)
 
     own_mask = sec["mask"]
     scope, scope_mask = SCOPE_SECTION, own_mask
     if "scope" in raw:
-        scope, scope_mask = _parse_scope(ck, raw["scope"], _join(key, "scope"), sec_index, own_mask, sec_masks, all_mask)
+        scope, scope_mask = _parse_scope(ck, raw["scope"], join_key(key, "scope"), sec_index, own_mask, sec_masks, all_mask)
     params = (0, 0, 0, 0)
     awards = later = ()
     sc = _scope_text(scope)
 
     def award_list(name):
         return ck.int_list(
-            raw[name], _join(key, name), min_len=1, max_len=L.MAX_AWARDS, lo=0, hi=MAX_POINTS, why=POINTS_WHY
+            raw[name], join_key(key, name), min_len=1, max_len=L.MAX_AWARDS, lo=0, hi=MAX_POINTS, why=POINTS_WHY
         )
 
     if rule == "rank":
@@ -730,16 +313,16 @@ def _parse_term(ck, raw, key, sec, sec_index, sec_masks, all_mask):
         later = award_list("later")
         text = f"rank {_awards_text(awards)} first, then {_awards_text(later)}{sc}"
     elif rule == "per_piece":
-        pts = ck.points(raw["points"], _join(key, "points"))
+        pts = points(ck, raw["points"], join_key(key, "points"))
         params = (pts, 0, 0, 0)
         text = f"{pts} per piece{sc}"
     elif rule == "completer":
         fr = []
         for name, default in (("completer", (1, 1)), ("others", (1, 2))):
             if name in raw:
-                num, den = ck.int_list(raw[name], _join(key, name), exact=2, lo=0, hi=MAX_POINTS, why=POINTS_WHY)
+                num, den = ck.int_list(raw[name], join_key(key, name), exact=2, lo=0, hi=MAX_POINTS, why=POINTS_WHY)
                 if den < 1:
-                    ck.fail(_join(key, f"{name}[1]"), "the denominator must be at least 1")
+                    ck.fail(join_key(key, f"{name}[1]"), "the denominator must be at least 1")
             else:
                 num, den = default
             fr.append((num, den))
@@ -747,9 +330,9 @@ def _parse_term(ck, raw, key, sec, sec_index, sec_masks, all_mask):
         text = f"completer {_frac(*fr[0])}, others {_frac(*fr[1])}{sc}"
     elif rule == "number_rank":
         offsets = ck.int_list(
-            raw["offsets"], _join(key, "offsets"), min_len=1, max_len=L.MAX_AWARDS, lo=-MAX_OFFSET, hi=MAX_OFFSET
+            raw["offsets"], join_key(key, "offsets"), min_len=1, max_len=L.MAX_AWARDS, lo=-MAX_OFFSET, hi=MAX_OFFSET
         )
-        floor = ck.points(raw["floor"], _join(key, "floor")) if "floor" in raw else 0
+        floor = points(ck, raw["floor"], join_key(key, "floor")) if "floor" in raw else 0
         if sec["number"] is None:
             ck.fail(f"section[{sec['id']}].number", "the number_rank rule needs the section's number")
         n = sec["number"]
@@ -757,13 +340,13 @@ def _parse_term(ck, raw, key, sec, sec_index, sec_masks, all_mask):
         for i, a in enumerate(awards):
             if a > MAX_POINTS:
                 ck.fail(
-                    f"{_join(key, 'offsets')}[{i}]",
+                    f"{join_key(key, 'offsets')}[{i}]",
                     f"the award number {n} + offset {offsets[i]} = {a} is above the maximum {MAX_POINTS} ({POINTS_WHY})",
                 )
         offs = "/".join("N" if o == 0 else f"N{o:+d}" for o in offsets)
         text = f"rank {offs}" + (f" (floor {floor})" if floor else "") + sc
     elif rule in ("adjacent_presence", "adjacent_per_piece"):
-        pts = ck.points(raw["points"], _join(key, "points"))
+        pts = points(ck, raw["points"], join_key(key, "points"))
         if not sec["adjacent"]:
             ck.fail(f"section[{sec['id']}].adjacent", f"the {rule} rule needs at least one adjacent section")
         params = (pts, 0, 0, 0)
@@ -774,7 +357,7 @@ def _parse_term(ck, raw, key, sec, sec_index, sec_masks, all_mask):
     elif rule == "majority_takes_all":
         text = f"majority takes all pieces{sc}"
     else:  # longest_group
-        pts = ck.points(raw["points"], _join(key, "points"))
+        pts = points(ck, raw["points"], join_key(key, "points"))
         params = (pts, 0, 0, 0)
         text = f"{pts} per space of longest group"
     return Term(rule=rule, code=code, scope=scope, scope_mask=scope_mask, params=params,
@@ -836,7 +419,7 @@ def instrument_from_doc(doc, source, board=None):
 
     # ------------------------------------------------------------------ [instrument]
     meta = ck.table(doc["instrument"], "instrument", required=("name", "department"), optional=_INSTRUMENT_KEYS,
-                    top_level_hint=True)
+                    top_level_hint=TOP_LEVEL_KEYS)
     name = ck.name(meta["name"], "instrument.name")
     dept_name = ck.string(meta["department"], "instrument.department")
     if dept_name not in L.DEPT_NAMES:
@@ -848,12 +431,12 @@ def instrument_from_doc(doc, source, board=None):
     replaces = ck.boolean(meta.get("replaces", False), "instrument.replaces")
     penalty = board.penalty_per_space
     if "penalty_per_space" in meta:
-        penalty = ck.points(meta["penalty_per_space"], "instrument.penalty_per_space")
+        penalty = points(ck, meta["penalty_per_space"], "instrument.penalty_per_space")
 
     need, vp, token = board.track_need, board.track_vp, board.track_token
     if "track" in doc:
-        t = ck.table(doc["track"], "track", optional=("need", "vp", "token"), top_level_hint=True)
-        need, vp, token = _parse_track(ck, t, "track", need, vp, token)
+        t = ck.table(doc["track"], "track", optional=("need", "vp", "token"), top_level_hint=TOP_LEVEL_KEYS)
+        need, vp, token = parse_track(ck, t, "track", need, vp, token)
 
     allowed = tuple(c for c in L.COLOUR_NAMES if c != dept_name)
 
@@ -864,14 +447,14 @@ def instrument_from_doc(doc, source, board=None):
     for s, raw in enumerate(raw_secs):
         k = f"section[{s}]"
         if "id" not in raw:
-            ck.fail(_join(k, "id"), "missing required key")
-        sid = ck.string(raw["id"], _join(k, "id"))
+            ck.fail(join_key(k, "id"), "missing required key")
+        sid = ck.string(raw["id"], join_key(k, "id"))
         if sid in sec_ids:
-            ck.fail(_join(k, "id"), f"duplicate section id '{sid}'")
+            ck.fail(join_key(k, "id"), f"duplicate section id '{sid}'")
         sec_ids.append(sid)
         k = f"section[{sid}]"
         sec_keys.append(k)
-        ck.table(raw, k, required=("id", "score"), optional=_SECTION_KEYS, top_level_hint=True)
+        ck.table(raw, k, required=("id", "score"), optional=_SECTION_KEYS, top_level_hint=TOP_LEVEL_KEYS)
     sec_index = {sid: s for s, sid in enumerate(sec_ids)}
 
     # ------------------------------------------------------------------ spaces
@@ -879,7 +462,7 @@ def instrument_from_doc(doc, source, board=None):
     space_ids, numbers, colours, memberships = [], [], [], []
     for i, raw in enumerate(raw_spaces):
         k = f"space[{i}]"
-        ck.table(raw, k, required=("id", "number", "colour"), optional=_SPACE_KEYS, top_level_hint=True)
+        ck.table(raw, k, required=("id", "number", "colour"), optional=_SPACE_KEYS, top_level_hint=TOP_LEVEL_KEYS)
         sid = ck.string(raw["id"], f"{k}.id")
         if sid in space_ids:
             ck.fail(f"{k}.id", f"duplicate space id '{sid}'")
@@ -1047,397 +630,3 @@ def instrument_from_doc(doc, source, board=None):
         _space_index=space_index,
         _section_index=sec_index,
     )
-
-
-# =========================================================================== library
-
-
-def instrument_files(path):
-    """The instrument files a path names: a ``.toml`` file, or every ``*.toml`` of a folder.
-
-    A missing path, or a folder holding no ``*.toml``, raises :class:`DataError` naming it."""
-    p = Path(path)
-    if p.is_dir():
-        files = sorted(p.glob("*.toml"))
-        if not files:
-            raise DataError(p, "", "no instrument files (*.toml) in this folder")
-        return files
-    if p.is_file():
-        return [p]
-    if p.suffix == ".toml":
-        raise DataError(p, "", "file not found")
-    raise DataError(p, "", "instrument file or folder not found")
-
-
-def validate_paths(paths, board=None):
-    """Check instrument files as ``--instrument-dir`` would load them: yields ``(file, Instrument or
-    DataError)`` per file. Besides each file's own checks, a name that differs only in case from a
-    packaged instrument or from another file given here is an error (the library compares names
-    without regard to case)."""
-    board = board if board is not None else load_board()
-    seen = {}
-    for f in sorted(INSTRUMENT_DIR.glob("*.toml")):
-        try:
-            inst = load_instrument(f, board)
-        except DataError:
-            continue
-        seen[inst.name.casefold()] = (inst.name, f.resolve())
-    for p in paths:
-        try:
-            files = instrument_files(p)
-        except DataError as exc:
-            yield Path(p), exc
-            continue
-        for f in files:
-            try:
-                inst = load_instrument(f, board)
-                key = inst.name.casefold()
-                other = seen.get(key)
-                if other is not None and other[1] != f.resolve():
-                    raise DataError(
-                        f,
-                        "instrument.name",
-                        f"'{inst.name}' is already the name of an instrument ({other[0]}, {other[1]}); "
-                        "names are compared without regard to case",
-                    )
-                seen[key] = (inst.name, f.resolve())
-            except DataError as exc:
-                yield f, exc
-            else:
-                yield f, inst
-
-
-
-class InstrumentLibrary:
-    """The packaged instruments plus every ``*.toml`` found in ``extra_dirs``.
-
-    An entry of ``extra_dirs`` may also be a single ``.toml`` file. Names are unique, compared
-    without regard to case.
-    """
-
-    def __init__(self, extra_dirs=(), board=None):
-        if isinstance(extra_dirs, (str, Path)):
-            extra_dirs = (extra_dirs,)
-        self.board = board if board is not None else load_board()
-        files = sorted(INSTRUMENT_DIR.glob("*.toml"))
-        for d in extra_dirs:
-            d = Path(d)
-            if d.is_dir():
-                files.extend(sorted(d.glob("*.toml")))
-            elif d.is_file():
-                files.append(d)
-            else:
-                raise DataError(d, "", "instrument directory not found")
-        self._by_key = {}
-        shipped = set()
-        for f in files:
-            inst = load_instrument(f, self.board)
-            key = inst.name.casefold()
-            if key in self._by_key:
-                other = self._by_key[key]
-                # A designer's copy marked `replaces = true` takes the place of a shipped instrument
-                # (e.g. the files `ssb tune` writes); any other clash is a mistake.
-                if not (inst.replaces and key in shipped):
-                    hint = "; mark the copy `replaces = true` in [instrument] to replace it" if key in shipped else ""
-                    raise DataError(
-                        f,
-                        "instrument.name",
-                        f"duplicate instrument name '{inst.name}' (already defined in {other.path}){hint}",
-                    )
-                shipped.discard(key)
-            elif Path(f).parent == INSTRUMENT_DIR:
-                shipped.add(key)
-            self._by_key[key] = inst
-        self._order = sorted(self._by_key.values(), key=lambda i: (i.department, i.expansion, i.name.casefold()))
-
-    def __len__(self):
-        return len(self._order)
-
-    def __iter__(self):
-        return iter(self._order)
-
-    def __contains__(self, name):
-        return isinstance(name, str) and name.strip().casefold() in self._by_key
-
-    def names(self):
-        """Instrument names, by department (black, orange, gray), base game before expansion."""
-        return [i.name for i in self._order]
-
-    def get(self, name):
-        """Instrument by name, ignoring case. Unknown names raise DataError listing the known ones."""
-        inst = self._by_key.get(str(name).strip().casefold())
-        if inst is None:
-            raise DataError(
-                LIBRARY_SOURCE, "name", f"unknown instrument '{name}'; known instruments: {', '.join(self.names())}"
-            )
-        return inst
-
-    def by_department(self, department):
-        """Instruments of one department, given by index (0..2) or name."""
-        d = _department_index(department)
-        return [i for i in self._order if i.department == d]
-
-    def lineup(self, names=STARTER):
-        """Three instruments, one per department, returned in department order black, orange, gray."""
-        names = list(names)
-        if len(names) != L.N_DEPT:
-            raise DataError(LIBRARY_SOURCE, "lineup", f"need one instrument per department ({L.N_DEPT}), got {len(names)}")
-        slots = [None] * L.N_DEPT
-        for n in names:
-            inst = self.get(n)
-            if slots[inst.department] is not None:
-                raise DataError(
-                    LIBRARY_SOURCE,
-                    "lineup",
-                    f"{slots[inst.department].name} and {inst.name} are both {inst.department_name} instruments",
-                )
-            slots[inst.department] = inst
-        return tuple(slots)
-
-    def starter(self):
-        return self.lineup(STARTER)
-
-
-def _department_index(department):
-    if isinstance(department, str):
-        key = department.strip().lower()
-        if key not in L.DEPT_NAMES:
-            raise DataError(LIBRARY_SOURCE, "department", f"unknown department '{department}'")
-        return L.DEPT_NAMES.index(key)
-    d = int(department)
-    if not 0 <= d < L.N_DEPT:
-        raise DataError(LIBRARY_SOURCE, "department", f"department index {d} out of range 0..{L.N_DEPT - 1}")
-    return d
-
-
-# =========================================================================== packing
-
-
-def pack_geo(board, instruments, nplayers):
-    """Fill the kernel's ``geo`` int64 array (layout in ``simulator.layout``).
-
-    ``instruments`` holds three :class:`Instrument` in department order black, orange, gray.
-    """
-    if isinstance(nplayers, bool) or not isinstance(nplayers, (int, np.integer)) or not 2 <= nplayers <= L.MAX_PLAYERS:
-        raise DataError(LIBRARY_SOURCE, "nplayers", f"player count must be 2..{L.MAX_PLAYERS}, got {nplayers!r}")
-    instruments = tuple(instruments)
-    if len(instruments) != L.N_DEPT:
-        raise DataError(LIBRARY_SOURCE, "instruments", f"need {L.N_DEPT} instruments, got {len(instruments)}")
-    for d, inst in enumerate(instruments):
-        if not isinstance(inst, Instrument):
-            raise DataError(LIBRARY_SOURCE, f"instruments[{d}]", f"expected an Instrument, got {type(inst).__name__}")
-        if inst.department != d:
-            raise DataError(
-                inst.path,
-                f"instruments[{d}]",
-                f"slot {d} takes a {L.DEPT_NAMES[d]} instrument; {inst.name} is {inst.department_name}",
-            )
-
-    geo = np.zeros(L.GEO_SIZE, dtype=np.int64)
-    geo[L.G_NPLAYERS] = int(nplayers)
-    geo[L.G_BUILD_PIECES] = board.build_pieces
-    geo[L.G_UPG_PIECES] = board.upgrade_pieces
-    for c in range(L.N_DEPT):
-        geo[L.G_START_CATS + c] = board.start_cats[c]
-    geo[L.G_MAX_ROUNDS] = board.max_rounds
-    for k in range(L.N_SLICES):
-        geo[L.G_SLICE_ACTIONS + k] = board.slices[k]
-    geo[L.G_SHUFFLE_WHEELS] = 1 if board.shuffle_wheels else 0
-    geo[L.G_PENALTY_LAST] = board.penalty_last
-    geo[L.G_PRI_PIECE_CREDIT] = board.pri_piece_credit
-
-    for d, inst in enumerate(instruments):
-        _pack_instrument(geo, L.G_INST + d * L.INST_SIZE, inst)
-    return geo
-
-
-def pack_derived(geo, base):
-    """Fill the fields of the instrument block at ``base`` that follow from its other fields, so that
-    the kernel reads them instead of working them out on every call. Call it once the block is
-    otherwise complete.
-
-    * From the link table, for the inspector route search (R8): for each space the bit mask of its
-      lines (``I_INCIDENT``), for each line the XOR of its two spaces (``I_EDGE_XOR``). A space lists
-      its lines in increasing line order, so visiting the set bits of a mask from the lowest visits
-      the lines in the link table's order.
-    * From the space numbers and colours, for the placements a seat can pay for (R6): for each cat
-      colour ``c`` and number ``k`` the spaces of colour ``c`` numbered at most ``k``
-      (``I_AFFORD + c * (MAX_NUMBER + 1) + k``).
-    * From the scoring terms, for the greedy placement worth: each section's rough objective worth
-      per space (``I_SEC_WORTH``, float64 bits), see ``section_worth``."""
-    geo[base + L.I_INCIDENT : base + L.I_INCIDENT + L.MAX_SPACES] = 0
-    geo[base + L.I_EDGE_XOR : base + L.I_EDGE_XOR + L.MAX_EDGES] = 0
-    geo[base + L.I_AFFORD : base + L.I_AFFORD + 3 * (L.MAX_NUMBER + 1)] = 0
-    geo[base + L.I_SEC_WORTH : base + L.I_SEC_WORTH + L.MAX_SECTIONS] = 0
-    for x in range(int(geo[base + L.I_NSPACES])):
-        for k in range(int(geo[base + L.I_NLINKS + x])):
-            e = int(geo[base + L.I_LINKEDGE + x * L.MAX_LINKS + k])
-            y = int(geo[base + L.I_LINK + x * L.MAX_LINKS + k])
-            geo[base + L.I_INCIDENT + x] |= 1 << e
-            geo[base + L.I_EDGE_XOR + e] = x ^ y
-        colour = int(geo[base + L.I_COLOUR + x])
-        for k in range(int(geo[base + L.I_COST + x]), L.MAX_NUMBER + 1):
-            geo[base + L.I_AFFORD + colour * (L.MAX_NUMBER + 1) + k] |= 1 << x
-    for s in range(int(geo[base + L.I_NSECTIONS])):
-        worth = np.array(section_worth(geo, base, s), dtype=np.float64)
-        geo[base + L.I_SEC_WORTH + s] = worth.view(np.int64)
-
-
-def section_worth(geo, base, s):
-    """A rough worth per space of section ``s``'s objective, for the greedy placement worth: the
-    first rank award, half the per-piece points of a full section, one point per space for the
-    completer and majority-takes-all terms, and the adjacency and longest-group points weighted
-    1, 2 and 3."""
-    size = bin(int(geo[base + L.I_SEC_SPACES + s])).count("1")
-    h = 0.0
-    for j in range(L.MAX_TERMS):
-        t = s * L.MAX_TERMS + j
-        code = int(geo[base + L.I_TERM_CODE + t])
-        p1 = int(geo[base + L.I_TERM_P + t * 4])
-        if code in (L.T_RANK, L.T_RANK_ORDER):
-            h += int(geo[base + L.I_TERM_AWARDS + t * L.MAX_AWARDS])
-        elif code == L.T_PER_PIECE:
-            h += p1 * size * 0.5
-        elif code in (L.T_COMPLETER, L.T_MAJORITY_ALL):
-            h += size
-        elif code == L.T_ADJ_PRESENCE:
-            h += p1
-        elif code == L.T_ADJ_PER_PIECE:
-            h += 2.0 * p1
-        elif code == L.T_LONGEST_GROUP:
-            h += 3.0 * p1
-    return h / max(size, 1)
-
-
-def _pack_instrument(geo, base, inst):
-    n = inst.nspaces
-    geo[base + L.I_NSPACES] = n
-    geo[base + L.I_PENALTY] = inst.penalty_per_space
-    geo[base + L.I_NSECTIONS] = inst.nsections
-    geo[base + L.I_NEDGES] = len(inst.lines)
-    geo[base + L.I_NEUTRAL] = inst.neutral[0]
-    geo[base + L.I_NEUTRAL + 1] = inst.neutral[1]
-    geo[base + L.I_TOTAL_COST] = inst.total_cost
-    geo[base + L.I_LINK : base + L.I_LINK + L.MAX_SPACES * L.MAX_LINKS] = -1
-    geo[base + L.I_LINKEDGE : base + L.I_LINKEDGE + L.MAX_SPACES * L.MAX_LINKS] = -1
-    for i in range(n):
-        geo[base + L.I_COST + i] = inst.numbers[i]
-        geo[base + L.I_COLOUR + i] = inst.colours[i]
-        m = 0
-        for s in inst.space_sections[i]:
-            m |= 1 << s
-        geo[base + L.I_SECMASK + i] = m
-    for e, (a, b) in enumerate(inst.lines):
-        for x, y in ((a, b), (b, a)):
-            k = int(geo[base + L.I_NLINKS + x])
-            geo[base + L.I_LINK + x * L.MAX_LINKS + k] = y
-            geo[base + L.I_LINKEDGE + x * L.MAX_LINKS + k] = e
-            geo[base + L.I_NLINKS + x] = k + 1
-    for s in range(inst.nsections):
-        geo[base + L.I_SEC_SPACES + s] = inst.section_mask(s)
-        am = 0
-        for a in inst.section_adjacent[s]:
-            am |= 1 << a
-        geo[base + L.I_SEC_ADJ + s] = am
-        num = inst.section_numbers[s]
-        geo[base + L.I_SEC_NUMBER + s] = 0 if num is None else num
-        for j, term in enumerate(inst.section_terms[s]):
-            t = s * L.MAX_TERMS + j
-            geo[base + L.I_TERM_CODE + t] = term.code
-            geo[base + L.I_TERM_SCOPE + t] = term.scope_mask
-            for p in range(4):
-                geo[base + L.I_TERM_P + t * 4 + p] = term.params[p]
-            geo[base + L.I_TERM_NAWARDS + t] = len(term.awards)
-            for k, v in enumerate(term.awards):
-                geo[base + L.I_TERM_AWARDS + t * L.MAX_AWARDS + k] = v
-            for k, v in enumerate(term.later):
-                geo[base + L.I_TERM_AWARDS2 + t * L.MAX_AWARDS + k] = v
-    for k in range(L.N_TRACK):
-        geo[base + L.I_TRACK_NEED + k] = inst.track_need[k]
-        geo[base + L.I_TRACK_VP + k] = inst.track_vp[k]
-        geo[base + L.I_TRACK_TOKEN + k] = 1 if inst.track_token[k] else 0
-    geo[base + L.I_ALL_SPACES] = inst.all_spaces_mask
-    pack_derived(geo, base)
-
-
-def _bits(mask):
-    mask = int(mask)
-    return [i for i in range(64) if (mask >> i) & 1]
-
-
-def unpack_geo(geo):
-    """Read a packed ``geo`` array back into plain Python structures (for reports, tests, debugging).
-
-    Returns ``{"board": {...}, "instruments": [{...}, {...}, {...}]}``; indices, not ids (use
-    :meth:`Instrument.space_name` / :meth:`Instrument.section_name` to print them).
-    """
-    g = [int(x) for x in np.asarray(geo)]
-    board = {
-        "nplayers": g[L.G_NPLAYERS],
-        "build_pieces": g[L.G_BUILD_PIECES],
-        "upgrade_pieces": g[L.G_UPG_PIECES],
-        "start_cats": g[L.G_START_CATS : L.G_START_CATS + L.N_DEPT],
-        "max_rounds": g[L.G_MAX_ROUNDS],
-        "slices": g[L.G_SLICE_ACTIONS : L.G_SLICE_ACTIONS + L.N_SLICES],
-        "shuffle_wheels": bool(g[L.G_SHUFFLE_WHEELS]),
-    }
-    insts = []
-    for d in range(L.N_DEPT):
-        b = L.G_INST + d * L.INST_SIZE
-        n = g[b + L.I_NSPACES]
-        ns = g[b + L.I_NSECTIONS]
-        links = []
-        for i in range(n):
-            k = g[b + L.I_NLINKS + i]
-            links.append(
-                [
-                    (g[b + L.I_LINK + i * L.MAX_LINKS + j], g[b + L.I_LINKEDGE + i * L.MAX_LINKS + j])
-                    for j in range(k)
-                ]
-            )
-        sections = []
-        for s in range(ns):
-            terms = []
-            for j in range(L.MAX_TERMS):
-                t = s * L.MAX_TERMS + j
-                code = g[b + L.I_TERM_CODE + t]
-                if code == L.T_NONE:
-                    continue
-                na = g[b + L.I_TERM_NAWARDS + t]
-                terms.append(
-                    {
-                        "code": code,
-                        "rule": L.TERM_NAMES[code],
-                        "scope": _bits(g[b + L.I_TERM_SCOPE + t]),
-                        "params": g[b + L.I_TERM_P + t * 4 : b + L.I_TERM_P + t * 4 + 4],
-                        "awards": g[b + L.I_TERM_AWARDS + t * L.MAX_AWARDS : b + L.I_TERM_AWARDS + t * L.MAX_AWARDS + na],
-                        "later": g[b + L.I_TERM_AWARDS2 + t * L.MAX_AWARDS : b + L.I_TERM_AWARDS2 + (t + 1) * L.MAX_AWARDS],
-                    }
-                )
-            sections.append(
-                {
-                    "spaces": _bits(g[b + L.I_SEC_SPACES + s]),
-                    "adjacent": _bits(g[b + L.I_SEC_ADJ + s]),
-                    "number": g[b + L.I_SEC_NUMBER + s],
-                    "terms": terms,
-                }
-            )
-        insts.append(
-            {
-                "nspaces": n,
-                "penalty": g[b + L.I_PENALTY],
-                "nedges": g[b + L.I_NEDGES],
-                "neutral": g[b + L.I_NEUTRAL : b + L.I_NEUTRAL + 2],
-                "total_cost": g[b + L.I_TOTAL_COST],
-                "cost": g[b + L.I_COST : b + L.I_COST + n],
-                "colour": g[b + L.I_COLOUR : b + L.I_COLOUR + n],
-                "secmask": g[b + L.I_SECMASK : b + L.I_SECMASK + n],
-                "links": links,
-                "sections": sections,
-                "track_need": g[b + L.I_TRACK_NEED : b + L.I_TRACK_NEED + L.N_TRACK],
-                "track_vp": g[b + L.I_TRACK_VP : b + L.I_TRACK_VP + L.N_TRACK],
-                "track_token": g[b + L.I_TRACK_TOKEN : b + L.I_TRACK_TOKEN + L.N_TRACK],
-                "all_spaces": g[b + L.I_ALL_SPACES],
-            }
-        )
-    return {"board": board, "instruments": insts}
