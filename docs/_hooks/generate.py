@@ -122,15 +122,28 @@ def _keys(keys, required=()):
 
 
 # --------------------------------------------------------------------------- generators
+def _const(name, *modules):
+    """A constant from the first of ``modules`` that defines it (constants the layout work moves)."""
+    for m in modules:
+        mod = _first_module(m) if isinstance(m, str) else m
+        if hasattr(mod, name):
+            return getattr(mod, name)
+    raise RuntimeError(f"no module of {[getattr(m, '__name__', m) for m in modules]} defines {name}")
+
+
 def gen_scenario_schema():
     mod = _first_module("simulator.shuffle_swing.scenario", "scenarios.scenario")
+    shared = (mod, "scenarios.spec", "simulator.seeds")
     rows = [
         ("top level", _keys(mod.TOP_KEYS, mod.REQUIRED_KEYS)),
         ("`[instruments]`", _keys(mod.INSTRUMENT_KEYS) + " (one of " + ", ".join(f"`{m}`" for m in mod.SET_MODES) + ")"),
-        ("`[lineup]`", _keys(mod.LINEUP_KEYS)),
-        ("`[lineup.round_robin]`", _keys(mod.ROUND_ROBIN_KEYS, ("pool",)) + "; `mix`: " + ", ".join(f"`{m}`" for m in mod.MIXES)),
+        ("`[lineup]`", _keys(_const("LINEUP_KEYS", *shared))),
+        (
+            "`[lineup.round_robin]`",
+            _keys(_const("ROUND_ROBIN_KEYS", *shared), ("pool",)) + "; `mix`: " + ", ".join(f"`{m}`" for m in _const("MIXES", *shared)),
+        ),
         ("`wheel`", ", ".join(f"`{w}`" for w in mod.WHEELS)),
-        ("bounds", f"`seed` 0 .. {mod.MAX_SEED:,}; `games` 1 .. {mod.MAX_GAMES:,}"),
+        ("bounds", f"`seed` 0 .. {_const('MAX_SEED', *shared):,}; `games` 1 .. {_const('MAX_GAMES', *shared):,}"),
     ]
     return (
         f"*Written from `{mod.__name__}` (its docstring and its key lists) when the site is built.*\n\n"
@@ -141,9 +154,9 @@ def gen_scenario_schema():
 
 
 def gen_game_scenario_schema():
-    mod = _first_module("scenarios.spec", "scenarios.generic")
+    mod = _first_module("simulator.echidna.scenario", "scenarios.generic")
     keys = getattr(mod, "TOP_KEYS", ())
-    req = getattr(mod, "REQUIRED", ())
+    req = getattr(mod, "REQUIRED", getattr(mod, "REQUIRED_KEYS", ()))
     head = f"*Written from `{mod.__name__}` when the site is built.*\n\n"
     if keys:
         head += _table([("top level", _keys(keys, req))], ("table", "keys the loader accepts")) + "\n\n"
@@ -216,12 +229,14 @@ def gen_result_columns():
     parts.append("### Shuffle and Swing: `seats/` (one row per game and seat)\n\n" + _table(_column_rows(seat, notes), ("column", "meaning")))
     game = [c for c in schema.GAME_COLUMNS if c not in cell]
     parts.append("### Shuffle and Swing: `games/` (one row per game)\n\n" + _table(_column_rows(game, notes), ("column", "meaning")))
-    generic = _first_module("scenarios.cells", "scenarios.generic")
+    generic = _first_module("scenarios.generic")
     for name in registry.names():
         g = registry.get(name)
         if name == registry.DEFAULT_GAME:
             continue
         gcell = list(getattr(generic, "CELL_COLUMNS", ()))
+        if not gcell and hasattr(schema, "cell_columns"):
+            gcell = list(schema.cell_columns(g))
         parts.append(
             f"### {g.title} (`game = \"{name}\"`)\n\n"
             + (f"Cell columns: {', '.join(f'`{c}`' for c in gcell)}.\n\n" if gcell else "")
