@@ -108,6 +108,12 @@ class Game:
         module = self.kernel_entry.rpartition(":")[0]
         return f"{module}:{attr}" if module else attr
 
+    # The scenario schema of the game's scenarios (``scenarios.load``): "boards" (a list of boards
+    # and named [variants] of the game's switches, read by ``setup`` and ``variants_from_dict``) or
+    # "instruments" (Shuffle and Swing's instrument sets and [overrides]).
+    scenario_keys: str = "boards"
+    # The cell columns naming a cell's setting, after ``players`` (text; the report groups by them).
+    setting_columns: tuple = ("board", "variant")
     # How the compile notice names this game's kernel (default: "the <title> rules kernel").
     kernel_label: str = ""
 

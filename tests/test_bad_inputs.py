@@ -616,7 +616,8 @@ def test_mutated_scenario_is_valid_or_a_clear_error(data, which):
     results folder are sound. Never another exception."""
     import tomllib
 
-    from scenarios.scenario import SCENARIO_DIR, scenario_from_doc
+    from scenarios.spec import SCENARIO_DIR
+    from scenarios.load import scenario_from_doc
     from simulator.errors import DataError
 
     path = SCENARIO_DIR / f"{which}.toml"

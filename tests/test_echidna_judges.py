@@ -16,7 +16,7 @@ from reports.headline import ONE_JUDGE, ROBUST, SKILL_SENSITIVE
 from reports.seats import seat_advantage
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
-from scenarios.scenario import scenario_from_doc
+from scenarios.load import scenario_from_doc
 from ssb.cli import cli
 from strategies import ladder as LD
 from strategies.echidna import EchidnaStrategyLibrary

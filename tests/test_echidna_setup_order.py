@@ -286,7 +286,7 @@ def test_the_new_switches_play_the_recorded_games():
 
 
 def test_shipped_scenario_and_search_name_the_switches():
-    from scenarios.scenario import load_scenario
+    from scenarios.load import load_scenario
     from scenarios.tuning import load_tuning
 
     sc = load_scenario("echidna-setup-order")

@@ -37,6 +37,7 @@ def _sns_columns():
     )
     game = (
         "winner",
+        "winner_strategy",  # text: the winner's strategy (filled in by the runner, not the kernel)
         "tiebreak",
         "tied",
         "rounds",
@@ -45,6 +46,7 @@ def _sns_columns():
         "decisions",
         *(f"built_{d}" for d in DEPT_NAMES),
         "pri_or_neutral_pieces",
+        "pri_penalty_absorbed",
     )
     return seat, game, tuple(SRC_NAMES)
 
@@ -54,6 +56,8 @@ _SNS_SEAT, _SNS_GAME, _SNS_SOURCES = _sns_columns()
 GAME = Game(
     name="shuffle-swing",
     kernel_label="the rules kernel",
+    scenario_keys="instruments",
+    setting_columns=("inst_black", "inst_orange", "inst_gray"),
     title="Shuffle and Swing",
     player_counts=(2, 3, 4),
     boards=(),
