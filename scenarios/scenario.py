@@ -86,7 +86,7 @@ from simulator.shuffle_swing.instruments import instrument_from_doc
 from simulator.shuffle_swing.board import load_board
 from simulator.shuffle_swing.layout import DEPT_NAMES
 from simulator.shuffle_swing.playout import PLAYER_COUNTS
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 
 GAME = "shuffle-swing"  # the game whose scenarios this schema reads (Game.scenario_keys "instruments")

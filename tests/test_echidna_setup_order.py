@@ -248,7 +248,7 @@ SWITCH_DIGEST = "963f1506a35d5a2b2ec137b3298951919ae86739682d89bb0c6f50e359fb827
 def switch_digest(games=6, log_games=1, seed=20261202):
     import hashlib
 
-    from strategies.echidna import EchidnaStrategyLibrary
+    from simulator.echidna.strategies import EchidnaStrategyLibrary
 
     lib = EchidnaStrategyLibrary()
     rules = load_rules()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from simulator.errors import DataError
-from simulator.game_api import Game, GateFigure, GateKind, GateSpec, Lazy, package_entries
+from simulator.game_api import Game, GateFigure, GateKind, GateSpec, LadderSpec, Lazy, package_entries
 
 
 def _sns_setup(players, board=None, variants=None):
@@ -20,7 +20,7 @@ def _sns_variants(table, file="variants", key="variants"):
 
 # The rest of the interface: functions of the game's own modules, each imported on first use.
 _sns_play_batch, _sns_play_one, _sns_soak, _sns_narrate, _sns_document, _sns_sources = package_entries("simulator.shuffle_swing")
-_sns_strategies = Lazy("strategies.library", "StrategyLibrary")
+_sns_strategies = Lazy("simulator.shuffle_swing.strategies", "StrategyLibrary")
 
 
 def _sns_columns():
@@ -57,6 +57,16 @@ GAME = Game(
     name="shuffle-swing",
     kernel_label="the rules kernel",
     scenario_keys="instruments",
+    # The skill ladder: the matrix at 2, 3 and 4 players, one seat against three greedy and three
+    # tuned, and the skill depth of the search player.
+    ladder=LadderSpec(
+        default_rungs=Lazy("simulator.shuffle_swing.strategies", "default_rungs"),
+        parse_rung=Lazy("simulator.shuffle_swing.strategies", "parse_rung"),
+        winners=Lazy("simulator.shuffle_swing.playout", "ladder_winners"),
+        players=(2, 3, 4),
+        against=("tuned",),
+        depth=True,
+    ),
     setting_columns=("inst_black", "inst_orange", "inst_gray"),
     title="Shuffle and Swing",
     player_counts=(2, 3, 4),
