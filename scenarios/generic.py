@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from scenarios.canonical import to_toml
+from scenarios.record import LEAD_COLUMN, check_record, lead_lists
 from scenarios.scenario import LINEUP_KEYS, MAX_GAMES, MAX_SEED, LineupCell, _lineups, apply_set, lineup_period, parse_set
 from simulator import games as registry
 from simulator.errors import DataError
@@ -58,6 +59,7 @@ TOP_KEYS = (
     "reference",
     "strategy_dirs",
     "lineup",
+    "record",
 )
 REQUIRED = ("game", "name", "seed", "games", "players", "lineup")
 
@@ -118,6 +120,7 @@ class GameCellSpec:
     cell: GameCell
     setup: object
     strategy_rows: np.ndarray
+    record: tuple = ()  # ``scenarios.record``
 
     def chunk_tables(self, task):
         return chunk_tables(task)
@@ -143,6 +146,7 @@ class GameScenario:
     board_objects: dict = field(repr=False, default_factory=dict)
     strategy_dirs: tuple = ()
     set_args: tuple = ()
+    record: tuple = ()
 
     @property
     def total_games(self):
@@ -159,6 +163,7 @@ class GameScenario:
             "reference": self.reference,
             "strategy_dirs": list(self.strategy_dirs),
             "set": list(self.set_args),
+            **({"record": list(self.record)} if self.record else {}),
         }
 
     def columns(self):
@@ -207,7 +212,8 @@ class GameScenario:
         setups = self._setups()
         return {
             c.index: GameCellSpec(
-                run_id, self.game, c, setups[(c.players, c.board, c.variant)], self.strategies.matrix(list(c.lineup))
+                run_id, self.game, c, setups[(c.players, c.board, c.variant)], self.strategies.matrix(list(c.lineup)),
+                self.record,
             )
             for c in self.cells
         }
@@ -333,6 +339,9 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         "strategy_dirs": list(sdirs),
         "lineup": doc["lineup"],
     }
+    record = check_record(ck, doc.get("record"))
+    if record:
+        eff["record"] = list(record)
     text = to_toml(eff)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return GameScenario(
@@ -354,6 +363,7 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         board_objects=board_objects,
         strategy_dirs=tuple(resolved),
         set_args=set_args,
+        record=record,
     )
 
 
@@ -397,8 +407,16 @@ def chunk_tables(task):
     gidx, deal, rotation, seeds = chunk_games(task)
     seat_cols = {k: np.zeros((len(gidx), n), dtype=np.int64) for k in g.seat_columns}
     game_cols = {k: np.zeros(len(gidx), dtype=np.int64) for k in g.game_columns}
+    lead = [None] * len(gidx) if "lead" in getattr(spec, "record", ()) else None
     for idx, strat in rotation_groups(spec, rotation):
-        sr, gr = g.play_batch(spec.setup, seeds[idx], strat)
+        if lead is None:
+            sr, gr = g.play_batch(spec.setup, seeds[idx], strat)
+        else:
+            from simulator.lead_record import batch_results_lead
+
+            sr, gr, rec, nrec = batch_results_lead(g.name, spec.setup, seeds[idx], strat)
+            for i, row in zip(idx, lead_lists(rec, nrec)):
+                lead[i] = row
         for k in g.seat_columns:
             seat_cols[k][idx] = sr[k]
         for k in g.game_columns:
@@ -425,7 +443,10 @@ def chunk_tables(task):
         games[k] = game_cols[k].astype(np.int32)
     winner = game_cols.get("winner", np.full(m, -1))
     games["winner_strategy"] = winner_strategy(winner, lineup, rotation, n)
-    return pd.DataFrame(seats), pd.DataFrame(games)
+    games_df = pd.DataFrame(games)
+    if lead is not None:
+        games_df[LEAD_COLUMN] = pd.Series(lead, dtype=object)  # beyond the schema: readers select theirs
+    return pd.DataFrame(seats), games_df
 
 
 __all__ = ["GameScenario", "game_scenario_from_doc", "is_generic", "chunk_tables", "LINEUP_KEYS"]

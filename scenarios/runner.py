@@ -373,6 +373,7 @@ def cell_specs(scenario, run_id="adhoc"):
             shuffle_wheels=scenario.shuffle_wheels,
             max_rounds=scenario.max_rounds,
             strategy_rows=scenario.strategy_rows(cell.lineup),
+            record=getattr(scenario, "record", ()),
         )
     return specs
 

@@ -14,6 +14,7 @@ cell is played for ``games`` games (paired design, see :mod:`scenarios.seeding`)
     max_rounds = 60                   # optional: safety cap on rounds (default from board.toml)
     instrument_dirs = ["my_instruments"]   # optional: extra instrument files (relative to this file)
     strategy_dirs = ["my_strategies"]      # optional: extra strategy profiles
+    record = ["lead"]                 # optional: the per-round lead record (``scenarios.record``)
 
     [instruments]                     # exactly one of sets / swaps / all
     sets = [["Violin", "Piano", "Horns"], ["Piano", "Bass", "Drums"]]   # any order within a set
@@ -65,6 +66,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scenarios.canonical import to_toml, toml_key
+from scenarios.record import check_record
 from simulator.errors import DataError
 from simulator.instruments import STARTER, Checker, InstrumentLibrary, instrument_from_doc, load_board, read_toml
 from simulator.layout import DEPT_NAMES
@@ -90,6 +92,7 @@ TOP_KEYS = (
     "instruments",
     "lineup",
     "overrides",
+    "record",
 )
 REQUIRED_KEYS = ("name", "seed", "games", "players", "instruments", "lineup")
 SET_MODES = ("sets", "swaps", "all")
@@ -232,6 +235,7 @@ class Scenario:
     instruments: InstrumentView = field(repr=False)
     strategies: StrategyLibrary = field(repr=False)
     set_args: tuple = ()
+    record: tuple = ()  # what the run records beyond its tables (``scenarios.record``)
 
     @property
     def board(self):
@@ -261,6 +265,7 @@ class Scenario:
             "strategy_dirs": list(self.strategy_dirs),
             "overrides": dict(self.overrides),
             "set": list(self.set_args),
+            **({"record": list(self.record)} if self.record else {}),
         }
 
 
@@ -468,6 +473,7 @@ def _validate(doc, path, set_args):
     lineups = _lineups(ck, doc["lineup"], players, strategies, path)
 
     caps = _max_games(ck, doc["lineup"], strategies, path)
+    record = check_record(ck, doc.get("record"))
     cells = []
     for n in players:
         for s in sets:
@@ -495,6 +501,8 @@ def _validate(doc, path, set_args):
     eff["instruments"] = doc["instruments"]
     eff["lineup"] = doc["lineup"]
     eff["overrides"] = overrides
+    if record:
+        eff["record"] = list(record)
     text = to_toml(eff)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -519,6 +527,7 @@ def _validate(doc, path, set_args):
         instruments=view,
         strategies=strategies,
         set_args=set_args,
+        record=record,
     )
 
 

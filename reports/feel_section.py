@@ -1,0 +1,168 @@
+"""The report's "game feel" section, for a run made with the lead record (both games).
+
+:func:`add_feel` appends the section to a built report (``reports.build.make_report`` and
+``reports.game_report.make_game_report`` call it; a run without the record gets nothing).
+:func:`stand_out_lines` gives the sentences for the answer screen when a setting stands out
+(the headline's writer calls it); :func:`gate_figures` the measures as descriptive figures.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from reports import feel
+from reports.feel_data import feel_tables, has_lead, load_lead, wide
+
+# The measures shown in the section's table, and the two charted per setting.
+SHOWN = ("lead_changes", "behind_share", "behind_depth", "last_behind", "decided_at", "runaway", "rounds", "rounds_sd")
+CHARTED = ("lead_changes", "decided_at")
+# The gate's descriptive figures: stable enough to follow (their interval over games is narrow).
+GATE = ("lead_changes", "decided_at", "runaway")
+SAMPLE_GAMES = 3
+
+
+def _reference(table):
+    """The setting compared against: the starter set when present, else the first setting."""
+    labels = sorted(table["setting"].unique())
+    starter = [s for s in labels if "Violin/Piano/Horns" in s]
+    return starter[0] if starter else labels[0]
+
+
+def stand_out_lines(results_dir, measures=("decided_at", "lead_changes", "runaway")):
+    """Sentences naming a setting that stands out against the reference setting (the starter set,
+    or the run's first setting) on a measure, where the intervals do not overlap; one per measure
+    at most, compared only among settings of the same player count and judge. Empty for a run
+    without the lead record."""
+    if not has_lead(results_dir):
+        return []
+    per_game, table = feel_tables(results_dir)
+    return _stand_out(per_game, table, measures)
+
+
+def _group(label):
+    """(players, judge) of a setting label: settings are compared within one such group."""
+    parts = label.split(" ")
+    return parts[0], parts[-1]
+
+
+def _stand_out(per_game, table, measures):
+    rounds = per_game.groupby("setting")["rounds"].mean().to_dict()
+    lines = []
+    groups = {}
+    for s in table["setting"].unique():
+        groups.setdefault(_group(s), []).append(s)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        part = table[table["setting"].isin(members)]
+        ref = _reference(part)
+        for m in measures:
+            words = feel.stand_out(part, m, ref, unit_rounds=rounds)
+            if words:
+                lines.append(words)
+                break
+    return lines
+
+
+def gate_figures(results_dir, width=0.1):
+    """``{setting: {measure: mean}}`` of the :data:`GATE` measures whose 95% interval is narrower
+    than ``width`` (descriptive figures for the regression gate, not verdicts)."""
+    if not has_lead(results_dir):
+        return {}
+    _, table = feel_tables(results_dir)
+    out = {}
+    for r in table[table["measure"].isin(GATE)].to_dict("records"):
+        if not math.isnan(r["low"]) and r["high"] - r["low"] <= width * max(1.0, abs(r["mean"])):
+            out.setdefault(r["setting"], {})[r["measure"]] = round(float(r["mean"]), 4)
+    return out
+
+
+# =========================================================================== charts
+
+
+def lead_chart(keys, standings, winners, k=SAMPLE_GAMES):
+    """Lead over time of the first ``k`` games of the first setting: each seat's margin (its
+    standing less the best other seat's) after each round, the winner's line drawn thick."""
+    from reports.charts import Chart, _figure, to_png
+
+    first = keys["setting"].iloc[0]
+    idx = [i for i in range(len(keys)) if keys["setting"].iloc[i] == first][:k]
+    fig, axes = _figure(len(idx), width=4.2, height=3.0)
+    for ax, i in zip(np.atleast_1d(axes).ravel(), idx):
+        s = np.asarray(standings[i], dtype=float)
+        for p in range(s.shape[1]):
+            others = np.delete(s, p, axis=1).max(axis=1)
+            ax.plot(np.arange(1, len(s) + 1), s[:, p] - others, lw=2.6 if p == winners[i] else 1.0,
+                    label=f"seat {p + 1}" + (" (won)" if p == winners[i] else ""))
+        ax.axhline(0, color="0.5", lw=0.6)
+        ax.set_xlabel("round")
+        ax.set_ylabel("margin over the best other seat")
+        ax.set_title(f"deal {int(keys['deal'].iloc[i])}", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"Lead over time, sample games: {first}", fontsize=10)
+    return Chart("feel_lead_over_time", f"Lead over time of {len(idx)} sample games ({first})", to_png(fig))
+
+
+def measure_chart(table, measures=CHARTED):
+    """Per setting, the mean of each charted measure with its 95% interval (counting games)."""
+    from reports.charts import Chart, _figure, to_png
+
+    fig, axes = _figure(len(measures), width=5.0, height=0.35 * table["setting"].nunique() + 1.6)
+    label = {k: v for k, v, _ in feel.MEASURES}
+    for ax, m in zip(np.atleast_1d(axes).ravel(), measures):
+        t = table[table["measure"] == m].sort_values("setting")
+        y = np.arange(len(t))
+        ax.errorbar(t["mean"], y, xerr=[t["mean"] - t["low"], t["high"] - t["mean"]], fmt="o", ms=4, capsize=2)
+        ax.set_yticks(y)
+        ax.set_yticklabels(t["setting"], fontsize=7)
+        ax.set_title(label[m], fontsize=9)
+        ax.invert_yaxis()
+    fig.suptitle("Lead changes and decisiveness per setting (95% intervals over games)", fontsize=10)
+    return Chart("feel_measures", "Lead changes and decisiveness per setting", to_png(fig))
+
+
+# =========================================================================== the section
+
+
+def feel_section(results_dir):
+    """The game-feel section of a run with the lead record (``None`` without it)."""
+    from reports.build import Section, Table
+
+    if not has_lead(results_dir):
+        return None
+    keys, standings, winners = load_lead(results_dir)
+    per_game = feel.games_frame(standings, winners, keys)
+    table = feel.setting_measures(per_game, ["setting"])
+    shown = wide(table, list(SHOWN))
+    label = {k: v for k, v, _ in feel.MEASURES} | {"rounds_sd": "rounds, standard deviation"}
+    display = shown.rename(columns=label).reset_index()
+    sec = Section(
+        "feel",
+        "Game feel",
+        "Are games tense or runaway: how often does the lead change, and when is a game decided?",
+        charts=[lead_chart(keys, standings, winners), measure_chart(table)],
+        tables=[Table("game_feel", "Game-feel measures per setting (mean [95% interval over games])", table, display)],
+    )
+    sec.notes.append(
+        "Measured from the per-round lead record (record = [\"lead\"]); definitions and their anchor "
+        "(Browne's and Ludii's evaluation metrics) in docs/guide/game-feel.md. Each game is one deal; "
+        "intervals are Student t over games. Shuffle and Swing's standing is the score so far (the last "
+        "round includes the end-game scoring, R12); Echidna Shuffle's is bugs home, then the steps still to go."
+    )
+    for r in shown.reset_index().to_dict("records"):
+        sec.findings.append(
+            f"{r['setting']}: {r.get('lead_changes', '')} lead changes per game, decided at "
+            f"{r.get('decided_at', '')} of the game, runaway {r.get('runaway', '')} ({r['games']} games)."
+        )
+    sec.findings += _stand_out(per_game, table, ("decided_at", "lead_changes", "runaway"))
+    return sec
+
+
+def add_feel(report, results_dir):
+    """Append the game-feel section to ``report`` when the run recorded the lead; returns it."""
+    sec = feel_section(results_dir)
+    if sec is not None:
+        report.sections.append(sec)
+    return report
