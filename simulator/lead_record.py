@@ -105,11 +105,40 @@ def echidna_standing(geo, st, p):
     return st[E_S_HOME + p] * ECHIDNA_HOME_WEIGHT - togo
 
 
+@ech_kernel
+def echidna_play_lead_into(geo, strat, seed, st, log, check, rng, nolog, tmp, order, score, rec_g):
+    """``play_into`` with the record: the same set-up and turns, and after each round, and after
+    the winning move (E6) or the stall cap (E9), each seat's standing into a row of ``rec_g``.
+    Without reference counting, like ``play_into`` (counted calls cost most of a turn). Returns
+    (violation code, turn of the violation, rows written)."""
+    rng[0] = seed
+    rng_next(rng)
+    ech_setup_game(geo, st, strat, rng, log, order, score)
+    code = 0
+    turn = -1
+    if check:
+        code = ech_check(geo, st)
+        turn = 0
+    n = 0
+    rows = rec_g.shape[0]
+    npl = st[E_S_NPLAYERS]
+    while code == 0 and st[E_S_WINNER] < 0 and st[E_S_STALLED] == 0:
+        ech_play_turn(geo, st, strat, rng, log, nolog, tmp)
+        if (st[E_S_CUR] == 0 or st[E_S_WINNER] >= 0) and n < rows:
+            for p in range(npl):
+                rec_g[n, p] = echidna_standing(geo, st, p)
+            n += 1
+        if check:
+            code = ech_check(geo, st)
+            turn = st[E_S_TURN]
+    if code == 0:
+        turn = -1
+    return code, turn, n
+
+
 @ech_kernel_alloc
 def echidna_play_batch_lead(geo, strat, seeds, out, check, rec, nrec):
-    """``simulator.echidna.kernel.play_batch`` plus the lead record: after each round, and after the
-    winning move (E6) or the stall cap (E9), each seat's standing into ``rec[g, row, seat]`` (the
-    game loop is ``play_into``'s, call for call)."""
+    """``simulator.echidna.kernel.play_batch`` plus the lead record (``echidna_play_lead_into``)."""
     g = len(seeds)
     bad = np.zeros((g, 3), dtype=np.int64)
     nbad = 0
@@ -119,28 +148,8 @@ def echidna_play_batch_lead(geo, strat, seeds, out, check, rec, nrec):
     tmp = np.zeros(E_STATE_SIZE, dtype=np.int64)
     order = np.zeros(E_MAX_SPACES, dtype=np.int64)
     score = np.zeros(E_MAX_SPACES, dtype=np.float64)
-    rows = rec.shape[1]
     for i in range(g):
-        st = out[i]
-        rng[0] = seeds[i]
-        rng_next(rng)
-        ech_setup_game(geo, st, strat, rng, log, order, score)
-        code = 0
-        turn = -1
-        if check:
-            code = ech_check(geo, st)
-            turn = 0
-        n = 0
-        npl = st[E_S_NPLAYERS]
-        while code == 0 and st[E_S_WINNER] < 0 and st[E_S_STALLED] == 0:
-            ech_play_turn(geo, st, strat, rng, log, nolog, tmp)
-            if (st[E_S_CUR] == 0 or st[E_S_WINNER] >= 0) and n < rows:
-                for p in range(npl):
-                    rec[i, n, p] = echidna_standing(geo, st, p)
-                n += 1
-            if check:
-                code = ech_check(geo, st)
-                turn = st[E_S_TURN]
+        code, turn, n = echidna_play_lead_into(geo, strat, seeds[i], out[i], log, check, rng, nolog, tmp, order, score, rec[i])
         nrec[i] = n
         if code != 0:
             bad[nbad, 0] = i
