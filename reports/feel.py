@@ -53,6 +53,8 @@ MEASURES = (
     ("runaway", "runaway (phi, midpoint leader vs winner)", "phi"),
     ("rounds", "rounds", "rounds"),
 )
+# Measures a caller may add to the per-game frame (``reports.winchance``: from estimated win chances).
+EXTRA_MEASURES = (("uncertainty", "uncertainty (entropy of the estimated win chances)", "share"),)
 
 
 # =========================================================================== one game
@@ -162,7 +164,7 @@ def setting_measures(per_game, by):
     for key, grp in per_game.groupby(list(by), sort=True):
         key = key if isinstance(key, tuple) else (key,)
         base = dict(zip(by, key))
-        for col, _, _ in MEASURES:
+        for col, _, _ in MEASURES + tuple(x for x in EXTRA_MEASURES if x[0] in per_game.columns):
             m, lo, hi, k = mean_interval(grp[col])
             rows.append({**base, "measure": col, "mean": m, "low": lo, "high": hi, "games": k})
         sd = float(grp["rounds"].std(ddof=1)) if len(grp) > 1 else math.nan
@@ -209,7 +211,7 @@ def stand_out(table, measure="decided_at", reference=None, setting="setting", un
                 best, gap = label, d
     if best is None:
         return None
-    label = dict((k, v) for k, v, _ in MEASURES).get(measure, measure)
+    label = dict((k, v) for k, v, _ in MEASURES + EXTRA_MEASURES).get(measure, measure)
     if measure == "decided_at" and unit_rounds and best in unit_rounds:
         rounds = abs(gap) * unit_rounds[best]
         way = "earlier" if gap < 0 else "later"

@@ -16,7 +16,8 @@ from reports import feel
 from reports.feel_data import feel_tables, has_lead, load_lead, wide
 
 # The measures shown in the section's table, and the two charted per setting.
-SHOWN = ("lead_changes", "behind_share", "behind_depth", "last_behind", "decided_at", "runaway", "rounds", "rounds_sd")
+SHOWN = ("lead_changes", "behind_share", "behind_depth", "last_behind", "decided_at", "runaway", "uncertainty", "rounds",
+         "rounds_sd")
 CHARTED = ("lead_changes", "decided_at")
 # The gate's descriptive figures: stable enough to follow (their interval over games is narrow).
 GATE = ("lead_changes", "decided_at", "runaway")
@@ -132,11 +133,16 @@ def feel_section(results_dir):
 
     if not has_lead(results_dir):
         return None
+    from reports import winchance
+
     keys, standings, winners = load_lead(results_dir)
     per_game = feel.games_frame(standings, winners, keys)
+    probs, calib = winchance.run_chances(keys, standings, winners)
+    if calib:
+        per_game["uncertainty"] = [winchance.uncertainty(p) if p is not None else np.nan for p in probs]
     table = feel.setting_measures(per_game, ["setting"])
-    shown = wide(table, list(SHOWN))
-    label = {k: v for k, v, _ in feel.MEASURES} | {"rounds_sd": "rounds, standard deviation"}
+    shown = wide(table, [m for m in SHOWN if m in set(table["measure"])])
+    label = {k: v for k, v, _ in feel.MEASURES + feel.EXTRA_MEASURES} | {"rounds_sd": "rounds, standard deviation"}
     display = shown.rename(columns=label).reset_index()
     sec = Section(
         "feel",
@@ -151,10 +157,27 @@ def feel_section(results_dir):
         "intervals are Student t over games. Shuffle and Swing's standing is the score so far (the last "
         "round includes the end-game scoring, R12); Echidna Shuffle's is bugs home, then the steps still to go."
     )
+    cal_rows = []
+    for n, (b, b0, rel, k) in sorted(calib.items()):
+        sec.notes.append(
+            f"{n} players: estimated win chances (a conditional logit on each seat's margin per stage of five rounds, "
+            f"fitted on half the deals and stated for the other half, two-fold) have a Brier score of {b:.3f} against "
+            f"{b0:.3f} for 1/{n} to every seat, over {k} games with a winner; the reliability table shows predicted "
+            "against observed win rates. Uncertainty is the mean normalised entropy of those chances over a game."
+        )
+        cal_rows.append(rel.assign(players=n, brier=round(b, 4), brier_uniform=round(b0, 4)))
+    if cal_rows:
+        import pandas as pd
+
+        cal = pd.concat(cal_rows, ignore_index=True)[["players", "bin", "predicted", "observed", "count", "brier", "brier_uniform"]]
+        sec.tables.append(Table("feel_win_chance_calibration", "Calibration of the estimated win chances (held-out deals)",
+                                cal, cal.round(3)))
     for r in shown.reset_index().to_dict("records"):
         sec.findings.append(
             f"{r['setting']}: {r.get('lead_changes', '')} lead changes per game, decided at "
-            f"{r.get('decided_at', '')} of the game, runaway {r.get('runaway', '')} ({r['games']} games)."
+            f"{r.get('decided_at', '')} of the game, runaway {r.get('runaway', '')}"
+            + (f", uncertainty {r['uncertainty']}" if isinstance(r.get("uncertainty"), str) else "")
+            + f" ({r['games']} games)."
         )
     sec.findings += _stand_out(per_game, table, ("decided_at", "lead_changes", "runaway"))
     return sec

@@ -115,3 +115,36 @@ def test_stand_out_names_the_setting_only_when_intervals_part():
     assert words.startswith("With Violin/Organ/Horns, games are decided 3.0 rounds earlier")
     same = t[t["setting"] != "Violin/Organ/Horns"]
     assert feel.stand_out(same, "decided_at", "Violin/Piano/Horns") is None
+
+
+# =========================================================================== estimated win chances
+
+
+def test_win_chances_recover_a_known_model_and_are_calibrated():
+    from reports import winchance as W
+
+    rng = np.random.default_rng(7)
+    beta = 0.8  # per 10 points of margin (features are scores / 10)
+    feats, winners, deals = [], [], []
+    for g in range(1500):
+        s = np.cumsum(rng.integers(0, 12, size=(6, 2)), axis=0)
+        f = W.features(s)
+        margin = f[-1, :, 0]
+        p = np.exp(beta * margin) / np.exp(beta * margin).sum()
+        feats.append(f)
+        winners.append(int(rng.random() < p[1]))
+        deals.append(g)
+    probs, coefs = W.cross_fitted(feats, winners, deals, seed=1)
+    # Stage 1 holds round 6 (index 5), where the winner was drawn from the margin.
+    assert coefs[0][1][0] == pytest.approx(beta, abs=0.25)
+    brier, brier0, rel = W.calibration(probs, winners)
+    assert brier < brier0
+    busy = rel[rel["count"] > 200]
+    assert (abs(busy["predicted"] - busy["observed"]) < 0.08).all()
+
+
+def test_uncertainty_is_one_for_equal_chances_and_zero_for_certainty():
+    from reports.winchance import uncertainty
+
+    assert uncertainty(np.full((4, 3), 1 / 3)) == pytest.approx(1.0)
+    assert uncertainty(np.array([[1.0, 0.0], [0.0, 1.0]])) == pytest.approx(0.0, abs=1e-9)
