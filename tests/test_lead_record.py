@@ -174,3 +174,29 @@ def test_a_strategy_that_beats_all_dominates_and_the_bootstrap_agrees():
     assert s["support"] == ["strong"] and s["dominant"] == "strong"
     assert s["verdict"].startswith("strong dominates")
     assert s["bootstrap"]["same_support"] > 0.9 and s["bootstrap"]["in_support"]["strong"] == 1.0
+
+
+# =========================================================================== the decision fingerprints
+
+
+def _fingerprint_module(name):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_lead", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_sns_fingerprint_is_unchanged_with_the_record_on():
+    fp = _fingerprint_module("sns_fingerprint")
+    digest, _, played = fp.fingerprint(4, 1, 1, record=True)
+    assert played == 420 and digest == fp.REFERENCE[(4, 1, 1)]
+
+
+def test_echidna_fingerprint_is_unchanged_with_the_record_on():
+    fp = _fingerprint_module("echidna_fingerprint")
+    digest, _, _ = fp.fingerprint(10, 2, record=True)
+    assert digest == fp.REFERENCE[(10, 2)]
