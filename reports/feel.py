@@ -216,5 +216,8 @@ def stand_out(table, measure="decided_at", reference=None, setting="setting", un
         rounds = abs(gap) * unit_rounds[best]
         way = "earlier" if gap < 0 else "later"
         return f"With {best}, games are decided {rounds:.1f} rounds {way} than with {ref} ({label}: {t.loc[best, 'mean']:.2f} against {r['mean']:.2f})."
-    way = "more" if gap > 0 else "fewer" if measure.startswith("lead_changes") else "higher" if gap > 0 else "lower"
+    if measure.startswith("lead_changes"):
+        way = "more" if gap > 0 else "fewer"
+        return f"With {best}, games have {way} {label} than with {ref}: {t.loc[best, 'mean']:.2f} [{t.loc[best, 'low']:.2f}, {t.loc[best, 'high']:.2f}] against {r['mean']:.2f}."
+    way = "higher" if gap > 0 else "lower"
     return f"With {best}, {label} is {way} than with {ref}: {t.loc[best, 'mean']:.2f} [{t.loc[best, 'low']:.2f}, {t.loc[best, 'high']:.2f}] against {r['mean']:.2f}."

@@ -35,7 +35,8 @@ def stand_out_lines(results_dir, measures=("decided_at", "lead_changes", "runawa
     """Sentences naming a setting that stands out against the reference setting (the starter set,
     or the run's first setting) on a measure, where the intervals do not overlap; one per measure
     at most, compared only among settings of the same player count and judge. Empty for a run
-    without the lead record."""
+    without the lead record (or where no setting stands out). Example: "With 4p Violin/Vibes/Horns
+    greedy, games are decided 1.4 rounds later than with 4p Violin/Piano/Horns greedy (...)"."""
     if not has_lead(results_dir):
         return []
     per_game, table = feel_tables(results_dir)
@@ -49,6 +50,8 @@ def _group(label):
 
 
 def _stand_out(per_game, table, measures):
+    """At most one sentence per measure and group of settings: the setting furthest from the
+    reference whose interval does not overlap the reference's (``reports.feel.stand_out``)."""
     rounds = per_game.groupby("setting")["rounds"].mean().to_dict()
     lines = []
     groups = {}
@@ -63,7 +66,6 @@ def _stand_out(per_game, table, measures):
             words = feel.stand_out(part, m, ref, unit_rounds=rounds)
             if words:
                 lines.append(words)
-                break
     return lines
 
 

@@ -148,3 +148,13 @@ def test_uncertainty_is_one_for_equal_chances_and_zero_for_certainty():
 
     assert uncertainty(np.full((4, 3), 1 / 3)) == pytest.approx(1.0)
     assert uncertainty(np.array([[1.0, 0.0], [0.0, 1.0]])) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_stand_out_words_each_measure():
+    rows = []
+    for label, m in (("A", 2.0), ("B", 3.0)):
+        rows.append({"setting": label, "measure": "lead_changes", "mean": m, "low": m - 0.1, "high": m + 0.1, "games": 100})
+        rows.append({"setting": label, "measure": "runaway", "mean": m / 10, "low": m / 10 - 0.01, "high": m / 10 + 0.01, "games": 100})
+    t = pd.DataFrame(rows)
+    assert feel.stand_out(t, "lead_changes", "A").startswith("With B, games have more lead changes per game than with A")
+    assert feel.stand_out(t, "runaway", "B").startswith("With A, runaway (phi, midpoint leader vs winner) is lower than with B")
