@@ -191,3 +191,26 @@ def add_feel(report, results_dir):
     if sec is not None:
         report.sections.append(sec)
     return report
+
+
+def gate_lines(baseline_feel, results_dir):
+    """The gate's descriptive game-feel lines (``ssb regress``): each stable measure of the run
+    beside the baseline's (its ``feel`` block, written by ``ssb baseline`` from a run with the lead
+    record). Descriptive figures, not verdicts: they never fail the gate. Empty when neither the
+    baseline nor the run has them."""
+    now = gate_figures(results_dir)
+    old = baseline_feel or {}
+    if not now and not old:
+        return []
+    label = {k: v for k, v, _ in feel.MEASURES}
+    lines = ["Game feel (descriptive figures, not verdicts; docs/guide/game-feel.md):"]
+    for setting in sorted(set(now) | set(old)):
+        parts = []
+        for m in GATE:
+            a, b = old.get(setting, {}).get(m), now.get(setting, {}).get(m)
+            if a is None and b is None:
+                continue
+            parts.append(f"{label[m]} {'-' if b is None else f'{b:.2f}'} (baseline {'-' if a is None else f'{a:.2f}'})")
+        if parts:
+            lines.append(f"  {setting}: " + "; ".join(parts))
+    return lines

@@ -135,7 +135,14 @@ def test_run_with_the_record_adds_the_lead_column_and_the_same_tables(tmp_path):
     assert sec is not None and sec.title == "Game feel" and len(sec.charts) == 2
     assert feel_section(tmp_path / "off") is None and stand_out_lines(tmp_path / "off") == []
     assert isinstance(stand_out_lines(tmp_path / "on"), list)
-    assert isinstance(gate_figures(tmp_path / "on", width=10.0), dict) and gate_figures(tmp_path / "on", width=10.0)
+    figs = gate_figures(tmp_path / "on", width=10.0)
+    assert set(figs) == set(table["setting"]) and set(figs["2p Violin/Piano/Horns greedy"]) == {"lead_changes", "decided_at", "runaway"}
+    assert gate_figures(tmp_path / "on", width=0.0) == {}  # 12 games: nothing is stable enough at width 0
+    from reports.feel_section import gate_lines
+
+    assert gate_lines(None, tmp_path / "off") == []
+    lines = gate_lines({"2p Violin/Piano/Horns greedy": {"lead_changes": 9.0}}, tmp_path / "off")
+    assert lines[1] == "  2p Violin/Piano/Horns greedy: lead changes per game - (baseline 9.00)"
 
 
 def test_echidna_run_with_the_record_reports_per_board(tmp_path):
