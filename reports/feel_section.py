@@ -31,7 +31,7 @@ def _reference(table):
     return starter[0] if starter else labels[0]
 
 
-def stand_out_lines(results_dir, measures=("decided_at", "lead_changes", "runaway")):
+def stand_out_lines(results_dir, measures=("decided_at", "lead_changes", "runaway"), limit=3):
     """Sentences naming a setting that stands out against the reference setting (the starter set,
     or the run's first setting) on a measure, where the intervals do not overlap; one per measure
     at most, compared only among settings of the same player count and judge. Empty for a run
@@ -40,7 +40,7 @@ def stand_out_lines(results_dir, measures=("decided_at", "lead_changes", "runawa
     if not has_lead(results_dir):
         return []
     per_game, table = feel_tables(results_dir)
-    return _stand_out(per_game, table, measures)
+    return _stand_out(per_game, table, measures)[:limit]
 
 
 def _group(label):
