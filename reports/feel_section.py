@@ -174,6 +174,10 @@ def feel_section(results_dir):
         cal = pd.concat(cal_rows, ignore_index=True)[["players", "bin", "predicted", "observed", "count", "brier", "brier_uniform"]]
         sec.tables.append(Table("feel_win_chance_calibration", "Calibration of the estimated win chances (held-out deals)",
                                 cal, cal.round(3)))
+    ranking = rank_settings(table)
+    if ranking is not None:
+        sec.tables.append(Table("feel_ranking", "Settings ranked by lead changes (most first) and by decisiveness "
+                                "(decided latest first), with 95% intervals", ranking, ranking))
     for r in shown.reset_index().to_dict("records"):
         sec.findings.append(
             f"{r['setting']}: {r.get('lead_changes', '')} lead changes per game, decided at "
@@ -183,6 +187,24 @@ def feel_section(results_dir):
         )
     sec.findings += _stand_out(per_game, table, ("decided_at", "lead_changes", "runaway"))
     return sec
+
+
+def rank_settings(table, measures=("lead_changes", "decided_at")):
+    """Settings ranked by each measure, highest first (more lead changes, later decisions: the
+    tenser game first), with its interval: one frame, a column pair per measure; ``None`` for a run
+    of one setting."""
+    import pandas as pd
+
+    if table["setting"].nunique() < 2:
+        return None
+    cols = {}
+    for m in measures:
+        t = table[table["measure"] == m].sort_values("mean", ascending=False).reset_index(drop=True)
+        cols[f"by {m}"] = t["setting"]
+        cols[m] = [f"{r['mean']:.2f} [{r['low']:.2f}, {r['high']:.2f}]" for r in t.to_dict("records")]
+    out = pd.DataFrame(cols)
+    out.insert(0, "rank", range(1, len(out) + 1))
+    return out
 
 
 def add_feel(report, results_dir):

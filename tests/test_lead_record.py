@@ -207,3 +207,31 @@ def test_echidna_fingerprint_is_unchanged_with_the_record_on():
     fp = _fingerprint_module("echidna_fingerprint")
     digest, _, _ = fp.fingerprint(10, 2, record=True)
     assert digest == fp.REFERENCE[(10, 2)]
+
+
+def test_settings_are_ranked_by_lead_changes_and_decisiveness():
+    from reports.feel_section import rank_settings
+
+    rows = []
+    for label, lc, d in (("A", 2.0, 0.7), ("B", 3.0, 0.6), ("C", 2.5, 0.8)):
+        rows.append({"setting": label, "measure": "lead_changes", "mean": lc, "low": lc - 0.1, "high": lc + 0.1, "games": 9})
+        rows.append({"setting": label, "measure": "decided_at", "mean": d, "low": d - 0.01, "high": d + 0.01, "games": 9})
+    r = rank_settings(pd.DataFrame(rows))
+    assert list(r["by lead_changes"]) == ["B", "C", "A"] and list(r["by decided_at"]) == ["C", "A", "B"]
+    assert r["lead_changes"][0] == "3.00 [2.90, 3.10]"
+    assert rank_settings(pd.DataFrame(rows[:2])) is None
+
+
+def test_meta_command_names_the_dominant_strategy_and_refuses_bad_input():
+    from click.testing import CliRunner
+
+    from ssb.cli import cli
+
+    ok = CliRunner().invoke(cli, ["strategies", "meta", "--pool", "greedy,random", "--deals", "4", "--bootstrap", "5",
+                                  "--skill", "", "--players", "2"])
+    assert ok.exit_code == 0, ok.output
+    assert "Verdict: greedy dominates" in ok.output and "nashpy" in ok.output
+    bad = CliRunner().invoke(cli, ["strategies", "meta", "--pool", "greedy", "--deals", "4"])
+    assert bad.exit_code == 2 and "at least two strategies" in bad.output
+    unknown = CliRunner().invoke(cli, ["strategies", "meta", "--pool", "greedy,nosuch", "--deals", "4"])
+    assert unknown.exit_code == 2 and "unknown strategy 'nosuch'" in unknown.output
