@@ -52,7 +52,7 @@ def format_meta(result):
 @click.option("--instruments", default=",".join(STARTER), show_default=True, metavar="A,B,C", help="The instrument set.")
 @click.option("--instrument-dir", "instrument_dirs", multiple=True, metavar="DIR", help="Folder of extra instruments; may be repeated.")
 @click.option("--strategy-dir", "strategy_dirs", multiple=True, metavar="DIR", help="Folder of extra strategy profiles (*.toml); may be repeated.")
-@click.option("--skill", "skill", default="tuned,greedy", show_default=True, metavar="STRONG,WEAK", help="The skill-vs-luck pair ('' to skip).")
+@click.option("--skill", "skill", default=None, metavar="STRONG,WEAK", help="The skill-vs-luck pair ('' to skip; default tuned,greedy, or lookahead,greedy for echidna).")
 @click.option("--bootstrap", "reps", type=click.IntRange(0), default=200, show_default=True, help="Bootstrap resamples of the deals.")
 @click.option("--seed", type=click.IntRange(0), default=2024, show_default=True, help="Seed of every deal (and of the bootstrap).")
 @click.option("--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the figures do not depend on it.")
@@ -85,6 +85,8 @@ def strategies_meta(pool, players, deals, game, board, instruments, instrument_d
     per_deal = MG.play_pool(names, log=lambda m: click.echo(m, err=True), **kw)
     result = summary(per_deal, names, reps=reps or 1, seed=seed)
     result.update(setting=f"{players}p " + (board if game == "echidna" else "/".join(insts)), deals=deals, seed=seed, game=game)
+    if skill is None:
+        skill = "lookahead,greedy" if game == "echidna" else "tuned,greedy"
     if skill.strip():
         pair = _names(skill, "strategy")
         if len(pair) != 2:
