@@ -207,10 +207,52 @@ def rank_settings(table, measures=("lead_changes", "decided_at")):
     return out
 
 
+META_GLOB = "metagame*.json"  # ``ssb strategies meta --json RESULTS_DIR/metagame-NAME.json``
+
+
+def meta_tables(results_dir):
+    """``(tables, findings)`` of the meta-game files saved beside a run (:data:`META_GLOB`): per
+    file, the share matrix with each strategy's equilibrium weight and bootstrap support share, and
+    the verdict as a finding."""
+    import json
+    from pathlib import Path
+
+    import pandas as pd
+
+    from reports.build import Table
+
+    tables, findings = [], []
+    for path in sorted(Path(results_dir).glob(META_GLOB)):
+        try:
+            r = json.loads(path.read_text(encoding="utf-8"))
+            names = r["names"]
+            frame = pd.DataFrame(r["shares"], index=names, columns=names).mul(100).round(1)
+        except (OSError, ValueError, KeyError, TypeError):
+            findings.append(f"{path.name}: not a meta-game file of `ssb strategies meta --json`; left out.")
+            continue
+        frame.insert(0, "equilibrium %", [round(100 * r["equilibrium"][n], 1) for n in names])
+        frame.insert(1, "in support (bootstrap) %", [round(100 * r["bootstrap"]["in_support"][n], 1) for n in names])
+        frame = frame.reset_index().rename(columns={"index": "strategy (row's share of wins against the column, %)"})
+        setting = r.get("setting", path.stem)
+        tables.append(Table(path.stem.replace("-", "_"), f"Meta-game, {setting}: {r.get('deals', '?')} deals per pair "
+                            f"(Nash equilibrium by nashpy; bootstrap {r['bootstrap']['reps']} resamples)", frame, frame))
+        findings.append(f"Meta-game, {setting}, pool of {len(names)} ({', '.join(names)}): {r['verdict']} (the same support in "
+                        f"{100 * r['bootstrap']['same_support']:.0f}% of the bootstrap resamples).")
+    return tables, findings
+
+
 def add_feel(report, results_dir):
-    """Append the game-feel section to ``report`` when the run recorded the lead; returns it."""
+    """Append the game-feel section to ``report`` when the run recorded the lead, or a meta-game
+    file lies beside it (:func:`meta_tables`); returns the report."""
+    from reports.build import Section
+
     sec = feel_section(results_dir)
+    tables, findings = meta_tables(results_dir)
+    if sec is None and tables:
+        sec = Section("feel", "Game feel", "Does one strategy dominate, or is the meta-game mixed?")
     if sec is not None:
+        sec.tables += tables
+        sec.findings += findings
         report.sections.append(sec)
     return report
 

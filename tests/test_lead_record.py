@@ -235,3 +235,22 @@ def test_meta_command_names_the_dominant_strategy_and_refuses_bad_input():
     assert bad.exit_code == 2 and "at least two strategies" in bad.output
     unknown = CliRunner().invoke(cli, ["strategies", "meta", "--pool", "greedy,nosuch", "--deals", "4"])
     assert unknown.exit_code == 2 and "unknown strategy 'nosuch'" in unknown.output
+
+
+def test_a_meta_game_file_beside_a_run_is_shown_in_the_report(tmp_path):
+    import json
+    from types import SimpleNamespace
+
+    from reports.feel_section import add_feel
+
+    names = ["weak", "strong", "middle"]
+    r = metagame.summary(_per_deal({(0, 1): 0.1, (0, 2): 0.3, (1, 2): 0.85}, deals=100), names, reps=20, seed=2)
+    r.update(setting="4p Violin/Organ/Horns", deals=100)
+    (tmp_path / "metagame-organ.json").write_text(json.dumps(r))
+    (tmp_path / "metagame-broken.json").write_text("{")
+    report = SimpleNamespace(sections=[])
+    add_feel(report, tmp_path)
+    (sec,) = report.sections
+    assert sec.tables[0].frame["equilibrium %"].tolist() == [0.0, 100.0, 0.0]
+    assert any("pool of 3 (weak, strong, middle): strong dominates" in f for f in sec.findings)
+    assert any(f.startswith("metagame-broken.json: not a meta-game file") for f in sec.findings)
