@@ -158,3 +158,13 @@ def test_stand_out_words_each_measure():
     t = pd.DataFrame(rows)
     assert feel.stand_out(t, "lead_changes", "A").startswith("With B, games have more lead changes per game than with A")
     assert feel.stand_out(t, "runaway", "B").startswith("With A, runaway (phi, midpoint leader vs winner) is lower than with B")
+
+
+def test_the_feel_modules_import_no_kernel():
+    import subprocess
+    import sys
+
+    code = ("import sys; import reports.feel, reports.feel_data, reports.feel_section, reports.winchance, "
+            "reports.metagame; print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
