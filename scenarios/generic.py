@@ -340,6 +340,8 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         "lineup": doc["lineup"],
     }
     record = check_record(ck, doc.get("record"))
+    if record and g.play_batch_lead is None:
+        ck.fail("record", f"{g.title} has no lead record")
     if record:
         eff["record"] = list(record)
     text = to_toml(eff)
@@ -412,9 +414,7 @@ def chunk_tables(task):
         if lead is None:
             sr, gr = g.play_batch(spec.setup, seeds[idx], strat)
         else:
-            from simulator.lead_record import batch_results_lead
-
-            sr, gr, rec, nrec = batch_results_lead(g.name, spec.setup, seeds[idx], strat)
+            sr, gr, rec, nrec = g.play_batch_lead(spec.setup, seeds[idx], strat)  # the game's lead record
             for i, row in zip(idx, lead_lists(rec, nrec)):
                 lead[i] = row
         for k in g.seat_columns:

@@ -13,6 +13,9 @@ A game declares, up front:
   arrays, keyed by those columns; ``play_one``, ``narrate``, ``document`` (one game as text or JSON);
   ``soak(setup, strat, games, seed)``; ``kernel_sources()`` (the files whose change changes a game);
 * optionally ``gate``: a :class:`GateSpec`, the figures it adds to the regression gate (``ssb regress``).
+* optionally ``play_batch_lead(setup, seeds, strat) -> (seats, games, rec, nrec)``: ``play_batch``
+  plus the per-round lead record of a scenario's ``record = ["lead"]`` (``simulator.lead_record``:
+  ``rec[game, round, seat]`` each seat's standing after each round, ``nrec`` the rows per game).
 
 The generic layers (``scenarios/generic.py``, ``reports/game_report.py``, ``ssb``) ask only this.
 Shuffle and Swing, the first game, keeps its own richer pipeline (``scenarios/scenario.py`` and
@@ -107,6 +110,9 @@ class Game:
     # ``[variants]`` entry) with every switch filled in from the game's data, the values a balance
     # search starts from (keys of a search space name these switches, or one entry of a list).
     tunable: Callable | None = None
+    # Optional, for a scenario's ``record = ["lead"]``: ``play_batch`` plus the per-round lead record,
+    # ``(seats, games, rec, nrec)`` (``simulator.lead_record``); ``None``: the game has no record.
+    play_batch_lead: Callable | None = None
 
     def kernel_entry_named(self, attr):
         """Another compiled entry point of the same kernel module as ``kernel_entry`` (``play_game``)."""
@@ -243,6 +249,7 @@ register(
         soak=_sns_soak,
         kernel_sources=_sns_sources,
         aliases=("shuffle", "sns"),
+        play_batch_lead=_Lazy("simulator.lead_record", "sns_batch_results_lead"),
         # Per department (its instrument named in the label): objective points, built or not; and
         # how close the final scores were. Its round cap ends a game by the usual scoring: no stall.
         gate=GateSpec(
@@ -329,6 +336,7 @@ register(
         kernel_sources=_ech_sources,
         draw_board=_ech_draw,
         aliases=("echidna-shuffle",),
+        play_batch_lead=_Lazy("simulator.lead_record", "echidna_batch_results_lead"),
         kernel_entry="simulator.echidna.kernel:play_batch",
         # Per game, summed over the seats: catch-up tokens spent (E7, E8), moves lost (E3), bugs
         # delivered on another player's turn (E5), pick-ups (E4); and the stall cap (E9).

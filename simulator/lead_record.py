@@ -195,13 +195,28 @@ def play_many_lead(game_name, setup, strat, seeds, check=False):
     return sns_play_many_lead(setup, strat, seeds, check)
 
 
-def batch_results_lead(game_name, setup, seeds, strat):
-    """The registry's ``play_batch`` with the record: (seat columns, game columns, rec, nrec)."""
-    states, _, rec, nrec = play_many_lead(game_name, setup, strat, seeds)
-    if game_name == "echidna":
-        from simulator.echidna.playout import game_results, seat_results
-
-        return seat_results(states, setup.nplayers), game_results(states, setup.nplayers), rec, nrec
+def sns_batch_results_lead(setup, seeds, strat):
+    """The registry's ``play_batch`` of Shuffle and Swing with the record (``Game.play_batch_lead``):
+    (seat columns, game columns, rec, nrec)."""
     from simulator.playout import game_results, seat_results
 
+    states, _, rec, nrec = sns_play_many_lead(setup, strat, seeds)
     return seat_results(states, setup.nplayers), game_results(states), rec, nrec
+
+
+def echidna_batch_results_lead(setup, seeds, strat):
+    """The registry's ``play_batch`` of Echidna Shuffle with the record (``Game.play_batch_lead``)."""
+    from simulator.echidna.playout import game_results, seat_results
+
+    states, _, rec, nrec = echidna_play_many_lead(setup, strat, seeds)
+    return seat_results(states, setup.nplayers), game_results(states, setup.nplayers), rec, nrec
+
+
+def batch_results_lead(game_name, setup, seeds, strat):
+    """``Game.play_batch_lead`` of the game named ``game_name`` (``simulator.games``)."""
+    from simulator import games as registry
+
+    fn = registry.get(game_name).play_batch_lead
+    if fn is None:
+        raise ValueError(f"{game_name} has no lead record")
+    return fn(setup, seeds, strat)
