@@ -33,7 +33,7 @@ from strategies.ladder import cpu_model  # noqa: E402
 def _games(players):
     from simulator.echidna.board import EchidnaSetup, Variants
     from simulator.echidna.playout import play_many as e_play
-    from simulator.playout import GameSetup, play_many
+    from simulator.shuffle_swing.playout import GameSetup, play_many
     from strategies.echidna import EchidnaStrategyLibrary
     from strategies.library import StrategyLibrary
 

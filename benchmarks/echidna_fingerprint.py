@@ -34,7 +34,8 @@ if __package__ in (None, ""):
 from simulator.echidna import layout as L  # noqa: E402
 from simulator.echidna.board import EchidnaSetup, Variants, load_board, load_rules  # noqa: E402
 from simulator.echidna.kernel import play_game  # noqa: E402
-from simulator.echidna.playout import game_seed, play_many  # noqa: E402
+from simulator.seeds import game_seed  # noqa: E402
+from simulator.echidna.playout import play_many  # noqa: E402
 from simulator.lead_record import echidna_play_many_lead  # noqa: E402
 from strategies.echidna import EchidnaStrategyLibrary  # noqa: E402
 

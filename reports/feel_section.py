@@ -131,7 +131,7 @@ def measure_chart(table, measures=CHARTED):
 
 def feel_section(results_dir):
     """The game-feel section of a run with the lead record (``None`` without it)."""
-    from reports.build import Section, Table
+    from reports.document import Section, Table
 
     if not has_lead(results_dir):
         return None
@@ -219,7 +219,7 @@ def meta_tables(results_dir):
 
     import pandas as pd
 
-    from reports.build import Table
+    from reports.document import Table
 
     tables, findings = [], []
     for path in sorted(Path(results_dir).glob(META_GLOB)):
@@ -244,7 +244,7 @@ def meta_tables(results_dir):
 def add_feel(report, results_dir):
     """Append the game-feel section to ``report`` when the run recorded the lead, or a meta-game
     file lies beside it (:func:`meta_tables`); returns the report."""
-    from reports.build import Section
+    from reports.document import Section
 
     sec = feel_section(results_dir)
     tables, findings = meta_tables(results_dir)

@@ -32,10 +32,10 @@ from simulator.echidna.kernel import kernel as ech_kernel
 from simulator.echidna.kernel import kernel_alloc as ech_kernel_alloc
 from simulator.echidna.kernel import play_turn as ech_play_turn
 from simulator.echidna.kernel import rider_dist, setup_game as ech_setup_game
-from simulator.kernel.core import kernel_alloc, rng_next
-from simulator.kernel.engine import play_turn, setup_game
-from simulator.kernel.invariants import check_invariants
-from simulator.layout import S_CUR, S_OVER, S_ROUND, S_SCORE, S_TURN
+from simulator.shuffle_swing.kernel.core import kernel_alloc, rng_next
+from simulator.shuffle_swing.kernel.engine import play_turn, setup_game
+from simulator.shuffle_swing.kernel.invariants import check_invariants
+from simulator.shuffle_swing.layout import S_CUR, S_OVER, S_ROUND, S_SCORE, S_TURN
 
 PAD = np.iinfo(np.int32).min
 ECHIDNA_HOME_WEIGHT = 1000  # one bug home outweighs any distance on either board
@@ -46,7 +46,7 @@ ECHIDNA_HOME_WEIGHT = 1000  # one bug home outweighs any distance on either boar
 
 @kernel_alloc
 def sns_play_batch_lead(geo, nplayers, strat, seeds, out_states, check, rec, nrec):
-    """``simulator.kernel.engine.play_batch`` plus the lead record: after each round, each seat's
+    """``simulator.shuffle_swing.kernel.engine.play_batch`` plus the lead record: after each round, each seat's
     score into ``rec[g, round, seat]`` (the game loop is ``play_game``'s, call for call)."""
     log = np.zeros((1, 8), dtype=np.int32)
     bad = np.full((len(seeds), 3), -1, dtype=np.int64)
@@ -163,9 +163,9 @@ def echidna_play_batch_lead(geo, strat, seeds, out, check, rec, nrec):
 
 
 def sns_play_many_lead(setup, strat, seeds, check=False):
-    """``simulator.playout.play_many`` with the record: (states, violations, rec, nrec)."""
-    from simulator.layout import G_MAX_ROUNDS, STATE_SIZE
-    from simulator.playout import _strat_matrix
+    """``simulator.shuffle_swing.playout.play_many`` with the record: (states, violations, rec, nrec)."""
+    from simulator.shuffle_swing.layout import G_MAX_ROUNDS, STATE_SIZE
+    from simulator.shuffle_swing.playout import _strat_matrix
 
     seeds = np.asarray(seeds, dtype=np.uint64)
     out = np.zeros((len(seeds), STATE_SIZE), dtype=np.int32)
@@ -198,7 +198,7 @@ def play_many_lead(game_name, setup, strat, seeds, check=False):
 def sns_batch_results_lead(setup, seeds, strat):
     """The registry's ``play_batch`` of Shuffle and Swing with the record (``Game.play_batch_lead``):
     (seat columns, game columns, rec, nrec)."""
-    from simulator.playout import game_results, seat_results
+    from simulator.shuffle_swing.playout import game_results, seat_results
 
     states, _, rec, nrec = sns_play_many_lead(setup, strat, seeds)
     return seat_results(states, setup.nplayers), game_results(states), rec, nrec

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from simulator.instruments import STARTER
+from simulator.shuffle_swing.library import STARTER
 from ssb.strategy_tune_cmd import _jobs, _names
 
 

@@ -17,9 +17,9 @@ import itertools
 
 import numpy as np
 
-from simulator.instruments import STARTER
+from simulator.shuffle_swing.library import STARTER
 from strategies.ladder import LadderConfig, _interval, _library, _one_against_task, _parallel, _pieces, share
-from strategies.tune import deal_seeds
+from simulator.seeds import stage_seeds as deal_seeds
 
 # The ladder's rungs around greedy plus the personas (README, "Strategies"); the specialist's focus
 # is the orange department (where Organ stands, the set the issue asks about).

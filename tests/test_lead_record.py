@@ -40,15 +40,15 @@ mirror = "greedy"
 
 
 def _seeds(k, seed=11):
-    from simulator.playout import game_seed
+    from simulator.seeds import game_seed
 
     return np.array([game_seed(seed, i) for i in range(k)], dtype=np.uint64)
 
 
 def test_sns_record_plays_the_same_games_and_ends_on_the_final_scores():
-    from simulator.layout import S_ROUND, S_SCORE, S_WINNER
+    from simulator.shuffle_swing.layout import S_ROUND, S_SCORE, S_WINNER
     from simulator.lead_record import sns_play_many_lead
-    from simulator.playout import GameSetup, play_many
+    from simulator.shuffle_swing.playout import GameSetup, play_many
     from strategies.library import StrategyLibrary
 
     setup = GameSetup(nplayers=3)
