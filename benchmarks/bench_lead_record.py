@@ -34,8 +34,8 @@ def _games(players):
     from simulator.echidna.board import EchidnaSetup, Variants
     from simulator.echidna.playout import play_many as e_play
     from simulator.shuffle_swing.playout import GameSetup, play_many
-    from strategies.echidna import EchidnaStrategyLibrary
-    from strategies.library import StrategyLibrary
+    from simulator.echidna.strategies import EchidnaStrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     sns = GameSetup(nplayers=players)
     ech = EchidnaSetup(players, "forest", Variants())

@@ -15,7 +15,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scenarios.scenario import load_scenario  # noqa: E402
+from scenarios.load import load_scenario  # noqa: E402
 from strategies.ladder import cpu_model  # noqa: E402
 from strategies.metagame import skill_figures  # noqa: E402
 

@@ -31,8 +31,8 @@ if __package__ in (None, ""):
 
 from simulator.shuffle_swing.playout import GameSetup, play_many, play_one  # noqa: E402
 from simulator.seeds import game_seed  # noqa: E402
+from simulator.shuffle_swing.strategies import StrategyLibrary  # noqa: E402
 from simulator.lead_record import sns_play_many_lead  # noqa: E402
-from strategies.library import StrategyLibrary  # noqa: E402
 
 # (games, slow games, logged games per configuration) -> digest of the kernel before the speed
 # experiment (commit 2712961).

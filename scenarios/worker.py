@@ -106,6 +106,12 @@ class CellSpec:
     strategy_rows: np.ndarray  # one row per lineup position (before rotation)
     record: tuple = ()  # what the run records beyond its tables (``scenarios.record``)
 
+    def chunk_tables(self, task):
+        return chunk_tables(task)
+
+    def compiles(self):
+        return kernel_compiles()
+
 
 @dataclass(frozen=True)
 class ChunkTask:
@@ -290,9 +296,8 @@ def parquet_bytes(df):
 def play_chunk(task):
     """Play a chunk and return its two tables as Parquet bytes."""
     watch_parent(task.parent)
-    other_game = getattr(task.spec, "chunk_tables", None)  # a cell of another game (scenarios.generic)
     t0 = time.perf_counter()
-    seats_df, games_df = other_game(task) if other_game else chunk_tables(task)
+    seats_df, games_df = task.spec.chunk_tables(task)
     return ChunkResult(
         chunk=task.chunk,
         games=task.games,
@@ -300,5 +305,5 @@ def play_chunk(task):
         table_games=parquet_bytes(games_df),
         seconds=time.perf_counter() - t0,
         pid=os.getpid(),
-        compiles=0 if other_game else kernel_compiles(),
+        compiles=task.spec.compiles(),
     )

@@ -8,7 +8,7 @@ fingerprints say so with the record on: ``benchmarks/sns_fingerprint.py --record
 ``benchmarks/echidna_fingerprint.py --record``). A run without the record calls the plain entry
 point and pays nothing.
 
-The standing (``reports.feel`` reads it; ``docs/guide/game-feel.md``):
+The standing (``docs/guide/game-feel.md`` says what the game-feel measures make of it):
 
 * Shuffle and Swing: the seat's score so far (objective points as they fall during the game, R10;
   the last row is the final score after the end-game scoring, R12, R13).

@@ -81,7 +81,7 @@ def strategies_meta(pool, players, deals, game, board, instruments, instrument_d
         raise click.BadParameter("a pool needs at least two strategies", param_hint="--pool")
     insts = _names(instruments, "instrument")
     kw = dict(players=players, deals=deals, instruments=insts, instrument_dirs=instrument_dirs,
-              strategy_dirs=strategy_dirs, seed=seed, jobs=_jobs(jobs), game=game, board=board)
+              strategy_dirs=strategy_dirs, seed=seed, jobs=_jobs(jobs), game=game, board=board if game == "echidna" else None)
     per_deal = MG.play_pool(names, log=lambda m: click.echo(m, err=True), **kw)
     result = summary(per_deal, names, reps=reps or 1, seed=seed)
     result.update(setting=f"{players}p " + (board if game == "echidna" else "/".join(insts)), deals=deals, seed=seed, game=game)

@@ -26,19 +26,19 @@ from simulator.seeds import stage_seeds as deal_seeds
 DEFAULT_POOL = ("greedy@temperature=0.5", "greedy", "tuned", "bragger", "builder", "majority", "specialist:orange")
 
 
-def _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board):
+def _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board=None):
     return LadderConfig(rungs=None, players=(players,), deals=deals, instruments=tuple(instruments),
                         instrument_dirs=tuple(instrument_dirs), strategy_dirs=tuple(strategy_dirs), seed=seed,
                         game=game, board=board)
 
 
 def play_pool(pool=DEFAULT_POOL, players=4, deals=60, instruments=STARTER, instrument_dirs=(), strategy_dirs=(),
-              seed=2024, jobs=1, game="shuffle-swing", board="forest", log=None):
+              seed=2024, jobs=1, game="shuffle-swing", board=None, log=None):
     """``{(i, j): per-deal share of pool[i]'s wins against pool[j]}`` for every pair ``i < j``."""
     log = log or (lambda m: None)
     cfg = _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board)
-    lib, parse, _ = _library(cfg)
-    rows = [parse(spec, lib).row() for spec in pool]
+    _, ladder, lib, _ = _library(cfg)
+    rows = [ladder.parse_rung(spec, lib).row() for spec in pool]
     seeds = deal_seeds(seed, "meta", players, deals)
     out = {}
     for i, j in itertools.combinations(range(len(pool)), 2):
@@ -48,12 +48,12 @@ def play_pool(pool=DEFAULT_POOL, players=4, deals=60, instruments=STARTER, instr
 
 
 def skill_figures(strong="tuned", weak="greedy", players=4, deals=100, instruments=STARTER, instrument_dirs=(),
-                  strategy_dirs=(), seed=2024, jobs=1, game="shuffle-swing", board="forest"):
+                  strategy_dirs=(), seed=2024, jobs=1, game="shuffle-swing", board=None):
     """The skill-vs-luck figure of one setting (see the module doc): a dict with ``one_seat`` and
     ``two_against_two`` (share, lo, hi, deals, par, skill)."""
     cfg = _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board)
-    lib, parse, _ = _library(cfg)
-    s, w = parse(strong, lib).row(), parse(weak, lib).row()
+    _, ladder, lib, _ = _library(cfg)
+    s, w = ladder.parse_rung(strong, lib).row(), ladder.parse_rung(weak, lib).row()
     seeds = deal_seeds(seed, "skill", players, deals)
     parts = _pieces(seeds, jobs)
     wins = np.concatenate(_parallel(_one_against_task, [(s, w, players, p, cfg.where) for p in parts], jobs))

@@ -11,7 +11,7 @@ from reports import metagame
 from scenarios.record import LEAD_COLUMN
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
-from scenarios.scenario import load_scenario
+from scenarios.load import load_scenario
 from simulator.errors import DataError
 
 TINY = """\
@@ -49,7 +49,7 @@ def test_sns_record_plays_the_same_games_and_ends_on_the_final_scores():
     from simulator.shuffle_swing.layout import S_ROUND, S_SCORE, S_WINNER
     from simulator.lead_record import sns_play_many_lead
     from simulator.shuffle_swing.playout import GameSetup, play_many
-    from strategies.library import StrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     setup = GameSetup(nplayers=3)
     strat = StrategyLibrary().matrix(["greedy", "tuned", "random"])
@@ -71,7 +71,7 @@ def test_echidna_record_plays_the_same_games_and_the_winner_ends_with_every_bug_
     from simulator.echidna.board import EchidnaSetup, Variants
     from simulator.echidna.playout import play_many
     from simulator.lead_record import ECHIDNA_HOME_WEIGHT, echidna_play_many_lead
-    from strategies.echidna import EchidnaStrategyLibrary
+    from simulator.echidna.strategies import EchidnaStrategyLibrary
 
     setup = EchidnaSetup(4, "snow", Variants(catch_up=True))
     strat = EchidnaStrategyLibrary().matrix(["greedy", "random", "greedy", "saboteur"])
