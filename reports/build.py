@@ -486,9 +486,16 @@ def write_report(report, out_dir):
 
     Returns a dict: ``html``, ``markdown`` (paths), ``csv`` and ``png`` (lists of paths).
     """
-    from reports.render import render_html, render_markdown
+    from scenarios.writelock import folder_lock
 
     out = Path(out_dir)
+    with folder_lock(out):  # one writer per folder: a second live ``ssb report`` into it is refused
+        return _write_report(report, out)
+
+
+def _write_report(report, out):
+    from reports.render import render_html, render_markdown
+
     try:
         out.mkdir(parents=True, exist_ok=True)
         written = {"csv": [], "png": []}
@@ -532,7 +539,14 @@ def make_report(
     """
     from reports.game_report import is_game_run, make_game_report
 
-    if is_game_run(results_dir):
+    game = is_game_run(results_dir)
+    if game:
+        # The first game's measures have no meaning for another game's run: say so, not ignore them.
+        for flag, given in (("--instrument-margin", instrument_margins), ("--gap-margin", gap_margin is not None)):
+            if given:
+                raise ReportInputError(
+                    flag, "", f"is an option of Shuffle and Swing reports; {results_dir} is a run of {game}"
+                )
         return make_game_report(results_dir, out_dir, margin, confidence, allow_partial, seed)
     run = load_run(results_dir, allow_partial=allow_partial)
     report = build_report(

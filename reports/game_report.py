@@ -57,6 +57,8 @@ def is_game_run(results_dir):
         manifest = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
+    if not isinstance(manifest, dict):
+        return None  # (the run's loader refuses it, naming the file)
     game = manifest.get("game")
     return game if game and "columns" in manifest else None
 

@@ -18,7 +18,7 @@ from simulator import layout as L
 from simulator.errors import DataError
 from simulator.instruments import STARTER, InstrumentLibrary, load_board, load_instrument
 
-from ssb.common import UserError
+from ssb.common import DEFAULT_SEED, UserError, old_spelling
 from ssb.game_options import game_options  # noqa: E402
 
 PLAYER_CHOICES = (2, 3, 4)
@@ -201,12 +201,24 @@ def _game_setup(nplayers, instruments, **kw):
 
 
 def announce_compile(entry, what="the rules kernel"):
-    """One line on stderr when the kernel entry point ``entry`` (``simulator.warmup._entry``) is not
-    compiled and cached yet."""
-    from simulator.warmup import compile_notice, kernel_cached
+    """A context for the first call of the kernel entry point ``entry`` (``simulator.warmup._entry``):
+    when it is not compiled and cached yet, one line on stderr with the time it took here last, the
+    seconds elapsed while it compiles, and the time recorded for the next notice."""
+    from simulator.warmup import compile_watch
 
-    if kernel_cached(entry) is False:
-        click.echo(compile_notice(entry=entry, what=what), err=True)
+    return compile_watch(entry, what, echo=lambda m: click.echo(m, err=True))
+
+
+def _refuse_other_game(game, *first_game_options):
+    """Options of the other game are refused, naming the game they belong to (never ignored):
+    --board and --variant are Echidna Shuffle's, ``first_game_options`` Shuffle and Swing's."""
+    from ssb.common import refuse_other_game_options
+
+    ctx = click.get_current_context()
+    if game_cmd.is_default(game):
+        refuse_other_game_options(ctx, "Shuffle and Swing", "Echidna Shuffle (--game echidna)", "board", "variants")
+    else:
+        refuse_other_game_options(ctx, "Echidna Shuffle", "Shuffle and Swing", *first_game_options)
 
 
 def _replay_command(nplayers, setup, seed, strategies, instrument_dirs):
@@ -259,7 +271,7 @@ def cli():
     metavar="NAME[,NAME...]",
     help="One strategy for every seat, or one per seat in turn order (name:colour sets a focus).",
 )
-@seed_option(7, "Game seed, used as is: the same seed replays the same game.")
+@seed_option(DEFAULT_SEED, "Game seed, used as is: the same seed replays the same game.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of the account.")
 @instrument_dir_option
 @strategy_dir_option
@@ -279,6 +291,7 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
         ssb play --instruments Bass,Vibes,Drums --json > game.json
         ssb play --game echidna --players 5 --board snow --variant catch_up --seed 3
     """
+    _refuse_other_game(game, "instruments", "instrument_dirs")
     if not game_cmd.is_default(game):
         return game_cmd.play(game, players, strategies, seed, as_json, board, variants, strategy_dirs)
     if players > 4:
@@ -290,8 +303,8 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
     setup = _game_setup(players, instruments, instrument_dirs=tuple(instrument_dirs))
     names = _lineup(strategies, players)
     strat = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).matrix(names, source="--strategies")
-    announce_compile("play_game")
-    record = play_one(setup, strat, seed)
+    with announce_compile("play_game"):
+        record = play_one(setup, strat, seed)
     if as_json:
         click.echo(json.dumps(game_document(record, names), indent=2))
     else:
@@ -307,7 +320,7 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
 @click.option(
     "--games", type=click.IntRange(1), default=1000, show_default=True, metavar="N", help="Games per player count."
 )
-@seed_option(1, "Run seed; each game's own seed is derived from it and the game's index.")
+@seed_option(DEFAULT_SEED, "Run seed; each game's own seed is derived from it and the game's index.")
 @click.option(
     "--players",
     "player_counts",
@@ -340,6 +353,7 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
         ssb check --games 20 --all-sets
         ssb check --game echidna --games 20000 --players 2,3,4,5,6
     """
+    _refuse_other_game(game, "instruments", "instrument_dirs", "all_sets")
     if not game_cmd.is_default(game):
         return game_cmd.check(game, games, seed, player_counts, board, variants)
     for n in player_counts:
@@ -359,9 +373,9 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
     else:
         sets = [tuple(instruments)]
     # One untimed game first, so loading the compiled kernel does not count against games/s.
-    announce_compile("play_batch")
     warm = _game_setup(player_counts[0], sets[0], library=library)
-    soak(warm, lib.matrix(["random"] * player_counts[0]), 1, seed)
+    with announce_compile("play_batch"):
+        soak(warm, lib.matrix(["random"] * player_counts[0]), 1, seed)
     total_games = total_turns = 0
     total_time = 0.0
     found = 0
@@ -541,12 +555,14 @@ def instruments_validate(paths):
 @click.argument("name")
 @click.option(
     "-o",
-    "--output",
-    required=True,
+    "--out",
+    "output",
+    default=None,
     type=click.Path(dir_okay=False),
     metavar="FILE.png",
-    help="Picture to write; its suffix chooses the format: .png, .svg, .pdf or .jpg.",
+    help="Picture to write (required); its suffix chooses the format: .png, .svg, .pdf or .jpg.",
 )
+@old_spelling("--output", "output", type=click.Path(dir_okay=False))
 @instrument_dir_option
 def instruments_draw(name, output, instrument_dirs):
     """Draw an instrument's reconstructed layout as a picture (PNG, SVG, PDF or JPEG, by suffix).
@@ -559,6 +575,8 @@ def instruments_draw(name, output, instrument_dirs):
     \b
         ssb instruments draw Piano -o piano.png
     """
+    if output is None:
+        raise click.BadParameter("give the picture to write, e.g. -o piano.png", param_hint="--out")
     from simulator.drawing import PICTURE_FORMATS, draw_instrument, picture_format
 
     if picture_format(output) is None:
