@@ -1041,11 +1041,7 @@ class Tuner:
         if not exists and self.resume:
             raise TuneDirError(self.out_dir, "", "holds no tuning study to resume")
         if exists:
-            from scenarios.tune_store import check_study_file
-
-            s = self.spec.settings
-            names = [f"keys{k}-restart{r}" for k in range(1, s["max_keys"] + 1) for r in range(s["restarts"])]
-            check_study_file(db, names, IDENTITY_STUDY)
+            self._check_study_file()
         self.out_dir.mkdir(parents=True, exist_ok=True)
         storage = optuna.storages.RDBStorage(
             f"sqlite:///{db.resolve()}", engine_kwargs={"connect_args": {"timeout": 60}}
@@ -1067,6 +1063,13 @@ class Tuner:
                 "start over with --force or choose another --out",
             )
         self.storage, self.meta = storage, meta
+
+    def _check_study_file(self):
+        from scenarios.tune_store import check_study_file
+
+        s = self.spec.settings
+        names = [f"keys{k}-restart{r}" for k in range(1, s["max_keys"] + 1) for r in range(s["restarts"])]
+        check_study_file(self.out_dir / STUDY_FILE, names, IDENTITY_STUDY)
 
     def _memo(self, key, compute, phase):
         """A result stored in the identity study (so a resumed run does not redo it); the games it
@@ -1247,7 +1250,7 @@ class Tuner:
             races = dict(zip(fresh, self._race(list(fresh.values()), seed), strict=True))
             played = self.player.played - played
             self.cost["search"] += played
-            told = []
+            told, first = [], {}
             for trial, ch in asks:
                 cid = candidate_id(ch)
                 keys, change = candidate_size(self.spec, ch)
@@ -1258,8 +1261,9 @@ class Tuner:
                              "played": played}
                     played = 0  # the batch's games are booked on its first new candidate
                     del races[cid]
+                    first.setdefault(cid, attrs)
                 else:
-                    attrs = {**memo[cid], "repeat": True, "played": 0}
+                    attrs = {**(memo[cid] if cid in memo else first[cid]), "repeat": True, "played": 0}
                 told.append((trial, attrs, search_score(attrs["state"], attrs["verdicts"], change, k)))
             # The batch's outcome is stored whole, in one write, before its trials are told: a
             # process killed while telling them (kill -9, a power cut) is resumed by telling the rest
@@ -1483,6 +1487,8 @@ class Tuner:
 
         if self.resume and not (self.out_dir / STUDY_FILE).exists():
             raise TuneDirError(self.out_dir, "", "holds no tuning study to resume")
+        if self.resume:
+            self._check_study_file()  # before the lock file is made: a refused resume writes nothing
         with folder_lock(self.out_dir):
             try:
                 return self._run()

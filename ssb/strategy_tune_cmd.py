@@ -56,7 +56,7 @@ def _check_profile_name(name, out, strategy_dirs):
 
 
 @click.command("tune")
-@click.option("--name", default="tuned", show_default=True, help="Name of the tuned strategy (the profile's strategy.name).")
+@click.option("--name", default="my-tuned", show_default=True, help="Name of the tuned strategy (the profile's strategy.name); not a name another profile has (tuned, greedy, ...).")
 @click.option("--start", default="greedy", show_default=True, help="Profile whose weights the search starts from (a greedy-kind strategy).")
 @click.option("--players", "players", default="4", show_default=True, metavar="2,3,4", help="Player counts the weights are scored at (one row for all of them).")
 @click.option(

@@ -117,6 +117,8 @@ class Variants:
             on.append(f"pickup_order={self.pickup_order}")
         if self.home_stretch_cap is not None:
             on.append(f"home_stretch_cap={self.home_stretch_cap}")
+        if self.max_rounds is not None:
+            on.append(f"max_rounds={self.max_rounds}")  # a changed stall cap (E9) is a variant too
         text = "+".join(on) if on else "base"
         if self.token_schedule is not None:
             text += "[" + ",".join(str(t) for t in self.token_schedule) + "]"
