@@ -197,3 +197,46 @@ def compile_once(play, announce=None, entry="play_batch", what="the rules kernel
     seconds = time.perf_counter() - t0
     record_compile(seconds, entry, cpu_seconds=time.process_time() - c0)
     return seconds
+
+
+def warm_all(echo=None):
+    """Compile (or load) every kernel entry point a user meets first, once: the first game's
+    ``play_game_plain`` (a plain ``ssb play``), ``play_game`` (a table with a searching seat) and
+    ``play_batch`` (``ssb run``, ``ssb check``), and the second game's two. ``make setup`` runs this
+    (``python -m simulator.warmup``), so ``make run``, ``make test`` and the first ``ssb play`` start
+    warm. Returns the seconds spent."""
+    import numpy as np
+
+    from simulator import games as registry
+
+    echo = echo or (lambda m: print(m, file=sys.stderr, flush=True))
+    t0 = time.perf_counter()
+    from simulator.playout import GameSetup, play_many, play_one
+    from strategies.library import StrategyLibrary
+
+    lib = StrategyLibrary()
+    plain, deep = lib.matrix(["greedy"] * 4), lib.matrix(["greedy", "lookahead"])
+    for entry, play in (
+        ("play_game_plain", lambda: play_one(GameSetup(nplayers=4), plain, 1)),
+        ("play_game", lambda: play_one(GameSetup(nplayers=2), deep, 1)),
+        ("play_batch", lambda: play_many(GameSetup(nplayers=4), plain, np.arange(1, dtype=np.uint64))),
+    ):
+        with compile_watch(entry, f"the rules kernel ({entry})", echo):
+            play()
+    for name in registry.names():
+        game = registry.get(name)
+        if game.name == registry.DEFAULT_GAME:
+            continue
+        setup = game.setup(game.player_counts[0], game.boards[0], None) if game.boards else None
+        strat = game.strategies(()).matrix([game.default_strategy] * game.player_counts[0])
+        with compile_watch(game.kernel_entry_named("play_game"), f"{game.kernel_what()} (play_game)", echo):
+            game.play_one(setup, strat, 1)
+        with compile_watch(game.kernel_entry, f"{game.kernel_what()} (play_batch)", echo):
+            game.play_batch(setup, np.arange(1, dtype=np.uint64), strat)
+    seconds = time.perf_counter() - t0
+    echo(f"kernels ready ({seconds:.0f} s)")
+    return seconds
+
+
+if __name__ == "__main__":
+    warm_all()

@@ -303,7 +303,9 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
     setup = _game_setup(players, instruments, instrument_dirs=tuple(instrument_dirs))
     names = _lineup(strategies, players)
     strat = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).matrix(names, source="--strategies")
-    with announce_compile("play_game"):
+    from simulator.playout import game_entry
+
+    with announce_compile(game_entry(strat)):
         record = play_one(setup, strat, seed)
     if as_json:
         click.echo(json.dumps(game_document(record, names), indent=2))

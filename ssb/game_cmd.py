@@ -36,10 +36,32 @@ def _setup(game, players, board, variants):
     return game.setup(players, board or game.boards[0], _variants(game, variants))
 
 
+STALL_PROBE_GAMES = 16
+
+
+def warn_if_every_game_stalls(game, setup, board):
+    """A board file of the user's own on which every one of a few random games stalls (a chain of
+    arrows both ways, say): say so on stderr before playing, naming the file. The loader cannot see
+    it (every space is reachable); a handful of games can."""
+    if not board or str(board).lower() in game.boards:
+        return
+    import numpy as np
+
+    strat = game.strategies(()).matrix(["random"] * setup.nplayers)
+    _, games = game.play_batch(setup, np.arange(STALL_PROBE_GAMES, dtype=np.uint64), strat)
+    if bool(np.all(np.asarray(games["stalled"]) != 0)):
+        click.echo(
+            f"warning: {setup.board.path}: all {STALL_PROBE_GAMES} random games on this board stalled at the "
+            "round cap (E9): its arrows may never bring a bug to its stump; check them with ssb boards draw",
+            err=True,
+        )
+
+
 def play(game_name, players, strategies, seed, as_json, board, variants, strategy_dirs):
     """``ssb play --game NAME``: one game, narrated (or as JSON)."""
     game = registry.get(game_name, "--game", "")
     setup = _setup(game, players, board, variants)
+    warn_if_every_game_stalls(game, setup, board)
     names = _lineup(list(strategies) if strategies else [game.default_strategy], players)
     strat = game.strategies(tuple(strategy_dirs)).matrix(names)
     with _announce_compile(game, "play_game"):

@@ -992,3 +992,20 @@ def test_tune_on_a_full_disk_names_the_study(tiny_disk, tmp_path):
     result = run_ssb("tune", "t.toml", "--out", tiny_disk / "t", "--jobs", 1, "-q", cwd=tmp_path)
     assert_clean_error(result, str(tiny_disk / "t"))
     assert "disk is full" in result.stderr or "No space left" in result.stderr
+
+
+def test_a_board_on_which_every_game_stalls_is_warned_of(tmp_path):
+    """A chain of 40 spaces with arrows both ways: the loader accepts it (every space reachable),
+    every game stalls; ssb play says so before playing, naming the file (and plays as asked)."""
+    lines = ['[board]', 'name = "chain"', '']
+    for i in range(40):
+        to = [f'"C{j}"' for j in (i - 1, i + 1) if 0 <= j < 40]
+        lines += ['[[space]]', f'id = "C{i}"', f'x = {float(i)}', 'y = 0.0', f'to = [{", ".join(to)}]', '']
+    board = tmp_path / "chain.toml"
+    board.write_text("\n".join(lines))
+    result = invoke("play", "--game", "echidna", "--board", board, "--players", 2, "--seed", 1)
+    assert result.exit_code == 0, result.output
+    assert f"warning: {board}: all 16 random games on this board stalled" in result.output
+    # A shipped board is not probed (and is not warned of).
+    result = invoke("play", "--game", "echidna", "--board", "snow", "--players", 2, "--seed", 1)
+    assert result.exit_code == 0 and "warning" not in result.output
