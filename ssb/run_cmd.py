@@ -18,7 +18,7 @@ def _instrument_dirs_set(scenario, instrument_dirs, sets):
 
     from scenarios.generic import is_generic
     from scenarios.scenario import find_scenario
-    from simulator.instruments import read_toml
+    from simulator.validate import read_toml
 
     if any(str(s).partition("=")[0].strip() == "instrument_dirs" for s in sets):
         raise UserError("--instrument-dir: give the folders with --instrument-dir or with --set instrument_dirs, not both")

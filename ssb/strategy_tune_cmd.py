@@ -6,8 +6,8 @@ from pathlib import Path
 import click
 
 from simulator.errors import DataError
+from simulator.shuffle_swing.library import STARTER
 from ssb.common import DEFAULT_SEED
-from simulator.instruments import STARTER
 
 
 def _names(value, what):
@@ -38,7 +38,7 @@ def _check_profile_name(name, out, strategy_dirs):
     """Refuse, before any game, a name the written profile could not be loaded under: one that is
     not a strategy name, or one another profile already defines (a shipped one, or one of
     --strategy-dir other than the file to write)."""
-    from simulator.instruments import name_problem
+    from simulator.validate import name_problem
     from strategies.library import StrategyLibrary
 
     problem = name_problem(name)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.instruments import INSTRUMENT_DIR
+from simulator.shuffle_swing.library import INSTRUMENT_DIR
 
 HORNS = (INSTRUMENT_DIR / "horns.toml").read_text()
 ORGAN = (INSTRUMENT_DIR / "organ.toml").read_text()
@@ -426,7 +426,7 @@ def test_force_removes_the_old_report(good_run, tmp_path):
 
 def test_score_bound_leaves_room_in_int32():
     """With every data number at its bound, no seat's score can reach the kernel's -2**30 start."""
-    from simulator import instruments as I
+    from simulator.shuffle_swing import board as I
 
     assert I.score_bound() * 5 < I.SCORE_LIMIT  # five owners' scores summed still fit
 
@@ -434,9 +434,9 @@ def test_score_bound_leaves_room_in_int32():
 def test_a_game_at_the_bounds_keeps_its_invariants(tmp_path):
     """An instrument with every award, points value and penalty at the maximum plays a game whose
     invariants hold (score = sum of its sources) and whose scores stay within the bound."""
-    from simulator import instruments as I
-    from simulator.layout import S_SCORE
-    from simulator.playout import GameSetup, play_one
+    from simulator.shuffle_swing import board as I
+    from simulator.shuffle_swing.layout import S_SCORE
+    from simulator.shuffle_swing.playout import GameSetup, play_one
     from strategies.library import StrategyLibrary
 
     m = I.MAX_POINTS
@@ -550,7 +550,7 @@ def _mutate(doc, data):
 
 @pytest.fixture(scope="module")
 def library():
-    from simulator.instruments import InstrumentLibrary
+    from simulator.shuffle_swing.library import InstrumentLibrary
 
     return InstrumentLibrary()
 
@@ -563,9 +563,10 @@ def test_mutated_instrument_is_valid_or_a_clear_error(library, data, which):
     import tomllib
 
     from simulator.errors import DataError
-    from simulator.instruments import instrument_from_doc, score_bound
-    from simulator.layout import S_SCORE
-    from simulator.playout import GameSetup, play_one
+    from simulator.shuffle_swing.instruments import instrument_from_doc
+    from simulator.shuffle_swing.board import score_bound
+    from simulator.shuffle_swing.layout import S_SCORE
+    from simulator.shuffle_swing.playout import GameSetup, play_one
     from strategies.library import StrategyLibrary
 
     doc = tomllib.loads((INSTRUMENT_DIR / f"{which}.toml").read_text())
@@ -814,7 +815,7 @@ def test_a_shipped_scenario_is_found_past_a_folder_of_its_name(tmp_path, monkeyp
 def test_validate_agrees_with_the_library_on_a_replacing_copy(tmp_path):
     """A copy of a shipped instrument marked ``replaces = true`` is what ``ssb run`` plays: validate
     says OK; the same copy without the mark is refused by both, with the hint."""
-    from simulator.instruments import InstrumentLibrary
+    from simulator.shuffle_swing.library import InstrumentLibrary
 
     (tmp_path / "mine").mkdir()
     copy = HORNS.replace("reconstructed = true", "reconstructed = true\nreplaces = true", 1)

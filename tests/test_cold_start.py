@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simulator.kernel.engine import play_game, play_game_plain
-from simulator.layout import LOG_WIDTH
-from simulator.playout import GameSetup, _strat_matrix, game_entry, plain_lineup, play_one
+from simulator.shuffle_swing.kernel.engine import play_game, play_game_plain
+from simulator.shuffle_swing.layout import LOG_WIDTH
+from simulator.shuffle_swing.playout import GameSetup, _strat_matrix, game_entry, plain_lineup, play_one
 from strategies.library import StrategyLibrary
 
 LIB = StrategyLibrary()
@@ -52,8 +52,8 @@ def test_each_kernel_function_has_one_compiled_version():
     In a fresh process (other tests call kernel functions with other argument types)."""
     code = """
 import json
-from simulator.kernel import core, engine, invariants, objectives, policy, rules, search, turn
-from simulator.playout import GameSetup, play_one
+from simulator.shuffle_swing.kernel import core, engine, invariants, objectives, policy, rules, search, turn
+from simulator.shuffle_swing.playout import GameSetup, play_one
 from strategies.library import StrategyLibrary
 lib = StrategyLibrary()
 play_one(GameSetup(nplayers=4), lib.matrix(["greedy"] * 4), 2)
