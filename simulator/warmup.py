@@ -212,7 +212,7 @@ def warm_all(echo=None):
     echo = echo or (lambda m: print(m, file=sys.stderr, flush=True))
     t0 = time.perf_counter()
     from simulator.shuffle_swing.playout import GameSetup, play_many, play_one
-    from strategies.library import StrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     lib = StrategyLibrary()
     plain, deep = lib.matrix(["greedy"] * 4), lib.matrix(["greedy", "lookahead"])

@@ -16,16 +16,18 @@ def _instrument_dirs_set(scenario, instrument_dirs, sets):
     import json
     from pathlib import Path
 
-    from scenarios.generic import is_generic
-    from scenarios.scenario import find_scenario
+    from scenarios.load import scenario_game
+    from scenarios.spec import find_scenario
+    from simulator import games as registry
     from simulator.validate import read_toml
 
     if any(str(s).partition("=")[0].strip() == "instrument_dirs" for s in sets):
         raise UserError("--instrument-dir: give the folders with --instrument-dir or with --set instrument_dirs, not both")
     path = Path(find_scenario(scenario))
     doc = read_toml(path)
-    if is_generic(doc):
-        raise UserError(f"--instrument-dir: {path} is a scenario of {doc['game']}, a game without instruments")
+    game = scenario_game(doc, path)
+    if game.name != registry.DEFAULT_GAME:
+        raise UserError(f"--instrument-dir: {path} is a scenario of {game.title}, a game without instruments")
     for d in instrument_dirs:
         if not Path(d).exists():
             raise DataError("--instrument-dir", d, "instrument folder not found")

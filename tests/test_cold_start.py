@@ -12,7 +12,7 @@ import pytest
 from simulator.shuffle_swing.kernel.engine import play_game, play_game_plain
 from simulator.shuffle_swing.layout import LOG_WIDTH
 from simulator.shuffle_swing.playout import GameSetup, _strat_matrix, game_entry, plain_lineup, play_one
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 LIB = StrategyLibrary()
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +54,7 @@ def test_each_kernel_function_has_one_compiled_version():
 import json
 from simulator.shuffle_swing.kernel import core, engine, invariants, objectives, policy, rules, search, turn
 from simulator.shuffle_swing.playout import GameSetup, play_one
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 lib = StrategyLibrary()
 play_one(GameSetup(nplayers=4), lib.matrix(["greedy"] * 4), 2)
 play_one(GameSetup(nplayers=2), lib.matrix(["greedy", "lookahead"]), 2)

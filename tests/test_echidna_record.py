@@ -16,7 +16,7 @@ from simulator.echidna import layout as L
 from simulator.echidna.board import EchidnaSetup, Variants
 from simulator.echidna.playout import game_results, play_many, turns_played
 from ssb.cli import cli
-from strategies.echidna import EchidnaStrategyLibrary
+from simulator.echidna.strategies import EchidnaStrategyLibrary
 
 
 def play_json(*args):
