@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[test]'
+	@# Compile every kernel entry point once, here, so that `make run`, `make test` and the first
+	@# `ssb play` start warm (docs/guide/errors-and-resume.md, "The cold start").
+	$(PY) -m simulator.warmup
 	touch $(STAMP)
 
 # The main job: the starter set at 2, 3 and 4 players judged at three skill levels (greedy and tuned

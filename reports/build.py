@@ -27,7 +27,7 @@ from reports.frames import (
 )
 from reports.headline import headline_table
 from reports.document import Report, Section, Table, write_report
-from reports.io import RunData, load_run
+from reports.io import ReportInputError, RunData, load_run
 
 # --- instruments out of line and rule relevance (reports/instrument_section.py, reports/rule_relevance.py)
 from reports.instrument_section import headline_lines as instrument_headline_lines
@@ -447,7 +447,14 @@ def make_report(
     """
     from reports.game_report import is_game_run, make_game_report
 
-    if is_game_run(results_dir):
+    game = is_game_run(results_dir)
+    if game:
+        # The first game's measures have no meaning for another game's run: say so, not ignore them.
+        for flag, given in (("--instrument-margin", instrument_margins), ("--gap-margin", gap_margin is not None)):
+            if given:
+                raise ReportInputError(
+                    flag, "", f"is an option of Shuffle and Swing reports; {results_dir} is a run of {game}"
+                )
         return make_game_report(results_dir, out_dir, margin, confidence, allow_partial, seed)
     run = load_run(results_dir, allow_partial=allow_partial)
     report = build_report(

@@ -67,9 +67,16 @@ def write_report(report, out_dir):
 
     Returns a dict: ``html``, ``markdown`` (paths), ``csv`` and ``png`` (lists of paths).
     """
-    from reports.render import render_html, render_markdown
+    from scenarios.writelock import folder_lock
 
     out = Path(out_dir)
+    with folder_lock(out):  # one writer per folder: a second live ``ssb report`` into it is refused
+        return _write_report(report, out)
+
+
+def _write_report(report, out):
+    from reports.render import render_html, render_markdown
+
     try:
         out.mkdir(parents=True, exist_ok=True)
         written = {"csv": [], "png": []}

@@ -58,6 +58,8 @@ def is_game_run(results_dir):
         manifest = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
+    if not isinstance(manifest, dict):
+        return None  # (the run's loader refuses it, naming the file)
     from simulator import games as registry
 
     game = manifest.get("game")

@@ -15,6 +15,7 @@ the same folder, then renamed), so a chunk is done exactly when both of its file
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -56,11 +57,21 @@ def write_atomic(path, data):
     """Write bytes under a temporary name in the same folder, flush to disk, then rename."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        # A full disk (or a vanished folder) names the file it could not write, and leaves no
+        # temporary behind; the caller turns this into ``error: FILE: reason``.
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise DataError(path, "", f"cannot write: {exc.strerror or exc}"
+                        + ("; free some space, then continue with --resume" if exc.errno == errno.ENOSPC else "")) from None
 
 
 def write_manifest(out_dir, manifest):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import fcntl
 import hashlib
 import json
 import os
@@ -218,12 +217,11 @@ def _remove_temporaries(out_dir):
 
 @contextlib.contextmanager
 def _locked(out_dir):
-    """Hold an exclusive lock on the directory (released by the OS if the process dies)."""
-    with open(out_dir / LOCK_FILE, "a") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise RunDirError(out_dir, "", "another run is writing to this directory") from None
+    """Hold the folder's write lock (scenarios.writelock: a stale lock of a dead process is taken
+    over, a live writer refused with its pid)."""
+    from scenarios.writelock import folder_lock
+
+    with folder_lock(out_dir):
         yield
 
 

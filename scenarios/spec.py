@@ -78,10 +78,15 @@ def find_shipped_file(name_or_path, folder, shipped_names, what):
     p = Path(name_or_path)
     if p.is_file():
         return p
-    if p.is_dir():
-        raise DataError(p, "", f"is a directory, expected a {what} TOML file")
     shipped = Path(folder) / (p.name if p.suffix == ".toml" else f"{p.name}.toml")
-    if p.parent == Path(".") and shipped.is_file():
+    bare = "/" not in str(name_or_path) and p.parent == Path(".")
+    if p.is_dir():
+        # A bare name is the shipped file's even when a folder of that name (say, the results of
+        # ``ssb run echidna-seats --out echidna-seats``) is in the working directory; a path is not.
+        if bare and shipped.is_file():
+            return shipped
+        raise DataError(p, "", f"is a directory, expected a {what} TOML file")
+    if bare and shipped.is_file():
         return shipped
     return None
 

@@ -593,6 +593,10 @@ def load_tuning(path, sets=()):
     """Read, change (``sets``: ``KEY=VALUE``), validate a tuning file; DataError names file and key."""
     path = find_tuning(path)
     doc = read_toml(path)
+    if isinstance(doc, dict) and "scenario" not in doc and ("lineup" in doc or "game" in doc or "cells" in doc):
+        # A scenario file (what ``ssb run`` reads) given where a tuning file is expected.
+        raise DataError(path, "", "is a scenario file (play it with ssb run), not a tuning file: a tuning file "
+                                  "names its scenario (scenario = \"...\") with [judges], [search], [[target]] and [space]")
     for item in sets:
         key, value = parse_set(item, str(path))
         parts = key.split(".")
@@ -807,15 +811,30 @@ class GamePlayer:
     A cell's games depend only on its content (cell, its instruments' overrides, lineup, run seed),
     so the games played for one candidate are reused by every other candidate that leaves that
     cell alone (the other instruments of a department, the unchanged base) and by a later rung
-    (which plays only the games it adds). ``played`` counts the games actually played.
+    (which plays only the games it adds). ``played`` counts the games an uninterrupted run plays
+    (see ``ledger``).
     """
 
     def __init__(self, dispatch, jobs, cache_size=96):
         self.dispatch = dispatch
         self.jobs = jobs
-        self.cache = OrderedDict()
+        self.cache = OrderedDict()  # cell id -> (seats, games) held in this process
+        # The cache as an uninterrupted run holds it: cell id -> [games, changed]. ``played`` counts
+        # the games beyond it, so a resumed process (whose cache starts empty) books the same games
+        # as the uninterrupted one: games it plays again are not counted twice.
+        self.ledger = OrderedDict()
         self.cache_size = cache_size
         self.played = 0
+        self.seq = 0  # tables() calls so far (orders the ledger snapshots kept in the study)
+
+    def snapshot(self):
+        """The ledger, to store with a record of the study (see :meth:`restore`)."""
+        return {"seq": self.seq, "played": self.played, "cells": [[k, n, c] for k, (n, c) in self.ledger.items()]}
+
+    def restore(self, snap):
+        """Continue from the ledger of the last record a resumed study holds."""
+        self.seq = int(snap["seq"])
+        self.ledger = OrderedDict((k, [int(n), bool(c)]) for k, n, c in snap["cells"])
 
     @staticmethod
     def _cell_key(scenario, cell):
@@ -843,33 +862,40 @@ class GamePlayer:
 
     def tables(self, scenarios):
         """``[(seats, games)]`` DataFrames of each scenario's cells, at its ``games`` per cell."""
-        plan, need, source = [], OrderedDict(), {}
+        self.seq += 1
+        plan, need, source, changed_key = [], OrderedDict(), {}, {}
         for sc in scenarios:
             for cell in sc.cells:
-                key = self._cell_key(sc, cell)
+                full = self._cell_key(sc, cell)
+                key = hashlib.sha256(full.encode()).hexdigest()[:32]
+                changed_key[key] = bool(json.loads(full)[5])
                 plan.append((key, cell.games))
                 if cell.games > need.get(key, 0):
                     need[key] = cell.games
-                    source[key] = (sc, cell)
+                    source[key] = (sc, cell, full)
         tasks = []
         for key, n in need.items():
+            booked = self.ledger.get(key, [0, changed_key[key]])[0]
+            self.played += max(0, n - booked)
             have = self.cache.get(key)
             n_have = 0 if have is None else len(have[1])
             if n_have >= n:
                 continue
-            sc, cell = source[key]
+            sc, cell, full = source[key]
             spec = sc.cell_specs()[cell.index]
             # The worker keeps a cell's setup by run id: make it name the cell's content.
-            spec = dataclasses.replace(spec, run_id=hashlib.sha256(key.encode()).hexdigest())
+            spec = dataclasses.replace(spec, run_id=hashlib.sha256(full.encode()).hexdigest())
             step = max(100, math.ceil((n - n_have) / max(1, 2 * self.jobs)))
             for a in range(n_have, n, step):
                 tasks.append((key, ChunkTask(len(tasks), spec, a, min(n, a + step), sc.seed)))
+        for key, n in need.items():
+            entry = self.ledger.setdefault(key, [0, changed_key[key]])
+            entry[0] = max(entry[0], n)
         if tasks:
             by_chunk = {t.chunk: key for key, t in tasks}
             got = {}
             for res in self.dispatch(t for _, t in tasks):
                 got[res.chunk] = (pd.read_parquet(io.BytesIO(res.seats)), pd.read_parquet(io.BytesIO(res.table_games)))
-                self.played += res.games
             for key in dict.fromkeys(by_chunk.values()):
                 parts = [got[c] for c in sorted(got) if by_chunk[c] == key]
                 old = self.cache.get(key)
@@ -885,14 +911,20 @@ class GamePlayer:
                 i += 1
                 seats, games = self.cache[key]
                 self.cache.move_to_end(key)
+                self.ledger.move_to_end(key)
                 g_parts.append(games[games["game"] < n])
                 s_parts.append(seats[seats["game"] < n])
             out.append((pd.concat(s_parts, ignore_index=True), pd.concat(g_parts, ignore_index=True)))
         # Evict the least recently used cells, but keep those of the unchanged data (the base and
         # the other instruments of a department): every candidate and judge comes back to them.
-        changed = [k for k in self.cache if json.loads(k)[5]]
-        while len(self.cache) > self.cache_size and changed:
-            self.cache.pop(changed.pop(0))
+        # The ledger decides (so a resumed process evicts what the uninterrupted one would).
+        changed = [k for k, (_, c) in self.ledger.items() if c]
+        while len(self.ledger) > self.cache_size and changed:
+            k = changed.pop(0)
+            self.ledger.pop(k)
+            self.cache.pop(k, None)
+        for k in [k for k in self.cache if k not in self.ledger]:
+            self.cache.pop(k)
         return out
 
 
@@ -997,6 +1029,8 @@ class Tuner:
             )
         if not exists and self.resume:
             raise TuneDirError(self.out_dir, "", "holds no tuning study to resume")
+        if exists:
+            self._check_study_file()
         self.out_dir.mkdir(parents=True, exist_ok=True)
         storage = optuna.storages.RDBStorage(
             f"sqlite:///{db.resolve()}", engine_kwargs={"connect_args": {"timeout": 60}}
@@ -1019,6 +1053,13 @@ class Tuner:
             )
         self.storage, self.meta = storage, meta
 
+    def _check_study_file(self):
+        from scenarios.tune_store import check_study_file
+
+        s = self.spec.settings
+        names = [f"keys{k}-restart{r}" for k in range(1, s["max_keys"] + 1) for r in range(s["restarts"])]
+        check_study_file(self.out_dir / STUDY_FILE, names, IDENTITY_STUDY)
+
     def _memo(self, key, compute, phase):
         """A result stored in the identity study (so a resumed run does not redo it); the games it
         cost count in ``phase`` whether played now or before an interruption."""
@@ -1027,6 +1068,7 @@ class Tuner:
             before = self.player.played
             got = {"value": compute(), "played": None}
             got["played"] = self.player.played - before
+            got["ledger"] = self.player.snapshot()
             with held_interrupt():
                 self.meta.set_user_attr(key, got)
         self.cost[phase] += got["played"]
@@ -1119,6 +1161,50 @@ class Tuner:
             total += n
         return total
 
+    def _written(self):
+        """Count a write of the search; ``SSB_TUNE_KILL_AT=N`` (tests) kills this process with
+        SIGKILL right after its N-th write, a real ``kill -9`` at an exact point."""
+        self.writes = getattr(self, "writes", 0) + 1
+        if os.environ.get("SSB_TUNE_KILL_AT") == str(self.writes):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def _settle(self, study, name):
+        """Tidy a study that an interrupted process left (Ctrl-C, kill -9, a power cut).
+
+        A trial of a batch whose outcome was stored (see :meth:`_study`) is told that outcome. Any
+        other trial left running is void and marked failed, and so is a trial enqueued but never
+        asked (:meth:`_one`): the sampler ignores failed trials, so the resumed study asks exactly
+        what the uninterrupted one would."""
+        from optuna.trial import Trial, TrialState
+
+        pending = self.meta.user_attrs.get(f"batch:{name}") or {"trials": [], "attrs": [], "scores": []}
+        outcome = {n: (a, sc) for n, a, sc in zip(pending["trials"], pending["attrs"], pending["scores"], strict=True)}
+        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+            if t.number in outcome:
+                attrs, score = outcome[t.number]
+                trial = Trial(study, t._trial_id)
+                for a, v in attrs.items():
+                    trial.set_user_attr(a, v)
+                study.tell(t.number, score)
+            else:
+                study.tell(t.number, state=TrialState.FAIL)
+        for _ in study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
+            study.tell(study.ask(), state=TrialState.FAIL)
+
+    def _restore_ledger(self):
+        """A resumed run books games from the ledger of the study's last record."""
+        from optuna.trial import TrialState
+
+        snaps = [v["ledger"] for k, v in self.meta.user_attrs.items() if isinstance(v, dict) and "ledger" in v]
+        for summary in self.storage.get_all_studies():
+            if summary.study_name == IDENTITY_STUDY:
+                continue
+            for t in self.storage.get_all_trials(summary._study_id, deepcopy=False, states=(TrialState.COMPLETE,)):
+                if "ledger" in t.user_attrs:
+                    snaps.append(t.user_attrs["ledger"])
+        if snaps:
+            self.player.restore(max(snaps, key=lambda s: s["seq"]))
+
     def _study(self, k, restart, bar, best):
         import optuna
         from optuna.trial import TrialState
@@ -1126,15 +1212,12 @@ class Tuner:
         name = f"keys{k}-restart{restart}"
         with held_interrupt():
             study = optuna.create_study(study_name=name, storage=self.storage, load_if_exists=True, direction="minimize")
-            # A trial left running by an interrupted process is void: mark it failed (the sampler
-            # ignores failed trials, so the resumed study asks exactly what the uninterrupted one would).
-            for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-                study.tell(t.number, state=TrialState.FAIL)
+            self._settle(study, name)
         seed = derive_seed(self.spec.seed, "search", restart)
         memo = {}
         done = 0
         for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-            memo.setdefault(t.user_attrs["candidate"], dict(t.user_attrs))
+            memo.setdefault(t.user_attrs["candidate"], {a: v for a, v in t.user_attrs.items() if a != "ledger"})
             self.cost["search"] += t.user_attrs.get("played", 0)
             done += 1
         bar.update(done)
@@ -1156,6 +1239,7 @@ class Tuner:
             races = dict(zip(fresh, self._race(list(fresh.values()), seed), strict=True))
             played = self.player.played - played
             self.cost["search"] += played
+            told, first = [], {}
             for trial, ch in asks:
                 cid = candidate_id(ch)
                 keys, change = candidate_size(self.spec, ch)
@@ -1166,13 +1250,25 @@ class Tuner:
                              "played": played}
                     played = 0  # the batch's games are booked on its first new candidate
                     del races[cid]
+                    first.setdefault(cid, attrs)
                 else:
-                    attrs = {**memo[cid], "repeat": True, "played": 0}
-                score = search_score(attrs["state"], attrs["verdicts"], change, k)
+                    attrs = {**(memo[cid] if cid in memo else first[cid]), "repeat": True, "played": 0}
+                told.append((trial, attrs, search_score(attrs["state"], attrs["verdicts"], change, k)))
+            # The batch's outcome is stored whole, in one write, before its trials are told: a
+            # process killed while telling them (kill -9, a power cut) is resumed by telling the rest
+            # the same outcome, so the study reads as if it had never stopped.
+            with held_interrupt():
+                self.meta.set_user_attr(f"batch:{name}", {
+                    "trials": [t.number for t, _, _ in told], "attrs": [a for _, a, _ in told],
+                    "scores": [sc for _, _, sc in told], "ledger": self.player.snapshot()})
+            self._written()
+            for trial, attrs, score in told:
+                cid, keys, change = attrs["candidate"], attrs["keys"], attrs["change"]
                 with held_interrupt():
                     for a, v in attrs.items():
                         trial.set_user_attr(a, v)
                     study.tell(trial, score)
+                self._written()
                 memo.setdefault(cid, attrs)
                 done += 1
                 self.trials_done += 1
@@ -1222,9 +1318,10 @@ class Tuner:
         attrs = {"candidate": cid, "state": x.state, "rung": x.rung, "games": x.games, "verdicts": x.verdicts,
                  "keys": keys, "change": change, "repeat": False, "played": played, "refine": True}
         with held_interrupt():
-            for a, v in attrs.items():
+            for a, v in {**attrs, "ledger": self.player.snapshot()}.items():
                 trial.set_user_attr(a, v)
             study.tell(trial, search_score(x.state, x.verdicts, change, k))
+        self._written()
         memo[cid] = attrs
         self.trials_done += 1
         if x.state == MET and (best[0] is None or (keys, change) < best[0]):
@@ -1370,7 +1467,26 @@ class Tuner:
     # ------------------------------------------------------------------ the whole run
 
     def run(self):
-        """Search, confirm and write ``tune.json`` (the answer) to the output folder; returns it."""
+        """Search, confirm and write ``tune.json`` (the answer) to the output folder; returns it.
+
+        The folder is locked while it runs (scenarios.writelock: one writer per folder); a database
+        error of the study (a full disk, a damaged file) is a StudyFileError naming ``study.db``."""
+        from scenarios.tune_store import is_storage_error, storage_error
+        from scenarios.writelock import folder_lock
+
+        if self.resume and not (self.out_dir / STUDY_FILE).exists():
+            raise TuneDirError(self.out_dir, "", "holds no tuning study to resume")
+        if self.resume:
+            self._check_study_file()  # before the lock file is made: a refused resume writes nothing
+        with folder_lock(self.out_dir):
+            try:
+                return self._run()
+            except Exception as exc:
+                if is_storage_error(exc):
+                    raise storage_error(self.out_dir / STUDY_FILE, exc) from None
+                raise
+
+    def _run(self):
         from tqdm import tqdm
 
         spec = self.spec
@@ -1382,6 +1498,8 @@ class Tuner:
                    disable=not self.progress, file=sys.stderr, smoothing=0.1)
         with dispatcher(self.backend, self.jobs, self.scheduler) as dispatch:
             self.player = GamePlayer(dispatch, self.jobs)
+            if self.resume:
+                self._restore_ledger()
             try:
                 before = self._before()
                 stages = []

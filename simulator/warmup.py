@@ -14,8 +14,11 @@ so it knows what numba itself would load; it never writes the cache.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -75,32 +78,97 @@ def _record_path(entry="play_batch"):
     return base / f"last-compile-{module.replace('.', '-')}.json"
 
 
-def expected_compile_seconds(entry="play_batch"):
-    """Seconds a cold compile takes: the last one measured on this machine, else the default."""
+def _last_record(entry="play_batch"):
     try:
         doc = json.loads(_record_path(entry).read_text(encoding="utf-8"))
-        seconds = float(doc["seconds"])
-        if seconds > 0:
-            return seconds
+        if float(doc["seconds"]) > 0:
+            return doc
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    return float(DEFAULT_COMPILE_SECONDS)
+    return None
 
 
-def record_compile(seconds, entry="play_batch"):
-    """Keep the measured cold compile time for the next notice (best effort)."""
+def expected_compile_seconds(entry="play_batch"):
+    """Seconds a cold compile takes: the last one measured on this machine, else the default."""
+    doc = _last_record(entry)
+    return float(doc["seconds"]) if doc else float(DEFAULT_COMPILE_SECONDS)
+
+
+def _load():
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+def record_compile(seconds, entry="play_batch", cpu_seconds=None):
+    """Keep the measured cold compile time (wall, CPU and the load it ran at) for the next notice
+    (best effort)."""
     try:
         path = _record_path(entry)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"seconds": round(float(seconds), 1), "when": time.time()}) + "\n")
+        doc = {"seconds": round(float(seconds), 1), "when": time.time(), "load": _load()}
+        if cpu_seconds is not None:
+            doc["cpu_seconds"] = round(float(cpu_seconds), 1)
+        path.write_text(json.dumps(doc) + "\n")
     except OSError:
         pass
 
 
 def compile_notice(seconds=None, entry="play_batch", what="the rules kernel"):
-    """The one line printed before a cold compile."""
-    s = expected_compile_seconds(entry) if seconds is None else seconds
-    return f"compiling {what}, first run only: about {_round(s)} s"
+    """The one line printed before a cold compile: the last time measured on this machine, with
+    the load it ran at and the load now (a shared machine takes a multiple of a quiet one's time)."""
+    doc = _last_record(entry) if seconds is None else {"seconds": seconds}
+    now = _load()
+    now_text = f"; load now {now:.1f}" if now is not None else ""
+    if doc is None:
+        return (f"compiling {what}, first run only: about {_round(DEFAULT_COMPILE_SECONDS)} s on a quiet "
+                f"2-core machine (not measured on this one yet{now_text})")
+    at = f" at load {doc['load']:.1f}" if doc.get("load") is not None else ""
+    return f"compiling {what}, first run only: about {_round(float(doc['seconds']))} s (last measured here{at}{now_text})"
+
+
+@contextlib.contextmanager
+def compile_watch(entry="play_batch", what="the rules kernel", echo=None):
+    """Around the first call of ``entry``: when it is not compiled yet, print the notice, show the
+    seconds elapsed while it compiles (on a terminal: one updating line; elsewhere a line every
+    30 s) and record the time taken. Does nothing when the kernel is cached (or cannot tell)."""
+    import numba
+
+    if numba.config.DISABLE_JIT or kernel_cached(entry) is not False:
+        yield
+        return
+    echo = echo or (lambda m: print(m, file=sys.stderr, flush=True))
+    echo(compile_notice(entry=entry, what=what))
+    tty = sys.stderr.isatty()
+    stop = threading.Event()
+    t0, c0 = time.perf_counter(), time.process_time()
+
+    def tick():
+        while not stop.wait(1.0 if tty else 30.0):
+            elapsed = time.perf_counter() - t0
+            if tty:
+                sys.stderr.write(f"\r  compiling: {elapsed:.0f} s elapsed")
+                sys.stderr.flush()
+            else:
+                print(f"  still compiling: {elapsed:.0f} s elapsed", file=sys.stderr, flush=True)
+
+    watcher = threading.Thread(target=tick, name="compile-progress", daemon=True)
+    watcher.start()
+    ok = False
+    try:
+        yield
+        ok = True
+    finally:
+        stop.set()
+        watcher.join()
+        if tty:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+    if ok:
+        seconds = time.perf_counter() - t0
+        record_compile(seconds, entry, cpu_seconds=time.process_time() - c0)
+        echo(f"compiled {what} in {seconds:.0f} s (cached for the next runs)")
 
 
 def _round(s):
@@ -124,8 +192,51 @@ def compile_once(play, announce=None, entry="play_batch", what="the rules kernel
         return 0.0
     if announce is not None:
         announce(compile_notice(entry=entry, what=what))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     play()
     seconds = time.perf_counter() - t0
-    record_compile(seconds, entry)
+    record_compile(seconds, entry, cpu_seconds=time.process_time() - c0)
     return seconds
+
+
+def warm_all(echo=None):
+    """Compile (or load) every kernel entry point a user meets first, once: the first game's
+    ``play_game_plain`` (a plain ``ssb play``), ``play_game`` (a table with a searching seat) and
+    ``play_batch`` (``ssb run``, ``ssb check``), and the second game's two. ``make setup`` runs this
+    (``python -m simulator.warmup``), so ``make run``, ``make test`` and the first ``ssb play`` start
+    warm. Returns the seconds spent."""
+    import numpy as np
+
+    from simulator import games as registry
+
+    echo = echo or (lambda m: print(m, file=sys.stderr, flush=True))
+    t0 = time.perf_counter()
+    from simulator.shuffle_swing.playout import GameSetup, play_many, play_one
+    from simulator.shuffle_swing.strategies import StrategyLibrary
+
+    lib = StrategyLibrary()
+    plain, deep = lib.matrix(["greedy"] * 4), lib.matrix(["greedy", "lookahead"])
+    for entry, play in (
+        ("play_game_plain", lambda: play_one(GameSetup(nplayers=4), plain, 1)),
+        ("play_game", lambda: play_one(GameSetup(nplayers=2), deep, 1)),
+        ("play_batch", lambda: play_many(GameSetup(nplayers=4), plain, np.arange(1, dtype=np.uint64))),
+    ):
+        with compile_watch(entry, f"the rules kernel ({entry})", echo):
+            play()
+    for name in registry.names():
+        game = registry.get(name)
+        if game.name == registry.DEFAULT_GAME:
+            continue
+        setup = game.setup(game.player_counts[0], game.boards[0], None) if game.boards else None
+        strat = game.strategies(()).matrix([game.default_strategy] * game.player_counts[0])
+        with compile_watch(game.kernel_entry_named("play_game"), f"{game.kernel_what()} (play_game)", echo):
+            game.play_one(setup, strat, 1)
+        with compile_watch(game.kernel_entry, f"{game.kernel_what()} (play_batch)", echo):
+            game.play_batch(setup, np.arange(1, dtype=np.uint64), strat)
+    seconds = time.perf_counter() - t0
+    echo(f"kernels ready ({seconds:.0f} s)")
+    return seconds
+
+
+if __name__ == "__main__":
+    warm_all()

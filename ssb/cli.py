@@ -23,11 +23,14 @@ from ssb.common import (
     NameList,
     PlayerCounts,
     SsbGroup,
+    DEFAULT_SEED,
     UserError,
     announce_compile,
+    refuse_other_game_options,
     instrument_dir_option,
     instruments_option,
     lineup,
+    old_spelling,
     players_option,
     seed_option,
     strategy_dir_option,
@@ -52,6 +55,16 @@ def _game_setup(nplayers, instruments, **kw):
         if exc.file in (LIBRARY_SOURCE, "game") and exc.key in ("name", "instruments"):
             raise DataError("--instruments", ",".join(instruments), exc.reason) from None
         raise
+
+
+def _refuse_other_game(game, *first_game_options):
+    """Options of the other game are refused, naming the game they belong to (never ignored):
+    --board and --variant are Echidna Shuffle's, ``first_game_options`` Shuffle and Swing's."""
+    ctx = click.get_current_context()
+    if is_default(game):
+        refuse_other_game_options(ctx, "Shuffle and Swing", "Echidna Shuffle (--game echidna)", "board", "variants")
+    else:
+        refuse_other_game_options(ctx, "Echidna Shuffle", "Shuffle and Swing", *first_game_options)
 
 
 def _replay_command(nplayers, setup, seed, strategies, instrument_dirs):
@@ -104,7 +117,7 @@ def cli():
     metavar="NAME[,NAME...]",
     help="One strategy for every seat, or one per seat in turn order (name:colour sets a focus).",
 )
-@seed_option(7, "Game seed, used as is: the same seed replays the same game.")
+@seed_option(DEFAULT_SEED, "Game seed, used as is: the same seed replays the same game.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of the account.")
 @instrument_dir_option
 @strategy_dir_option
@@ -124,6 +137,7 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
         ssb play --instruments Bass,Vibes,Drums --json > game.json
         ssb play --game echidna --players 5 --board snow --variant catch_up --seed 3
     """
+    _refuse_other_game(game, "instruments", "instrument_dirs")
     if not is_default(game):
         return game_cmd.play(game, players, strategies, seed, as_json, board, variants, strategy_dirs)
     if players > 4:
@@ -135,8 +149,10 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
     setup = _game_setup(players, instruments, instrument_dirs=tuple(instrument_dirs))
     names = lineup(strategies, players)
     strat = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).matrix(names, source="--strategies")
-    announce_compile("play_game")
-    record = play_one(setup, strat, seed)
+    from simulator.shuffle_swing.playout import game_entry
+
+    with announce_compile(game_entry(strat)):
+        record = play_one(setup, strat, seed)
     if as_json:
         click.echo(json.dumps(game_document(record, names), indent=2))
     else:
@@ -152,7 +168,7 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
 @click.option(
     "--games", type=click.IntRange(1), default=1000, show_default=True, metavar="N", help="Games per player count."
 )
-@seed_option(1, "Run seed; each game's own seed is derived from it and the game's index.")
+@seed_option(DEFAULT_SEED, "Run seed; each game's own seed is derived from it and the game's index.")
 @click.option(
     "--players",
     "player_counts",
@@ -185,6 +201,7 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
         ssb check --games 20 --all-sets
         ssb check --game echidna --games 20000 --players 2,3,4,5,6
     """
+    _refuse_other_game(game, "instruments", "instrument_dirs", "all_sets")
     if not is_default(game):
         return game_cmd.check(game, games, seed, player_counts, board, variants)
     for n in player_counts:
@@ -204,9 +221,9 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
     else:
         sets = [tuple(instruments)]
     # One untimed game first, so loading the compiled kernel does not count against games/s.
-    announce_compile("play_batch")
     warm = _game_setup(player_counts[0], sets[0], library=library)
-    soak(warm, lib.matrix(["random"] * player_counts[0]), 1, seed)
+    with announce_compile("play_batch"):
+        soak(warm, lib.matrix(["random"] * player_counts[0]), 1, seed)
     total_games = total_turns = 0
     total_time = 0.0
     found = 0
@@ -386,12 +403,14 @@ def instruments_validate(paths):
 @click.argument("name")
 @click.option(
     "-o",
-    "--output",
-    required=True,
+    "--out",
+    "output",
+    default=None,
     type=click.Path(dir_okay=False),
     metavar="FILE.png",
-    help="Picture to write; its suffix chooses the format: .png, .svg, .pdf or .jpg.",
+    help="Picture to write (required); its suffix chooses the format: .png, .svg, .pdf or .jpg.",
 )
+@old_spelling("--output", "output", type=click.Path(dir_okay=False))
 @instrument_dir_option
 def instruments_draw(name, output, instrument_dirs):
     """Draw an instrument's reconstructed layout as a picture (PNG, SVG, PDF or JPEG, by suffix).
@@ -404,6 +423,8 @@ def instruments_draw(name, output, instrument_dirs):
     \b
         ssb instruments draw Piano -o piano.png
     """
+    if output is None:
+        raise click.BadParameter("give the picture to write, e.g. -o piano.png", param_hint="--out")
     from simulator.shuffle_swing.drawing import PICTURE_FORMATS, draw_instrument, picture_format
 
     if picture_format(output) is None:

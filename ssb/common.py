@@ -22,7 +22,7 @@ def out_dir_option(help_text):
 
     def decorate(f):
         return click.option(
-            "--out", "out_dir", type=click.Path(file_okay=False), default=None, metavar="DIR", help=help_text
+            "-o", "--out", "out_dir", type=click.Path(file_okay=False), default=None, metavar="DIR", help=help_text
         )(f)
 
     return decorate
@@ -201,9 +201,48 @@ def lineup(names, nplayers, param_hint="--strategies"):
 
 
 def announce_compile(entry, what="the rules kernel"):
-    """One line on stderr when the kernel entry point ``entry`` (``simulator.warmup._entry``) is not
-    compiled and cached yet."""
-    from simulator.warmup import compile_notice, kernel_cached
+    """A context for the first call of the kernel entry point ``entry`` (``simulator.warmup._entry``):
+    when it is not compiled and cached yet, one line on stderr with the time it took here last, the
+    seconds elapsed while it compiles, and the time recorded for the next notice."""
+    from simulator.warmup import compile_watch
 
-    if kernel_cached(entry) is False:
-        click.echo(compile_notice(entry=entry, what=what), err=True)
+    return compile_watch(entry, what, echo=lambda m: click.echo(m, err=True))
+
+
+def given_options(ctx, *names):
+    """The options among ``names`` (parameter names) that the user gave on the command line (or in
+    the environment), not left at their defaults, as their ``--spelling``."""
+    from click.core import ParameterSource
+
+    by_name = {p.name: p for p in ctx.command.params}
+    out = []
+    for n in names:
+        if ctx.get_parameter_source(n) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+            out.append(max(by_name[n].opts, key=len))
+    return out
+
+
+def refuse_other_game_options(ctx, game_title, owner_title, *names):
+    """A UserError when an option that only ``owner_title``'s games read was given to a command
+    playing ``game_title`` (instead of ignoring it)."""
+    given = given_options(ctx, *names)
+    if given:
+        raise UserError(
+            f"{given[0]}: an option of {owner_title} only; this command plays {game_title}, which has no use "
+            f"for it (leave it out{', or pass --game echidna' if owner_title.startswith('Echidna') else ''})"
+        )
+
+
+# The spelling of the options every command shares (docs/guide/errors-and-resume.md):
+#   -o, --out PATH    what the command writes (a folder or a file)
+#   -j, --jobs N      worker processes
+#   -q, --quiet       no progress and no summary
+#   --seed N          the seed, default 1
+# Earlier spellings stay accepted as hidden aliases (``old_spelling``).
+DEFAULT_SEED = 1
+
+
+def old_spelling(flag, name, **kw):
+    """A hidden option ``flag`` that fills parameter ``name``: an earlier spelling, still accepted
+    (click lets the option given on the command line win over the other's default)."""
+    return click.option(flag, name, hidden=True, default=None, help=f"Earlier spelling of the option that fills {name}.", **kw)

@@ -3,13 +3,14 @@
 Everything here goes through the registry (``simulator.games``), so a third game needs no change.
 """
 
+import contextlib
 import json
 import time
 
 import click
 
 from simulator import games as registry
-from ssb.common import SsbGroup, UserError, lineup
+from ssb.common import SsbGroup, UserError, lineup, old_spelling
 
 
 def _variants(game, items):
@@ -31,14 +32,36 @@ def _setup(game, players, board, variants):
     return game.setup(players, board or game.boards[0], _variants(game, variants))
 
 
+STALL_PROBE_GAMES = 16
+
+
+def warn_if_every_game_stalls(game, setup, board):
+    """A board file of the user's own on which every one of a few random games stalls (a chain of
+    arrows both ways, say): say so on stderr before playing, naming the file. The loader cannot see
+    it (every space is reachable); a handful of games can."""
+    if not board or str(board).lower() in game.boards:
+        return
+    import numpy as np
+
+    strat = game.strategies(()).matrix(["random"] * setup.nplayers)
+    _, games = game.play_batch(setup, np.arange(STALL_PROBE_GAMES, dtype=np.uint64), strat)
+    if bool(np.all(np.asarray(games["stalled"]) != 0)):
+        click.echo(
+            f"warning: {setup.board.path}: all {STALL_PROBE_GAMES} random games on this board stalled at the "
+            "round cap (E9): its arrows may never bring a bug to its stump; check them with ssb boards draw",
+            err=True,
+        )
+
+
 def play(game_name, players, strategies, seed, as_json, board, variants, strategy_dirs):
     """``ssb play --game NAME``: one game, narrated (or as JSON)."""
     game = registry.get(game_name, "--game", "")
     setup = _setup(game, players, board, variants)
+    warn_if_every_game_stalls(game, setup, board)
     names = lineup(list(strategies) if strategies else [game.default_strategy], players)
     strat = game.strategies(tuple(strategy_dirs)).matrix(names)
-    _announce_compile(game, "play_game")
-    record = game.play_one(setup, strat, seed)
+    with _announce_compile(game, "play_game"):
+        record = game.play_one(setup, strat, seed)
     if as_json:
         click.echo(json.dumps(game.document(record, names), indent=2))
     else:
@@ -51,7 +74,7 @@ def _announce_compile(game, attr):
     """The compile notice for the game's kernel entry ``attr``."""
     from ssb.common import announce_compile
 
-    announce_compile(game.kernel_entry_named(attr), game.kernel_what())
+    return announce_compile(game.kernel_entry_named(attr), game.kernel_what())
 
 
 def check(game_name, games, seed, player_counts, board, variants):
@@ -67,9 +90,9 @@ def check(game_name, games, seed, player_counts, board, variants):
         for n in player_counts:
             setup = _setup(game, n, b, variants)
             strat = lib.matrix(["random"] * n)
-            if b == boards[0] and n == player_counts[0]:
-                _announce_compile(game, "play_batch")
-            game.soak(setup, strat, 1, seed)  # load the compiled kernel before timing
+            first = b == boards[0] and n == player_counts[0]
+            with _announce_compile(game, "play_batch") if first else contextlib.nullcontext():
+                game.soak(setup, strat, 1, seed)  # load the compiled kernel before timing
             t0 = time.perf_counter()
             rep = game.soak(setup, strat, games, seed)
             dt = time.perf_counter() - t0
@@ -109,6 +132,11 @@ def boards_list(game):
         ssb boards list --game echidna
     """
     g = registry.get(game, "--game", "")
+    if not g.boards:
+        others = [n for n in registry.names() if registry.get(n, "--game", "").boards]
+        raise click.BadParameter(
+            f"{g.title} has no boards to choose from (it is played on its one printed board); "
+            f"games with boards: {', '.join(others)}", param_hint="--game")
     for name in g.boards:
         b = g.setup(g.player_counts[0], name, None).board
         arrows = sum(len(a) for a in b.arrows)
@@ -120,7 +148,8 @@ def boards_list(game):
 @boards.command("draw")
 @click.argument("name")
 @click.option("--game", default="echidna", show_default=True, metavar="NAME", help="Game the board belongs to.")
-@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False), metavar="FILE", help="Picture to write (PNG, SVG or PDF); default NAME.png.")
+@click.option("-o", "--out", "output", default=None, type=click.Path(dir_okay=False), metavar="FILE", help="Picture to write (PNG, SVG or PDF); default NAME.png.")
+@old_spelling("--output", "output", type=click.Path(dir_okay=False))
 def boards_draw(name, game, output):
     """Draw a board: its spaces at their coordinates and the arrows between them.
 

@@ -77,7 +77,16 @@ def baseline(results_dir, out):
     feel = gate_figures(results_dir)
     if feel:
         doc["feel"] = feel
-    write_baseline(doc, out)
+    from scenarios.writelock import folder_lock
+
+    parent = Path(out).resolve().parent
+    if not parent.is_dir():
+        raise GateError(f"{out}: cannot write the baseline: folder {parent} does not exist")
+    try:
+        with folder_lock(parent):  # one writer per folder: a second live baseline into it is refused
+            write_baseline(doc, out)
+    except DataError as exc:
+        raise GateError(str(exc)) from None
     nfig = sum(len(c["figures"]) for c in doc["cells"])
     click.echo(
         f"baseline of '{doc['scenario']['name']}' (run seed {doc['run_seed']}, {len(games):,} games): "
@@ -219,9 +228,9 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     help="With --adaptive: most looks, the first included; alpha is split evenly over them.",
 )
 @click.option(
-    "--jobs",
     "-j",
-    type=int,
+    "--jobs",
+    type=click.IntRange(0),
     default=0,
     metavar="J",
     help="With --adaptive: worker processes for the extra rounds (default: all cores).",
@@ -233,7 +242,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     metavar="DIR",
     help="With --adaptive: where the extra rounds' result tables go. Default: RESULTS_DIR/adaptive.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def regress(
     results_dir,
     baseline_path,

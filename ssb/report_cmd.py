@@ -103,7 +103,7 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_marg
             confidence=confidence,
             allow_partial=allow_partial,
             gap_margin=None if gap_margin is None else gap_margin / 100.0,
-            instrument_margins=instrument_margins,
+            instrument_margins=instrument_margins if instrument_margin else None,
         )
     except DataError as exc:
         raise UserError(str(exc)) from None

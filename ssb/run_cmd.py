@@ -10,6 +10,34 @@ def _fmt_rate(games, seconds):
     return f"{games / seconds:,.0f} games/s" if seconds > 0 else "-"
 
 
+def _instrument_dirs_set(scenario, instrument_dirs, sets):
+    """The ``--set instrument_dirs=[...]`` that adds the ``--instrument-dir`` folders (relative to
+    the working directory) to the scenario's own (relative to its file), so the run records them."""
+    import json
+    from pathlib import Path
+
+    from scenarios.load import scenario_game
+    from scenarios.spec import find_scenario
+    from simulator import games as registry
+    from simulator.validate import read_toml
+
+    if any(str(s).partition("=")[0].strip() == "instrument_dirs" for s in sets):
+        raise UserError("--instrument-dir: give the folders with --instrument-dir or with --set instrument_dirs, not both")
+    path = Path(find_scenario(scenario))
+    doc = read_toml(path)
+    game = scenario_game(doc, path)
+    if game.name != registry.DEFAULT_GAME:
+        raise UserError(f"--instrument-dir: {path} is a scenario of {game.title}, a game without instruments")
+    for d in instrument_dirs:
+        if not Path(d).exists():
+            raise DataError("--instrument-dir", d, "instrument folder not found")
+    own = doc.get("instrument_dirs", [])
+    own = [own] if isinstance(own, str) else own if isinstance(own, list) else []
+    dirs = [str((path.resolve().parent / d).resolve()) for d in own if isinstance(d, str)]
+    dirs += [str(Path(d).resolve()) for d in instrument_dirs]
+    return "instrument_dirs=" + json.dumps(dirs)
+
+
 @click.command(name="run")
 @click.argument("scenario", metavar="SCENARIO")
 @click.option(
@@ -20,8 +48,8 @@ def _fmt_rate(games, seconds):
     help="Games per cell (overrides the scenario's 'games'; rounded up to whole deals, a deal being one game per distinct seat rotation of the lineup).",
 )
 @click.option(
-    "--jobs",
     "-j",
+    "--jobs",
     type=click.IntRange(min=0, max=1024),
     default=0,
     metavar="J",
@@ -66,13 +94,14 @@ def _fmt_rate(games, seconds):
     metavar="N",
     help="Games per chunk (a task and a pair of files). Default 1000, or the run's own on --resume.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
 @click.option(
     "--instrument-dir",
     "instrument_dirs",
     multiple=True,
-    hidden=True,
-    help="Not an option of ssb run: the scenario's instrument_dirs key names the folders (this says so).",
+    metavar="DIR",
+    help="Folder (or .toml file) of extra instruments, added to the scenario's instrument_dirs and "
+    "recorded with the run (e.g. the folder ssb tune writes); may be repeated.",
 )
 def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, force, chunk_size, quiet, instrument_dirs):
     """Play every cell of a scenario and write the result tables.
@@ -96,15 +125,10 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
     from scenarios.results import RunDirError
     from scenarios.runner import run_scenario
 
-    if instrument_dirs:
-        # The scenario names its instrument folders, so that the run (and its hash) records them.
-        dirs = ", ".join(f'"{d}"' for d in instrument_dirs)
-        raise UserError(
-            f"--instrument-dir: ssb run reads instrument folders from the scenario: write "
-            f"instrument_dirs = [{dirs}] in the scenario file, or pass --set 'instrument_dirs=[{dirs}]'"
-        )
     backend = run_backend(resume, force, backend, scheduler)
     try:
+        if instrument_dirs:
+            sets = tuple(sets) + (_instrument_dirs_set(scenario, instrument_dirs, sets),)
         summary = run_scenario(
             scenario,
             out_dir,

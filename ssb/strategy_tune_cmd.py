@@ -6,7 +6,9 @@ from pathlib import Path
 import click
 
 from simulator import games as registry
+from simulator.errors import DataError
 from simulator.shuffle_swing.library import STARTER
+from ssb.common import DEFAULT_SEED
 
 
 def _names(value, what):
@@ -33,8 +35,29 @@ def _jobs(jobs):
     return max(1, os.cpu_count() or 1) if jobs == 0 else jobs
 
 
+def _check_profile_name(name, out, strategy_dirs):
+    """Refuse, before any game, a name the written profile could not be loaded under: one that is
+    not a strategy name, or one another profile already defines (a shipped one, or one of
+    --strategy-dir other than the file to write)."""
+    from simulator.validate import name_problem
+    from simulator.shuffle_swing.strategies import StrategyLibrary
+
+    problem = name_problem(name)
+    if problem:
+        raise click.BadParameter(f"'{name}' {problem}", param_hint="--name")
+    try:
+        taken = StrategyLibrary(extra_dirs=tuple(strategy_dirs))._by_name.get(name.lower())
+    except DataError:
+        return  # (the tune itself reports the broken folder)
+    if taken is not None and Path(taken.path).resolve() != Path(out).resolve():
+        raise click.BadParameter(
+            f"'{name}' is already the strategy of {taken.path}: the profile written would not load; choose another --name",
+            param_hint="--name",
+        )
+
+
 @click.command("tune")
-@click.option("--name", default="tuned", show_default=True, help="Name of the tuned strategy (the profile's strategy.name).")
+@click.option("--name", default="my-tuned", show_default=True, help="Name of the tuned strategy (the profile's strategy.name); not a name another profile has (tuned, greedy, ...).")
 @click.option("--start", default="greedy", show_default=True, help="Profile whose weights the search starts from (a greedy-kind strategy).")
 @click.option("--players", "players", default="4", show_default=True, metavar="2,3,4", help="Player counts the weights are scored at (one row for all of them).")
 @click.option(
@@ -50,15 +73,15 @@ def _jobs(jobs):
 @click.option("--runs", type=click.IntRange(1), default=3, show_default=True, help="Independent CMA-ES runs (own seeds and deals); the best after re-scoring wins.")
 @click.option("--rescore-deals", type=click.IntRange(1), default=1000, show_default=True, help="Fresh deals on which the runs' results are re-scored against the population.")
 @click.option("--verify-deals", type=click.IntRange(2), default=2000, show_default=True, help="Untouched deals on which the winner is measured against greedy seats.")
-@click.option("--seed", type=click.IntRange(0), default=1, show_default=True, help="Tune seed: every deal and every CMA-ES run derives from it.")
+@click.option("--seed", type=click.IntRange(0), default=DEFAULT_SEED, show_default=True, help="Tune seed: every deal and every CMA-ES run derives from it.")
 @click.option("--instruments", default=",".join(STARTER), show_default=True, metavar="A,B,C", help="The instrument set the games are played on.")
 @click.option("--instrument-dir", "instrument_dirs", multiple=True, metavar="DIR", help="Folder of extra instruments; may be repeated.")
 @click.option("--strategy-dir", "strategy_dirs", multiple=True, metavar="DIR", help="Folder of extra strategy profiles (*.toml); may be repeated.")
 @click.option("--description", default="", help="One-line description for the profile (default: its measured strength).")
-@click.option("--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the result does not depend on it.")
+@click.option("-j", "--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the result does not depend on it.")
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False), default=None, metavar="FILE", help="Profile file to write (default: NAME.toml).")
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False), default=None, metavar="PROFILE", help="Tune again with the settings of PROFILE's provenance and check the result is identical (exit 1 if not).")
-@click.option("--quiet", is_flag=True, help="No progress lines.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
 def strategies_tune(
     name, start, players, opponents, weight_names, late, deals, generations, popsize, sigma0, runs,
     rescore_deals, verify_deals, seed, instruments, instrument_dirs, strategy_dirs, description, jobs,
@@ -120,8 +143,12 @@ def strategies_tune(
     parent = Path(out).resolve().parent
     if not parent.is_dir():
         raise click.BadParameter(f"folder {parent} does not exist", param_hint="--out")
-    strategy, prov = T.tune(settings, jobs=jobs, log=log)
-    T.write_profile(out, strategy, prov)
+    _check_profile_name(name, out, strategy_dirs)
+    from scenarios.writelock import folder_lock
+
+    with folder_lock(parent):  # one writer per folder: a second live tune into it is refused
+        strategy, prov = T.tune(settings, jobs=jobs, log=log)
+        T.write_profile(out, strategy, prov)
     for n, v in prov["verify"].items():
         lo, hi = v["interval_95"]
         click.echo(
@@ -144,8 +171,8 @@ def strategies_tune(
 @click.option("--instruments", default=",".join(STARTER), show_default=True, metavar="A,B,C", help="The instrument set.")
 @click.option("--instrument-dir", "instrument_dirs", multiple=True, metavar="DIR", help="Folder of extra instruments; may be repeated.")
 @click.option("--strategy-dir", "strategy_dirs", multiple=True, metavar="DIR", help="Folder of extra strategy profiles (*.toml); may be repeated.")
-@click.option("--seed", type=click.IntRange(0), default=2024, show_default=True, help="Seed of every deal.")
-@click.option("--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the figures (not the timings) do not depend on it.")
+@click.option("--seed", type=click.IntRange(0), default=DEFAULT_SEED, show_default=True, help="Seed of every deal.")
+@click.option("-j", "--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the figures (not the timings) do not depend on it.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE", help="Also write every figure as JSON.")
 @click.option("--placed", default=None, metavar="A,B,...", help="Strategies measured against every rung and placed where they fall, not rungs (default: the game's, e.g. saboteur,lookahead-near for Echidna Shuffle; '' for none).")
 @click.option("--cost-time", type=click.FloatRange(0.001, 60), default=0.5, show_default=True, metavar="S", help="Seconds each timed batch of the cost figure aims at (5 batches per rung and greedy).")
@@ -174,8 +201,30 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
         ssb strategies ladder --rungs greedy@temperature=1,greedy,tuned --players 4 --depth-budgets ''
         ssb strategies ladder --game echidna --board snow --deals 100 --jobs 2
     """
+    from ssb.common import refuse_other_game_options
     from strategies import ladder as LD
 
+    ctx = click.get_current_context()
+    chosen = registry.get(game, "--game", "game")
+    if chosen.name != registry.DEFAULT_GAME:  # (a board given to Shuffle and Swing is refused below)
+        refuse_other_game_options(ctx, chosen.title, "Shuffle and Swing", "instruments", "instrument_dirs",
+                                  "depth_budgets", "depth_rung", "depth_deals")
+    if rungs is not None:
+        names = [n.strip() for n in rungs.split(",")]
+        if not any(names):
+            raise click.BadParameter("give at least two rungs (or leave --rungs out for the shipped ladder)", param_hint="--rungs")
+        if "" in names:
+            raise click.BadParameter(f"'{rungs}' has an empty rung", param_hint="--rungs")
+        seen = {}
+        for n in names:
+            if n.lower() in seen:
+                raise click.BadParameter(
+                    f"'{n}' is given twice: a rung cannot beat itself, so the ladder could never pass its check",
+                    param_hint="--rungs",
+                )
+            seen[n.lower()] = n
+        if len(names) < 2:
+            raise click.BadParameter("give at least two rungs: a ladder compares each rung with the one below", param_hint="--rungs")
     budgets = tuple(int(b) for b in _names(depth_budgets, "budget") if b.isdigit()) if depth_budgets.strip() else ()
     if depth_budgets.strip() and len(budgets) != len(_names(depth_budgets, "budget")):
         raise click.BadParameter(f"'{depth_budgets}' is not a list of positive integers", param_hint="--depth-budgets")

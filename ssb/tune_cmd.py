@@ -39,9 +39,9 @@ def write_answer(spec, result, out_dir):
 
 @click.command(name="tune")
 @click.argument("tuning_file", metavar="TUNING_FILE")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Output folder (study.db, tune.json, summary.md/.html, instruments/). Default: results/tune/<name>.")
-@click.option("--jobs", "-j", type=int, default=0, metavar="J",
+@click.option("-j", "--jobs", type=click.IntRange(0), default=0, metavar="J",
               help="Worker processes (local backend) or local dask workers. Default: all cores.")
 @click.option("--backend", type=click.Choice(["local", "dask"]), default=None,
               help="local: joblib/loky processes (default); dask: dask.distributed.")
@@ -50,7 +50,7 @@ def write_answer(spec, result, out_dir):
               help="Change a key of the tuning file, VALUE read as TOML (search.trials=8, seed=3). Repeatable.")
 @click.option("--resume", is_flag=True, help="Continue the interrupted study in DIR.")
 @click.option("--force", is_flag=True, help="Replace the study DIR holds.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary on the terminal.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary on the terminal.")
 def tune(tuning_file, out_dir, jobs, backend, scheduler, sets, resume, force, quiet):
     """Find the smallest change of the data that meets a balance target.
 

@@ -179,8 +179,12 @@ def play_tasks(tasks, jobs):
 # =========================================================================== intervals
 
 
-def deal_interval(wins_per_deal, nplayers, confidence=0.95):
-    """Win rate and its interval, with the deal (all its seat rotations) as the independent unit."""
+def deal_interval(wins_per_deal, nplayers, confidence=0.95, bounds=(0.0, 1.0)):
+    """Win rate and its interval, with the deal (all its seat rotations) as the independent unit.
+
+    The interval is Student's t over the deals, kept within ``bounds`` (a rate within 0..1, a
+    difference of two rates within -1..1): with a handful of deals the t interval alone can reach
+    far outside what a rate can be."""
     from scipy import stats
 
     x = np.asarray(wins_per_deal, dtype=np.float64) / nplayers
@@ -189,7 +193,7 @@ def deal_interval(wins_per_deal, nplayers, confidence=0.95):
         return m, float("nan"), float("nan")
     se = float(x.std(ddof=1)) / math.sqrt(len(x))
     t = float(stats.t.ppf(0.5 + confidence / 2, len(x) - 1))
-    return m, m - t * se, m + t * se
+    return m, max(bounds[0], m - t * se), min(bounds[1], m + t * se)
 
 
 # =========================================================================== the tune
@@ -311,7 +315,7 @@ class Tuner:
             w, w0 = self._verify_games(row, start_row, greedy, n, seeds)
             self.games += 2 * n * len(seeds)
             m, lo, hi = deal_interval(w, n)
-            d, dlo, dhi = deal_interval(w - w0, n)
+            d, dlo, dhi = deal_interval(w - w0, n, bounds=(-1.0, 1.0))
             out[str(n)] = {
                 "against": "greedy",
                 "deals": len(seeds),

@@ -17,9 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from ssb.cli import cli
 from simulator.shuffle_swing.library import INSTRUMENT_DIR
 
 HORNS = (INSTRUMENT_DIR / "horns.toml").read_text()
@@ -28,19 +26,8 @@ PIANO = (INSTRUMENT_DIR / "piano.toml").read_text()
 BASELINE = Path(__file__).resolve().parent.parent / "baselines" / "ci-baseline.json"
 
 
-def invoke(*args, cwd=None):
-    return CliRunner().invoke(cli, [str(a) for a in args])
-
-
-def assert_clean_error(result, *fragments):
-    """Exit status 2, an ``error:`` line naming every fragment, no traceback."""
-    out = result.output
-    assert result.exit_code == 2, out
-    assert isinstance(result.exception, SystemExit), repr(result.exception)
-    assert "Traceback" not in out
-    assert "error: " in out
-    for f in fragments:
-        assert str(f) in out, f"{f!r} not in {out!r}"
+# The shared harness of every command's tests (tests/cli_harness.py).
+from cli_harness import assert_clean_error, invoke  # noqa: E402
 
 
 # =========================================================================== instrument files
@@ -202,7 +189,7 @@ CLI_CASES = [
     ("run-chunk-size-0", ["run", "ci", "--chunk-size", 0], ["--chunk-size"]),
     ("run-resume-force", ["run", "ci", "--resume", "--force"], ["--resume", "--force"]),
     ("run-unknown-scenario", ["run", "nosuch"], ["nosuch", "not found"]),
-    ("run-instrument-dir", ["run", "ci", "--instrument-dir", "x"], ["--instrument-dir"]),
+    ("run-instrument-dir-missing", ["run", "ci", "--instrument-dir", "x"], ["--instrument-dir", "x", "not found"]),
     ("report-margin", ["report", "results/x", "--margin", 60], ["--margin"]),
     ("report-confidence", ["report", "results/x", "--confidence", 1.5], ["--confidence"]),
     ("instrument-dir-missing", ["play", "--instrument-dir", "no/such/dir"], ["no/such/dir", "not found"]),
@@ -646,15 +633,381 @@ def test_mutated_scenario_is_valid_or_a_clear_error(data, which):
 
 def test_set_instrument_dirs_are_relative_to_the_working_directory(tmp_path, monkeypatch):
     """`--set instrument_dirs=[...]` names folders where the command runs (a shipped scenario's own
-    folder is inside the package), and the hint of `ssb run --instrument-dir` works as written."""
+    folder is inside the package), and so does `ssb run --instrument-dir`, which adds to them."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "tuba.toml").write_text(_tuba(HORNS))
-    result = invoke("run", "ci", "--instrument-dir", "mine")
-    assert_clean_error(result, "--instrument-dir", "instrument_dirs")
+    result = invoke(
+        "run", MIXED4, "--games", 4, "--jobs", 1, "-q", "--out", tmp_path / "out2", "--instrument-dir", "mine",
+        "--set", 'instruments.sets=[["Violin", "Piano", "Tuba"]]',
+    )
+    assert result.exit_code == 0, result.output
+    assert str(tmp_path / "mine") in (tmp_path / "out2" / "manifest.json").read_text()
+    assert_clean_error(invoke("run", MIXED4, "--instrument-dir", "mine", "--set", 'instrument_dirs=["mine"]'),
+                       "--instrument-dir", "not both")
     result = invoke(
         "run", MIXED4, "--games", 4, "--jobs", 1, "-q", "--out", tmp_path / "out",
         "--set", 'instrument_dirs=["mine"]', "--set", 'instruments.sets=[["Violin", "Piano", "Tuba"]]',
     )
     assert result.exit_code == 0, result.output
     assert len(list((tmp_path / "out" / "games").glob("chunk-*.parquet"))) == 1
+
+
+# =========================================================================== the newer commands
+#
+# Each case: a mistake a new user made with the commands added since (ssb tune, ssb boards, the
+# second game's options, ssb strategies tune/ladder), through the shared harness: exit status 2,
+# one error naming the file or option, the key and the reason, nothing written.
+
+from cli_harness import Case, check_case, dead_pid, files_under, live_writer, run_ssb  # noqa: E402
+
+FOREST = (Path(__file__).resolve().parent.parent / "simulator" / "echidna" / "data" / "forest.toml").read_text()
+
+TINY_SCENARIO = """
+name = "tiny"
+seed = 3
+games = 40
+players = [2]
+[instruments]
+sets = [["Violin", "Piano", "Horns"]]
+[lineup]
+mirror = "greedy"
+"""
+
+TINY_TUNE = """
+name = "tiny-tune"
+scenario = "tiny.toml"
+seed = 9
+[judges]
+search = { mirror = "greedy" }
+[search]
+max_keys = 1
+trials = 3
+restarts = 2
+rungs = [20, 40]
+batch = 2
+confirm_games = 60
+confirm_max = 2
+[[target]]
+kind = "rounds"
+range = [1, 200]
+[space]
+"Horns.instrument.penalty_per_space" = { range = [1, 3] }
+"""
+
+
+def _tuning(tmp_path):
+    (tmp_path / "tiny.toml").write_text(TINY_SCENARIO)
+    (tmp_path / "t.toml").write_text(TINY_TUNE)
+
+
+def _study(tmp_path, content=None, names=("identity", "keys1-restart0")):
+    """A tuning file and a study.db in out/: ``content`` bytes, or an optuna file with ``names``."""
+    _tuning(tmp_path)
+    (tmp_path / "out").mkdir()
+    db = tmp_path / "out" / "study.db"
+    if content is not None:
+        db.write_bytes(content)
+        return
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    storage = optuna.storages.RDBStorage(f"sqlite:///{db}")
+    for n in names:
+        optuna.create_study(study_name=n, storage=storage)
+    storage.engine.dispose()
+
+
+def _truncated_study(tmp_path):
+    _study(tmp_path)
+    db = tmp_path / "out" / "study.db"
+    db.write_bytes(db.read_bytes()[:5000])
+
+
+def _foreign_sqlite(tmp_path):
+    import sqlite3
+
+    _study(tmp_path, b"")
+    db = tmp_path / "out" / "study.db"
+    db.unlink()
+    with sqlite3.connect(db) as con:
+        con.execute("create table recipes (name text)")
+
+
+def _board(tmp_path, old, new, name="mine"):
+    text = FOREST.replace('name = "forest"', f'name = "{name}"', 1)
+    assert old in text
+    (tmp_path / "b.toml").write_text(text.replace(old, new, 1))
+
+
+def _manifest(tmp_path, doc):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "manifest.json").write_text(json.dumps(doc))
+
+
+NEW_CASES = [
+    # Tracebacks before: AttributeError, sqlite3/optuna errors, matplotlib StopIteration.
+    Case("report-manifest-list", ["report", "run"], ["run/manifest.json", "JSON object"],
+         setup=lambda t: _manifest(t, [1, 2])),
+    Case("tune-study-truncated", ["tune", "t.toml", "--out", "out", "--resume"], ["out/study.db", "damaged"],
+         setup=_truncated_study),
+    Case("tune-study-random-bytes", ["tune", "t.toml", "--out", "out", "--resume"],
+         ["out/study.db", "not an SQLite database"], setup=lambda t: _study(t, bytes(range(256)) * 40)),
+    Case("tune-study-foreign-sqlite", ["tune", "t.toml", "--out", "out", "--resume"],
+         ["out/study.db", "not a tuning study"], setup=_foreign_sqlite),
+    Case("board-y-nan", ["boards", "draw", "b.toml", "-o", "b.png"], ["b.toml", "space[L0].y", "finite"],
+         setup=lambda t: _board(t, "y = 10.00", "y = nan")),
+    # Unclear or ignored before.
+    Case("tune-study-empty", ["tune", "t.toml", "--out", "out", "--resume"], ["out/study.db", "empty (0 bytes)"],
+         setup=lambda t: _study(t, b"")),
+    Case("tune-study-renamed", ["tune", "t.toml", "--out", "out", "--resume"],
+         ["out/study.db", "keys1-restartX", "renamed"], setup=lambda t: _study(t, names=("identity", "keys1-restartX"))),
+    Case("tune-study-not-ssb", ["tune", "t.toml", "--out", "out", "--resume"],
+         ["out/study.db", "no study of ssb tune"], setup=lambda t: _study(t, names=("someone-else",))),
+    Case("tune-given-a-scenario", ["tune", "tiny.toml"], ["tiny.toml", "is a scenario file", "ssb run"], setup=_tuning),
+    Case("tune-resume-nothing", ["tune", "t.toml", "--out", "none", "--resume"], ["none", "no tuning study"],
+         setup=_tuning),
+    Case("play-board-first-game", ["play", "--board", "snow"], ["--board", "Echidna Shuffle", "--game echidna"]),
+    Case("play-variant-first-game", ["play", "--variant", "catch_up"], ["--variant", "Echidna Shuffle"]),
+    Case("play-instruments-echidna", ["play", "--game", "echidna", "--instruments", "Bass,Vibes,Drums"],
+         ["--instruments", "Shuffle and Swing"]),
+    Case("play-instrument-dir-echidna", ["play", "--game", "echidna", "--instrument-dir", "."],
+         ["--instrument-dir", "Shuffle and Swing"]),
+    Case("check-all-sets-echidna", ["check", "--game", "echidna", "--all-sets"], ["--all-sets", "Shuffle and Swing"]),
+    Case("ladder-board-first-game", ["strategies", "ladder", "--board", "snow"], ["--board", "Echidna Shuffle"]),
+    Case("ladder-instruments-echidna", ["strategies", "ladder", "--game", "echidna", "--instruments", "Bass,Vibes,Drums"],
+         ["--instruments", "Shuffle and Swing"]),
+    Case("report-instrument-margin-echidna", ["report", "run", "--instrument-margin", "objective_points=3"],
+         ["--instrument-margin", "Shuffle and Swing", "echidna"],
+         setup=lambda t: _manifest(t, {"game": "echidna", "columns": {}})),
+    Case("report-gap-margin-echidna", ["report", "run", "--gap-margin", "4"], ["--gap-margin", "echidna"],
+         setup=lambda t: _manifest(t, {"game": "echidna", "columns": {}})),
+    Case("boards-list-first-game", ["boards", "list", "--game", "shuffle-swing"], ["--game", "no boards", "echidna"]),
+    Case("strategies-tune-name-comma", ["strategies", "tune", "--name", "a,b"], ["--name", "a,b"]),
+    Case("strategies-tune-name-shipped", ["strategies", "tune", "--name", "greedy"], ["--name", "greedy", "already"]),
+    Case("ladder-rungs-empty", ["strategies", "ladder", "--rungs", ""], ["--rungs", "at least two"]),
+    Case("ladder-rungs-twice", ["strategies", "ladder", "--rungs", "greedy,greedy"], ["--rungs", "twice"]),
+    Case("ladder-rungs-one", ["strategies", "ladder", "--rungs", "greedy"], ["--rungs", "at least two"]),
+    Case("board-two-spaces-one-place", ["boards", "draw", "b.toml"], ["b.toml", "space[L1]", "same place"],
+         setup=lambda t: _board(t, "x = 1.56\ny = 9.88", "x = 0.00\ny = 10.00")),
+    Case("board-named-like-shipped", ["boards", "draw", "b.toml"], ["b.toml", "board.name", "shipped board"],
+         setup=lambda t: _board(t, 'name = "mine"', 'name = "forest"')),
+    Case("tune-jobs-negative", ["tune", "t.toml", "--jobs", -1], ["--jobs", "-1"], setup=_tuning),
+    Case("draw-needs-out", ["instruments", "draw", "Piano"], ["--out", "-o piano.png"]),
+]
+
+
+@pytest.mark.parametrize("case", NEW_CASES, ids=[c.id for c in NEW_CASES])
+def test_newer_command_mistake(case, tmp_path, monkeypatch):
+    check_case(case, tmp_path, monkeypatch)
+
+
+def test_a_shipped_scenario_is_found_past_a_folder_of_its_name(tmp_path, monkeypatch):
+    """A results folder named like a shipped scenario (``--out echidna-seats``) does not hide it:
+    a bare name is the scenario, a path is the folder (and refused as such)."""
+    from scenarios.scenario import SCENARIO_DIR, find_scenario
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "echidna-seats").mkdir()
+    assert find_scenario("echidna-seats") == SCENARIO_DIR / "echidna-seats.toml"
+    assert_clean_error(invoke("run", "./echidna-seats/"), "echidna-seats", "is a directory")
+
+
+def test_validate_agrees_with_the_library_on_a_replacing_copy(tmp_path):
+    """A copy of a shipped instrument marked ``replaces = true`` is what ``ssb run`` plays: validate
+    says OK; the same copy without the mark is refused by both, with the hint."""
+    from simulator.shuffle_swing.library import InstrumentLibrary
+
+    (tmp_path / "mine").mkdir()
+    copy = HORNS.replace("reconstructed = true", "reconstructed = true\nreplaces = true", 1)
+    assert copy != HORNS
+    (tmp_path / "mine" / "horns.toml").write_text(copy)
+    result = invoke("instruments", "validate", tmp_path / "mine")
+    assert result.exit_code == 0, result.output
+    assert "OK" in result.output
+    InstrumentLibrary(extra_dirs=(str(tmp_path / "mine"),))  # and the library loads it
+    (tmp_path / "mine" / "horns.toml").write_text(HORNS)
+    assert_clean_error(invoke("instruments", "validate", tmp_path / "mine"), "instrument.name", "replaces = true")
+
+
+def test_option_spellings_are_one_convention():
+    """-o/--out, -j/--jobs, -q/--quiet wherever the option exists, every --seed defaults to 1; the
+    earlier spellings (--output) are hidden aliases that still work."""
+    import click
+
+    from ssb.cli import cli
+
+    def walk(cmd, path=()):
+        yield path, cmd
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from walk(sub, path + (name,))
+
+    seen = 0
+    for path, cmd in walk(cli):
+        for p in cmd.params:
+            if not isinstance(p, click.Option) or p.hidden:
+                continue
+            where = f"ssb {' '.join(path)} {p.opts}"
+            if "--jobs" in p.opts:
+                assert "-j" in p.opts, where
+            if "--quiet" in p.opts:
+                assert "-q" in p.opts, where
+            if "--out" in p.opts:
+                assert "-o" in p.opts, where
+            assert "--output" not in p.opts, where
+            if "-o" in p.opts:
+                assert "--out" in p.opts, where
+            if "--seed" in p.opts and p.default is not None:
+                assert p.default == 1, where
+                seen += 1
+    assert seen >= 4
+
+
+def test_the_old_output_spelling_still_writes(tmp_path):
+    result = invoke("instruments", "draw", "Piano", "--output", tmp_path / "p.png")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "p.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_rate_interval_stays_within_0_and_100_percent():
+    """Tiny deal counts gave [-292.7%, 342.7%]: the interval is kept within what a rate can be."""
+    import numpy as np
+
+    from strategies.tune import deal_interval
+
+    m, lo, hi = deal_interval(np.array([0, 4]), 4)
+    assert 0.0 <= lo <= m <= hi <= 1.0
+    d, dlo, dhi = deal_interval(np.array([-4, 4, 3]), 4, bounds=(-1.0, 1.0))
+    assert -1.0 <= dlo <= d <= dhi <= 1.0
+
+
+def test_the_compile_notice_quotes_the_load_and_shows_the_elapsed_seconds(tmp_path, monkeypatch, capsys):
+    import time as _time
+
+    import simulator.warmup as warmup
+
+    monkeypatch.setattr(warmup, "_record_path", lambda entry="play_batch": tmp_path / "last-compile.json")
+    monkeypatch.setattr(warmup, "kernel_cached", lambda entry="play_batch": False)
+    said = []
+    with warmup.compile_watch("play_batch", "the rules kernel", echo=said.append):
+        _time.sleep(0.05)
+    assert said[0].startswith("compiling the rules kernel, first run only: about 60 s on a quiet 2-core machine")
+    assert said[-1].startswith("compiled the rules kernel in ")
+    doc = json.loads((tmp_path / "last-compile.json").read_text())
+    assert doc["seconds"] >= 0.0 and "load" in doc and "cpu_seconds" in doc
+    with warmup.compile_watch("play_batch", "the rules kernel", echo=said.append):
+        pass
+    assert "last measured here at load" in said[2]
+
+
+# --------------------------------------------------------------------------- one writer per folder
+
+
+def test_every_writing_command_refuses_a_live_writer(good_run, tmp_path, monkeypatch):
+    """A live process holding a folder's lock: ssb run, tune, report, baseline and strategies tune
+    into that folder are refused with its pid, and write nothing."""
+    monkeypatch.chdir(tmp_path)
+    _tuning(tmp_path)
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    commands = [
+        ["run", MIXED4, "--games", 4, "--jobs", 1, "-q", "--out", busy],
+        ["tune", "t.toml", "--out", busy, "--jobs", 1, "-q"],
+        ["report", good_run, "--out", busy],
+        ["baseline", good_run, "-o", busy / "b.json"],
+        ["strategies", "tune", "--deals", 2, "--generations", 1, "--runs", 1, "-o", busy / "mine.toml"],
+    ]
+    with live_writer(busy) as pid:
+        for args in commands:
+            assert_clean_error(invoke(*args), busy / ".lock", f"pid {pid}", "another ssb command")
+            assert files_under(busy) == [".lock"], args
+
+
+def test_a_stale_lock_is_taken_over(good_run, tmp_path):
+    """The lock file of a process that died (kill -9) does not block the next writer, which says so."""
+    out = tmp_path / "rep"
+    out.mkdir()
+    pid = dead_pid()
+    (out / ".lock").write_text(f"{pid} ssb report (since earlier)\n")
+    result = invoke("report", good_run, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert f"stale lock of pid {pid}" in result.output
+    assert (out / "report.html").is_file()
+    assert (out / ".lock").read_text() == ""  # released
+
+
+@pytest.mark.slow
+def test_two_live_tunes_on_one_folder(tmp_path):
+    """Two real ``ssb tune --resume`` processes on one study: the second is refused while the first runs."""
+    import subprocess
+    import sys
+    import time as _time
+
+    _tuning(tmp_path)
+    first = run_ssb("tune", "t.toml", "--out", "out", "--jobs", 1, "-q", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "ssb"), "tune", "t.toml", "--out", "out", "--jobs", "1",
+                             "-q", "--force"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = _time.time() + 60
+        while (tmp_path / "out" / ".lock").read_text().strip() == "" and _time.time() < deadline:
+            _time.sleep(0.05)
+        second = run_ssb("tune", "t.toml", "--out", "out", "--jobs", 1, "-q", "--resume", cwd=tmp_path)
+        assert_clean_error(second, "out/.lock", f"pid {proc.pid}")
+    finally:
+        proc.communicate(timeout=300)
+    assert proc.returncode == 0
+
+
+# --------------------------------------------------------------------------- a full disk
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 256 KiB tmpfs (root only; skipped where mounting is not allowed)."""
+    import shutil
+    import subprocess
+
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    if shutil.which("mount") is None or subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)], capture_output=True
+    ).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+def test_run_on_a_full_disk_names_the_file(tiny_disk, tmp_path):
+    (tiny_disk / "filler").write_bytes(b"\0" * (200 * 1024))
+    result = run_ssb("run", MIXED4, "--games", 200, "--chunk-size", 100, "--jobs", 1, "-q", "--out", tiny_disk / "r",
+                     cwd=tmp_path)
+    assert_clean_error(result, str(tiny_disk / "r"), "No space left on device")
+    assert "Traceback" not in result.stderr and "Warning" not in result.stderr
+
+
+def test_tune_on_a_full_disk_names_the_study(tiny_disk, tmp_path):
+    _tuning(tmp_path)
+    (tiny_disk / "filler").write_bytes(b"\0" * (200 * 1024))
+    result = run_ssb("tune", "t.toml", "--out", tiny_disk / "t", "--jobs", 1, "-q", cwd=tmp_path)
+    assert_clean_error(result, str(tiny_disk / "t"))
+    assert "disk is full" in result.stderr or "No space left" in result.stderr
+
+
+def test_a_board_on_which_every_game_stalls_is_warned_of(tmp_path):
+    """A chain of 40 spaces with arrows both ways: the loader accepts it (every space reachable),
+    every game stalls; ssb play says so before playing, naming the file (and plays as asked)."""
+    lines = ['[board]', 'name = "chain"', '']
+    for i in range(40):
+        to = [f'"C{j}"' for j in (i - 1, i + 1) if 0 <= j < 40]
+        lines += ['[[space]]', f'id = "C{i}"', f'x = {float(i)}', 'y = 0.0', f'to = [{", ".join(to)}]', '']
+    board = tmp_path / "chain.toml"
+    board.write_text("\n".join(lines))
+    result = invoke("play", "--game", "echidna", "--board", board, "--players", 2, "--seed", 1)
+    assert result.exit_code == 0, result.output
+    assert f"warning: {board}: all 16 random games on this board stalled" in result.output
+    # A shipped board is not probed (and is not warned of).
+    result = invoke("play", "--game", "echidna", "--board", "snow", "--players", 2, "--seed", 1)
+    assert result.exit_code == 0 and "warning" not in result.output

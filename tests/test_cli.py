@@ -62,8 +62,10 @@ def test_play_narrates_a_complete_four_player_game(game4):
         assert word in game4
 
 
-def test_play_defaults_are_four_players_greedy_seed_seven(game4):
-    assert run("play").stdout == game4
+def test_play_defaults_are_four_players_greedy_seed_one():
+    """The defaults follow the one convention of every command: --seed 1 (docs/guide/errors-and-resume.md)."""
+    assert run("play").stdout == run("play", "--players", 4, "--strategies", "greedy", "--seed", 1).stdout
+    assert run("play").stdout.splitlines()[0] == "Shuffle and Swing: 4 players, game seed 1"
 
 
 @pytest.mark.parametrize("players, extra_column", [(2, "Pri"), (3, "neutral")])

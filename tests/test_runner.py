@@ -392,6 +392,6 @@ def test_run_missing_scenario(cli, tmp_path):
 def test_two_runs_cannot_write_one_directory(tiny, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    with runner_mod._locked(out), pytest.raises(RunDirError, match="another run is writing"):
+    with runner_mod._locked(out), pytest.raises(RunDirError, match="another ssb command is writing"):
         run_scenario(tiny, out, jobs=1)
     assert not (out / MANIFEST).exists()

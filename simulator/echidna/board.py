@@ -21,6 +21,7 @@ raises :class:`simulator.errors.DataError` (``FILE: KEY: reason``).
 """
 
 import difflib
+import math
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -116,6 +117,8 @@ class Variants:
             on.append(f"pickup_order={self.pickup_order}")
         if self.home_stretch_cap is not None:
             on.append(f"home_stretch_cap={self.home_stretch_cap}")
+        if self.max_rounds is not None:
+            on.append(f"max_rounds={self.max_rounds}")  # a changed stall cap (E9) is a variant too
         text = "+".join(on) if on else "base"
         if self.token_schedule is not None:
             text += "[" + ",".join(str(t) for t in self.token_schedule) + "]"
@@ -237,7 +240,13 @@ def board_from_doc(raw, path):
             for c in ("x", "y"):
                 if isinstance(sp[c], bool) or not isinstance(sp[c], (int, float)):
                     ck.fail(f"{key}.{c}", f"expected a number, got {sp[c]!r}")
+                if not math.isfinite(sp[c]):
+                    ck.fail(f"{key}.{c}", f"expected a finite number, got {sp[c]!r}: the board could not be drawn")
             xy.append((float(sp["x"]), float(sp["y"])))
+            if xy[-1] in xy[:-1]:
+                other = ids[xy.index(xy[-1])]
+                ck.fail(f"{key}", f"at the same place ({xy[-1][0]:g}, {xy[-1][1]:g}) as space '{other}': "
+                                  "the drawing would show one space for both")
         else:
             xy.append(None)
     preds = [0] * len(ids)
@@ -253,6 +262,9 @@ def board_from_doc(raw, path):
             ck.fail(f"space[{ids[b]}]", f"unreachable: no way along the arrows from '{ids[0]}' to it")
         if d[b, 0] < 0:
             ck.fail(f"space[{ids[b]}]", f"no way along the arrows from it back to '{ids[0]}' (a trap)")
+    if name.lower() in BOARD_NAMES and Path(path).resolve() != (DATA_DIR / f"{name.lower()}.toml").resolve():
+        ck.fail("board.name", f"'{name}' is the name of a shipped board: a board of your own needs its own name "
+                              "(results and reports name the board, and would mistake one for the other)")
     return Board(name, str(path), tuple(ids), tuple(xy), tuple(arrows), reconstructed, description)
 
 

@@ -5,7 +5,7 @@ playthroughs in ``tests/golden/echidna_*.txt`` are this text.
 """
 
 from simulator.echidna import layout as L
-from simulator.echidna.playout import seat_results
+from simulator.echidna.playout import seat_results, turns_played
 
 
 def colour(seat):
@@ -36,11 +36,11 @@ def event_dicts(events, board):
         L.EV_STUMP: ("stump", ("placer", "colour", "space")),
         L.EV_TURN: ("turn", ("moves", "rolled", "tokens")),
         L.EV_MOVE: ("move", ("echidna", "from", "to", "paid")),
-        L.EV_PICKUP: ("pickup", ("echidna", "space")),
+        L.EV_PICKUP: ("pickup", ("echidna", "space")),  # + the bug's colour: the seat's own (E4)
         L.EV_DELIVER: ("deliver", ("colour", "echidna", "space")),
         L.EV_GAIN: ("token_gain", ("colour", "tokens")),
         L.EV_LOST: ("moves_lost", ("moves",)),
-        L.EV_WIN: ("win", ("seat",)),
+        L.EV_WIN: ("win", ("winner",)),  # "seat" stays the seat whose turn it is (E6: any turn)
         L.EV_STALL: ("stall", ("round",)),
         L.EV_TOKENS: ("catch_up_tokens", ("seat", "tokens")),
     }
@@ -52,6 +52,8 @@ def event_dicts(events, board):
         d = {"turn": turn, "seat": seat, "event": kind}
         for k, v in zip(fields, row[3:]):
             d[k] = board.ids[int(v)] if k in spacey else int(v)
+        if code == L.EV_PICKUP:
+            d["colour"] = seat
         out.append(d)
     return out
 
@@ -70,10 +72,17 @@ def game_document(record, strategies=()):
         "pickup_order": setup.variants.pickup_order,
         "seed": record.seed,
         "strategies": list(strategies),
+        "max_rounds": int(setup.variants.max_rounds or setup.rules.max_rounds),
         "winner": int(st[L.S_WINNER]),
         "rounds": int(st[L.S_ROUND]),
-        "turns": int(st[L.S_TURN]),
+        "turns": int(turns_played(st)),
         "stalled": int(st[L.S_STALLED]),
+        "tokens": {
+            "supply_at_start": int(setup.rules.move_tokens),
+            "supply_left": int(st[L.S_SUPPLY]),
+            "out_of_the_game": int(st[L.S_OUT]),
+            "held": [int(st[L.S_TOKENS + s]) for s in range(n)],
+        },
         "seats": [{k: int(v[0, s]) for k, v in sr.items()} | {"seat": s, "colour": colour(s)} for s in range(n)],
         "events": event_dicts(record.events, setup.board),
     }
@@ -144,7 +153,7 @@ def narrate(record, strategies=()):
         elif code == L.EV_STALL:
             say(f"the stall cap of {a} rounds ends the game with no winner")
     sr = seat_results(st[None, :], n)
-    say(f"result: {int(st[L.S_ROUND])} full rounds, {int(st[L.S_TURN])} turns" + (", stalled" if st[L.S_STALLED] else ""))
+    say(f"result: {int(st[L.S_ROUND])} full rounds, {int(turns_played(st))} turns" + (", stalled" if st[L.S_STALLED] else ""))
     cols = ("won", "bugs_home", "moves_made", "moves_lost", "tokens_gained", "tokens_spent", "pickups", "deliveries_off_turn")
     say("  seat    " + " ".join(f"{c:>19s}" for c in cols))
     for s in range(n):

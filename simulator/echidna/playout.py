@@ -67,13 +67,20 @@ def seat_results(states, nplayers):
     return {k: cols[k] for k in SEAT_COLUMNS}
 
 
+def turns_played(states):
+    """Turns played, the winning one included: the kernel counts a turn when it ends, and a win
+    (E6) ends the game inside its turn (the record only: the kernel's state is not changed)."""
+    states = np.asarray(states)
+    return states[..., L.S_TURN] + (states[..., L.S_WINNER] >= 0)
+
+
 def game_results(states, nplayers):
     """Per-game result columns from final states."""
     lost = states[:, L.S_STAT + np.arange(nplayers) * L.N_STAT + L.ST_MOVES_LOST].sum(axis=1)
     return {
         "winner": states[:, L.S_WINNER].copy(),
         "rounds": states[:, L.S_ROUND].copy(),
-        "turns": states[:, L.S_TURN].copy(),
+        "turns": turns_played(states),
         "stalled": states[:, L.S_STALLED].copy(),
         "decisions": states[:, L.S_DECISIONS].copy(),
         "moves_lost": lost,

@@ -45,12 +45,14 @@ def validate_paths(paths, board=None):
     without regard to case)."""
     board = board if board is not None else load_board()
     seen = {}
+    shipped = set()
     for f in sorted(INSTRUMENT_DIR.glob("*.toml")):
         try:
             inst = load_instrument(f, board)
         except DataError:
             continue
         seen[inst.name.casefold()] = (inst.name, f.resolve())
+        shipped.add(inst.name.casefold())
     for p in paths:
         try:
             files = instrument_files(p)
@@ -62,12 +64,17 @@ def validate_paths(paths, board=None):
                 inst = load_instrument(f, board)
                 key = inst.name.casefold()
                 other = seen.get(key)
-                if other is not None and other[1] != f.resolve():
+                if other is not None and other[1] != f.resolve() and inst.replaces and key in shipped:
+                    # A copy marked ``replaces = true`` takes the shipped one's place, as the library
+                    # (and so ``ssb run``) loads it: once per shipped instrument.
+                    shipped.discard(key)
+                elif other is not None and other[1] != f.resolve():
+                    hint = "; mark the copy `replaces = true` in [instrument] to replace it" if key in shipped else ""
                     raise DataError(
                         f,
                         "instrument.name",
                         f"'{inst.name}' is already the name of an instrument ({other[0]}, {other[1]}); "
-                        "names are compared without regard to case",
+                        f"names are compared without regard to case{hint}",
                     )
                 seen[key] = (inst.name, f.resolve())
             except DataError as exc:

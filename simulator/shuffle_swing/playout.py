@@ -13,11 +13,14 @@ from simulator.errors import DataError
 from simulator.shuffle_swing.library import STARTER, InstrumentLibrary
 from simulator.shuffle_swing.board import load_board
 from simulator.shuffle_swing.pack import pack_geo
-from simulator.shuffle_swing.kernel.engine import play_batch, play_game
+from simulator.shuffle_swing.kernel.engine import play_batch, play_game, play_game_plain
 from simulator.shuffle_swing.kernel.invariants import VIOLATIONS
 from simulator.shuffle_swing.layout import (
     AUTOMA,
     DEPT_NAMES,
+    KIND_LOOKAHEAD,
+    KIND_SEARCH,
+    P_KIND,
     G_MAX_ROUNDS,
     G_SHUFFLE_WHEELS,
     LOG_WIDTH,
@@ -99,10 +102,24 @@ def _strat_matrix(setup, strat):
     return full
 
 
+def plain_lineup(strat):
+    """True when no seat of the strategy rows looks ahead or searches (random and greedy kinds)."""
+    kinds = np.asarray(strat, dtype=np.float64)[:, P_KIND]
+    return not np.isin(kinds, (KIND_LOOKAHEAD, KIND_SEARCH)).any()
+
+
+def game_entry(strat):
+    """The kernel entry point ``play_one`` plays ``strat`` with (for the compile notice)."""
+    return "play_game_plain" if plain_lineup(strat) else "play_game"
+
+
 def play_one(setup, strat, seed, log_rows=200_000, check=True):
-    """One complete game with its event log (rows of ``LOG_WIDTH`` ints)."""
+    """One complete game with its event log (rows of ``LOG_WIDTH`` ints). A table of random and
+    greedy seats plays through ``play_game_plain`` (the same game; less to compile)."""
     log = np.zeros((log_rows if log_rows else 1, LOG_WIDTH), dtype=np.int32)
-    st, code, turn = play_game(setup.geo, setup.nplayers, _strat_matrix(setup, strat), np.uint64(seed), log, check)
+    full = _strat_matrix(setup, strat)
+    entry = play_game_plain if plain_lineup(full) else play_game
+    st, code, turn = entry(setup.geo, setup.nplayers, full, np.uint64(seed), log, check)
     n = int(log[0, 0])
     return GameRecord(setup, int(seed), st, log[1 : n + 1].copy(), int(code), int(turn))
 

@@ -52,8 +52,47 @@ CYCLE_PROBE = os.environ.get("SSB_CYCLE_PROBE") == "1" and not config.DISABLE_JI
 # The few functions that allocate (a game's state, the set-up's and the searches' work arrays, the
 # batch's result rows) or return an array are ``kernel_alloc``: reference counted, as numba needs
 # (said explicitly: a callee left to the default takes its caller's setting).
-kernel = njit(cache=not CYCLE_PROBE, error_model="numpy", _nrt=False)
-kernel_alloc = njit(cache=not CYCLE_PROBE, error_model="numpy", _nrt=True)
+#
+# One compiled version per function (the cold start): called from compiled code, a kernel function
+# is compiled for its arguments' types as the caller holds them, so a seat read from the int32 state,
+# a loop's int64 index and each constant (numba types ``AUTOMA`` as ``Literal[int](4)``, ``True`` as
+# ``Literal[bool]``) each made a version of its own: 324 compiles of 150 functions for one game, 40
+# of ``emit`` alone. ``_one_version`` types every integer argument as int64 and every constant as
+# its plain type before the callee is looked up, so each function is compiled once; the caller
+# converts (int32 to int64 loses nothing, and numba's integer arithmetic is int64 either way), so
+# every decision is as before (benchmarks/sns_fingerprint.py).
+
+
+def _plain(t):
+    t = types.unliteral(t)
+    if isinstance(t, types.Integer) and t.bitwidth < 64:
+        return types.int64
+    return t
+
+
+def _one_version(dispatcher):
+    if config.DISABLE_JIT:
+        return dispatcher
+    lookup = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return lookup(tuple(_plain(a) for a in args), {k: _plain(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
+def _kernel_decorator(**options):
+    jit = njit(**options)
+
+    def decorate(fn):
+        return _one_version(jit(fn))
+
+    return decorate
+
+
+kernel = _kernel_decorator(cache=not CYCLE_PROBE, error_model="numpy", _nrt=False)
+kernel_alloc = _kernel_decorator(cache=not CYCLE_PROBE, error_model="numpy", _nrt=True)
 
 # --------------------------------------------------------------------------- bits
 

@@ -98,6 +98,28 @@ def play_game(geo, nplayers, strat, seed, log, check):
 
 
 @kernel_alloc
+def play_game_plain(geo, nplayers, strat, seed, log, check):
+    """``play_game`` for tables of random and greedy seats only (``playout.plain_lineup``): the
+    same game, draw for draw, through ``play_turn_basic``, so a plain game's first run compiles
+    neither the lookahead nor the search player (the cold start of ``ssb play``)."""
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(seed)
+    rng_next(rng)
+    st = setup_game(geo, nplayers, strat, rng, log)
+    if check:
+        code = check_invariants(st, geo)
+        if code != 0:
+            return st, code, -1
+    while st[S_OVER] == 0:
+        play_turn_basic(st, geo, strat, rng, log)
+        if check:
+            code = check_invariants(st, geo)
+            if code != 0:
+                return st, code, st[S_TURN]
+    return st, 0, -1
+
+
+@kernel_alloc
 def play_batch(geo, nplayers, strat, seeds, out_states, check):
     """Play ``len(seeds)`` games; final states go to ``out_states`` rows. Returns violations found as
     an array of (game index, code, turn) rows (empty when clean)."""
