@@ -90,6 +90,7 @@ TOP_KEYS = (
     "instruments",
     "lineup",
     "overrides",
+    "sequential",
 )
 REQUIRED_KEYS = ("name", "seed", "games", "players", "instruments", "lineup")
 SET_MODES = ("sets", "swaps", "all")
@@ -232,6 +233,7 @@ class Scenario:
     instruments: InstrumentView = field(repr=False)
     strategies: StrategyLibrary = field(repr=False)
     set_args: tuple = ()
+    sequential: object = None  # scenarios.sequential.SequentialPlan of a [sequential] scenario
 
     @property
     def board(self):
@@ -359,6 +361,10 @@ def apply_set(doc, key, value, path):
     top = parts[0]
     if top not in TOP_KEYS:
         raise DataError(path, key, f"unknown scenario key (known: {', '.join(TOP_KEYS)})")
+    if top == "sequential":  # scenarios.sequential: rounds until each seat verdict is decided
+        from scenarios.sequential import apply_set as sequential_set
+
+        return sequential_set(doc, parts, value, path)
     if top == "overrides":
         if len(parts) < 3:
             raise DataError(path, key, "name an instrument and a key inside it, e.g. overrides.Horns.penalty_per_space")
@@ -477,6 +483,9 @@ def _validate(doc, path, set_args):
                 cells.append(Cell(len(cells), n, s, lineup, deals, paired=len(sets) > 1))
     if not cells:
         ck.fail("", "the scenario has no cells")
+    from scenarios.sequential import parse_sequential
+
+    sequential = parse_sequential(ck, doc.get("sequential"), cells, MAX_GAMES)
 
     # The effective document, defaults filled in; its text identifies the run.
     eff = {
@@ -495,6 +504,8 @@ def _validate(doc, path, set_args):
     eff["instruments"] = doc["instruments"]
     eff["lineup"] = doc["lineup"]
     eff["overrides"] = overrides
+    if sequential is not None:
+        eff["sequential"] = sequential.as_doc()
     text = to_toml(eff)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -519,6 +530,7 @@ def _validate(doc, path, set_args):
         instruments=view,
         strategies=strategies,
         set_args=set_args,
+        sequential=sequential,
     )
 
 

@@ -131,6 +131,7 @@ class ChunkResult:
     seconds: float  # time spent playing and encoding in the worker
     pid: int
     compiles: int = 0  # times this worker compiled the kernel so far (0: it only loaded the cache)
+    cpu_seconds: float = 0.0  # CPU time of the worker process spent on this chunk
 
 
 class _CellInstruments:
@@ -278,7 +279,7 @@ def play_chunk(task):
     """Play a chunk and return its two tables as Parquet bytes."""
     watch_parent(task.parent)
     other_game = getattr(task.spec, "chunk_tables", None)  # a cell of another game (scenarios.generic)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     seats_df, games_df = other_game(task) if other_game else chunk_tables(task)
     return ChunkResult(
         chunk=task.chunk,
@@ -288,4 +289,5 @@ def play_chunk(task):
         seconds=time.perf_counter() - t0,
         pid=os.getpid(),
         compiles=0 if other_game else kernel_compiles(),
+        cpu_seconds=time.process_time() - c0,
     )
