@@ -203,11 +203,15 @@ def games_to_decide(rates, players, margin=0.03, confidence=0.95, r=None, start=
     return math.inf
 
 
-def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None):
+def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None, affordable=None):
     """Everything the report says of a sequentially judged cell at its last look (see the docs,
     docs/guide/sequential.md, "The record"): the verdict, every seat's rate and confidence
     sequence, the worst seat, and for an undecided cell whether it sits on the margin and what
-    deciding would cost."""
+    deciding would cost.
+
+    *On the margin*: undecided, the margin edge nearest the worst seat lies inside its confidence
+    sequence, and deciding at the current estimates would take more than ``affordable`` games in
+    all (the cell's cap; default ON_MARGIN_FACTOR times the games played), or no count would."""
     wins = np.asarray(wins, dtype=float)
     if r is None:
         r = prior_strength(players, margin, confidence)
@@ -227,7 +231,8 @@ def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None):
         need = games_to_decide(rates, players, margin, confidence, r, start=max(games, 1))
         more = None if not math.isfinite(need) else int(max(need - games, 0))
         inside = seats[worst]["lo"] <= edge <= seats[worst]["hi"]
-        costly = not math.isfinite(need) or need > ON_MARGIN_FACTOR * max(games, 1)
+        limit = affordable if affordable is not None else ON_MARGIN_FACTOR * max(games, 1)
+        costly = not math.isfinite(need) or need > limit
         on_margin = bool(inside and costly)
     return {
         "verdict": res["verdict"],

@@ -93,8 +93,8 @@ def apply_sequential(cells, rates, games, sequential, margin, confidence):
         n = int(cells.at[i, "games"])
         wins = part["wins"].to_numpy()
         r = SS.prior_strength(players, run_margin, run_conf)
-        rec = SS.cell_record(wins, n, players, margin, confidence, r)
         run_rec = records.get(int(first_cell[i]), {})
+        rec = SS.cell_record(wins, n, players, margin, confidence, r, affordable=run_rec.get("cap"))
         k = len(mirror_rows)
         cells.at[i, "verdict"] = rec["verdict"]
         cells.at[i, "tost_p"] = rec["tost_p"]

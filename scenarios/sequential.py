@@ -194,7 +194,8 @@ class CellState:
             self.decided_at = self.n
 
     def record(self, plan):
-        rec = SS.cell_record(self.wins, self.n, self.cell.players, plan.margin, plan.confidence)
+        rec = SS.cell_record(self.wins, self.n, self.cell.players, plan.margin, plan.confidence,
+                             affordable=self.cell.games)
         if rec["verdict"] != self.verdict:  # cannot happen: the last look is the record's count
             raise RuntimeError(f"cell {self.cell.index}: record and last look disagree")
         for k in ("row_tost_p", "row_outside_p"):
@@ -207,6 +208,7 @@ class CellState:
             "decided_at": self.decided_at,
             "looks": list(self.looks),
             "stop": self.stop,
+            "cap": self.cell.games,
         }
 
 
