@@ -303,7 +303,7 @@ def run_sequential(scenario, out_dir, *, jobs, backend, scheduler, resume, force
 
     plan = scenario.sequential
     data = RN.data_files(scenario)
-    code = RN.code_version(scenario)
+    code = RN.code_version(getattr(scenario, "game", None))
     old_manifest = None
     if resume and (out_dir / R.MANIFEST).is_file():
         old_manifest = R.read_manifest(out_dir)

@@ -161,7 +161,7 @@ class _Cell:
 
 
 def test_allocate_shares_a_judges_budget_and_serves_hopeful_cells_first(tmp_path):
-    from simulator.instruments import Checker
+    from simulator.validate import Checker
 
     cells = [_Cell(0, "greedy", 2, 10000), _Cell(1, "greedy", 3, 10000), _Cell(2, "search", 2, 4000)]
     plan = parse_sequential(Checker("x.toml"), {"budget": {"greedy": 5000, "search": 900}, "round": 500}, cells, 10**9)
