@@ -18,10 +18,12 @@ $(STAMP): pyproject.toml
 # search mirrors), each cell played in rounds until its seat verdict is decided, within each judge's
 # budget of games (scenarios/starter.toml, docs/guide/sequential.md), then the balance report; prints
 # the headline verdicts per judge and the report's path. Re-running reuses the finished games.
-# RUN_SET='sequential.budget.search=30000' changes a key of the scenario.
+# RUN_SET='sequential.budget.search=30000' changes a key of the scenario; RUN_GAMES=5000 caps every cell.
 RUN_SET ?=
+RUN_GAMES ?=
 run: setup
-	$(VENV)/bin/ssb run starter $(foreach s,$(RUN_SET),--set $(s)) --out results/starter --resume
+	$(VENV)/bin/ssb run starter $(if $(RUN_GAMES),--games $(RUN_GAMES)) $(foreach s,$(RUN_SET),--set $(s)) \
+		--out results/starter --resume
 	$(VENV)/bin/ssb report results/starter --out results/starter/report
 
 test: setup
