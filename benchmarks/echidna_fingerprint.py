@@ -35,7 +35,7 @@ from simulator.echidna.board import EchidnaSetup, Variants, load_board, load_rul
 from simulator.echidna.kernel import play_game  # noqa: E402
 from simulator.seeds import game_seed  # noqa: E402
 from simulator.echidna.playout import play_many
-from strategies.echidna import EchidnaStrategyLibrary  # noqa: E402
+from simulator.echidna.strategies import EchidnaStrategyLibrary  # noqa: E402
 
 # (games per configuration, logged games per configuration) -> digest of the kernel before any
 # speed work (commit 1be3246).

@@ -30,7 +30,7 @@ if __package__ in (None, ""):
 
 from simulator.shuffle_swing.playout import GameSetup, play_many, play_one  # noqa: E402
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary  # noqa: E402
+from simulator.shuffle_swing.strategies import StrategyLibrary  # noqa: E402
 
 # (games, slow games, logged games per configuration) -> digest of the kernel before the speed
 # experiment (commit 2712961).

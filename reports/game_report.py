@@ -58,8 +58,10 @@ def is_game_run(results_dir):
         manifest = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
+    from simulator import games as registry
+
     game = manifest.get("game")
-    return game if game and "columns" in manifest else None
+    return game if game and registry.get(game).name != registry.DEFAULT_GAME else None
 
 
 def load_game_run(results_dir, allow_partial=False):

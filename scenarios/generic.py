@@ -1,4 +1,4 @@
-"""Scenarios of any registered game but the first (``game = "echidna"``): cells, seeds, chunk tables.
+"""Scenarios of the games set up by boards and variants (``Game.scenario_keys = "boards"``): cells, seeds, chunk tables.
 
 The runner (``scenarios/runner.py``), the result files and resume work unchanged: a
 :class:`GameScenario` offers what the runner asks of a scenario (cells, seed, text and hash,
@@ -41,9 +41,11 @@ import numpy as np
 import pandas as pd
 
 from scenarios.canonical import to_toml
-from scenarios.scenario import LINEUP_KEYS, MAX_GAMES, MAX_SEED, LineupCell, _lineups, apply_set, lineup_period, parse_set
+from scenarios.schema import result_columns
+from scenarios.spec import MAX_GAMES, LineupCell, lineup_period, parse_lineups, parse_max_games, parse_set, set_lineup_key
 from simulator import games as registry
 from simulator.errors import DataError
+from simulator.seeds import MAX_SEED
 from simulator.validate import Checker
 
 TOP_KEYS = (
@@ -60,22 +62,6 @@ TOP_KEYS = (
     "lineup",
 )
 REQUIRED = ("game", "name", "seed", "games", "players", "lineup")
-
-# Columns every game's tables start with (one cell: players x board x variant x lineup).
-CELL_COLUMNS = (
-    "cell",
-    "cell_key",
-    "players",
-    "board",
-    "variant",
-    "lineup",
-    "deal",
-    "rotation",
-    "game",
-    "seed",
-)
-STRING_COLUMNS = ("cell_key", "board", "variant", "lineup", "strategy", "winner_strategy")
-
 
 @dataclass(frozen=True)
 class GameCell(LineupCell):
@@ -122,6 +108,10 @@ class GameCellSpec:
     def chunk_tables(self, task):
         return chunk_tables(task)
 
+    def compiles(self):
+        """How many times this process compiled the game's batch kernel (not counted for these games)."""
+        return 0
+
 
 @dataclass
 class GameScenario:
@@ -162,13 +152,8 @@ class GameScenario:
         }
 
     def columns(self):
-        g = registry.get(self.game)
-        return {
-            "seats": list(CELL_COLUMNS + ("seat", "strategy") + tuple(g.seat_columns)),
-            "games": list(CELL_COLUMNS + tuple(g.game_columns) + ("winner_strategy",)),
-            "score_sources": list(g.score_sources),
-            "strings": list(STRING_COLUMNS),
-        }
+        """The columns of the run's tables, as the manifest records them (``scenarios.schema``)."""
+        return result_columns(registry.get(self.game))
 
     def data_files(self):
         """Paths and SHA-256 of the boards, the game's rule numbers and the strategy files, in the
@@ -190,9 +175,6 @@ class GameScenario:
             out["strategies"][n] = {"path": p, "sha256": sha256_file(p)}
         return out
 
-    def kernel_files(self):
-        return registry.get(self.game).kernel_sources()
-
     def _setups(self):
         if not hasattr(self, "_setup_cache"):
             g = registry.get(self.game)
@@ -211,12 +193,6 @@ class GameScenario:
             )
             for c in self.cells
         }
-
-
-def is_generic(doc):
-    """True when a scenario document names a game other than the default one."""
-    g = doc.get("game") if isinstance(doc, dict) else None
-    return g is not None and registry.get(g, "scenario", "game").name != registry.DEFAULT_GAME
 
 
 def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
@@ -238,7 +214,7 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
                 table = table.setdefault(p, {})
             table[parts[-1]] = value
         elif top == "lineup":
-            apply_set(doc, key, value, path)
+            set_lineup_key(doc, key, value, path)
         else:
             doc[top] = value
     if games is not None:
@@ -310,9 +286,7 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
                 g.setup(n, board_objects[boards[0]], v)
             except DataError as exc:
                 raise DataError(path, f"variants.{vname}", f"with {n} players: {exc.reason}") from None
-    from scenarios.scenario import _max_games
-
-    caps = _max_games(ck, doc["lineup"], lib, path)  # fewer games for a lineup holding a slow strategy
+    caps = parse_max_games(ck, doc["lineup"], lib, path)  # fewer games for a lineup holding a slow strategy
     cells = []
     for n in players:
         for b in boards:
@@ -361,19 +335,19 @@ def _game_lineups(ck, raw, players, lib, path, game):
     """``scenario._lineups`` with ``lineup.seats = { N = [...] }`` keyed by this game's player counts
     (the shared parser knows only Shuffle and Swing's)."""
     if not isinstance(raw, dict) or not isinstance(raw.get("seats"), dict):
-        return _lineups(ck, raw, players, lib, path)
+        return parse_lineups(ck, raw, players, lib, path, game.player_counts)
     seats = raw["seats"]
     for k in seats:
         if k not in {str(n) for n in game.player_counts}:
             ck.fail(f"lineup.seats.{k}", f"keys of lineup.seats are player counts ({', '.join(map(str, game.player_counts))})")
     rest = {k: v for k, v in raw.items() if k != "seats"}
-    out = _lineups(ck, rest, players, lib, path) if rest else {n: [] for n in players}
+    out = parse_lineups(ck, rest, players, lib, path, game.player_counts) if rest else {n: [] for n in players}
     for k, v in seats.items():
         n = int(k)
         if n not in players:
             continue
         try:
-            more = _lineups(ck, {"seats": v}, [n], lib, path)[n]
+            more = parse_lineups(ck, {"seats": v}, [n], lib, path, game.player_counts)[n]
         except DataError as exc:
             raise DataError(exc.file, exc.key.replace("lineup.seats", f"lineup.seats.{k}", 1), exc.reason) from None
         out[n] += [x for x in more if x not in out[n]]
@@ -428,4 +402,4 @@ def chunk_tables(task):
     return pd.DataFrame(seats), pd.DataFrame(games)
 
 
-__all__ = ["GameScenario", "game_scenario_from_doc", "is_generic", "chunk_tables", "LINEUP_KEYS"]
+__all__ = ["GameScenario", "game_scenario_from_doc", "chunk_tables"]

@@ -302,8 +302,8 @@ def run_sequential(scenario, out_dir, *, jobs, backend, scheduler, resume, force
     from scenarios import runner as RN
 
     plan = scenario.sequential
-    data = RN.data_files(scenario)
-    code = RN.code_version(getattr(scenario, "game", None))
+    data = scenario.data_files()
+    code = RN.code_version(scenario.game)
     old_manifest = None
     if resume and (out_dir / R.MANIFEST).is_file():
         old_manifest = R.read_manifest(out_dir)
@@ -359,7 +359,7 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
     run_id = hashlib.sha256(
         json.dumps([scenario.sha256, RN._hashes(manifest["data_files"]), manifest["code"]["kernel_sha256"]]).encode()
     ).hexdigest()
-    specs = RN.cell_specs(scenario, run_id)
+    specs = scenario.cell_specs(run_id)
     token = None if scheduler else parent_token()
     total = sum(min(plan.budget[j], sum(c.games for c in scenario.cells if judge_of(c) == j)) for j in plan.budget)
     bar = RN._progress_bar(total, 0, scenario.name, sys.stderr.isatty() if progress is None else progress)

@@ -105,6 +105,12 @@ class CellSpec:
     max_rounds: int | None
     strategy_rows: np.ndarray  # one row per lineup position (before rotation)
 
+    def chunk_tables(self, task):
+        return chunk_tables(task)
+
+    def compiles(self):
+        return kernel_compiles()
+
 
 @dataclass(frozen=True)
 class ChunkTask:
@@ -278,9 +284,8 @@ def parquet_bytes(df):
 def play_chunk(task):
     """Play a chunk and return its two tables as Parquet bytes."""
     watch_parent(task.parent)
-    other_game = getattr(task.spec, "chunk_tables", None)  # a cell of another game (scenarios.generic)
     t0, c0 = time.perf_counter(), time.process_time()
-    seats_df, games_df = other_game(task) if other_game else chunk_tables(task)
+    seats_df, games_df = task.spec.chunk_tables(task)
     return ChunkResult(
         chunk=task.chunk,
         games=task.games,
@@ -288,6 +293,6 @@ def play_chunk(task):
         table_games=parquet_bytes(games_df),
         seconds=time.perf_counter() - t0,
         pid=os.getpid(),
-        compiles=0 if other_game else kernel_compiles(),
+        compiles=task.spec.compiles(),
         cpu_seconds=time.process_time() - c0,
     )

@@ -74,6 +74,29 @@ class GateSpec:
 
 
 @dataclass(frozen=True)
+class LadderSpec:
+    """What a game's skill ladder (``ssb strategies ladder``, :mod:`strategies.ladder`) uses.
+
+    ``default_rungs(library)``: the rungs, weakest first, that the library holds; ``parse_rung(spec,
+    library)``: a rung ``name[@param=value...]`` as a strategy (with ``row()``); ``winners(nplayers,
+    strat, seeds, settings)``: the winner seat of each game (-1: none), ``settings`` holding
+    ``instruments``, ``instrument_dirs`` and ``board`` (a game reads those it has; no seeds: only
+    check that the setting sets up). ``players``: the player counts of the matrix by default;
+    ``placed``: strategies measured against every rung and placed where they fall; ``against``: the
+    opponents besides greedy of the one-against-three figure; ``depth``: the skill-depth figure
+    (search budgets); ``note``: a line the printed ladder shows."""
+
+    default_rungs: Callable
+    parse_rung: Callable
+    winners: Callable
+    players: tuple = (2, 3, 4)
+    placed: tuple = ()
+    against: tuple = ()
+    depth: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Game:
     name: str
     title: str
@@ -108,6 +131,14 @@ class Game:
         module = self.kernel_entry.rpartition(":")[0]
         return f"{module}:{attr}" if module else attr
 
+    # The skill ladder (``ssb strategies ladder``), if the game has one.
+    ladder: LadderSpec | None = None
+    # The scenario schema of the game's scenarios (``scenarios.load``): "boards" (a list of boards
+    # and named [variants] of the game's switches, read by ``setup`` and ``variants_from_dict``) or
+    # "instruments" (Shuffle and Swing's instrument sets and [overrides]).
+    scenario_keys: str = "boards"
+    # The cell columns naming a cell's setting, after ``players`` (text; the report groups by them).
+    setting_columns: tuple = ("board", "variant")
     # How the compile notice names this game's kernel (default: "the <title> rules kernel").
     kernel_label: str = ""
 

@@ -87,9 +87,9 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     """The function that plays an adaptive round: fresh deals (a new run seed) for the given cells."""
     from simulator.seeds import round_seed
     from scenarios.results import RunDirError
-    from scenarios.runner import _hashes, data_files, run_scenario
+    from scenarios.runner import _hashes, run_scenario
     from simulator.provenance import code_version
-    from scenarios.scenario import scenario_from_doc
+    from scenarios.load import scenario_from_doc
 
     sc = manifest["scenario"]
     doc = tomllib.loads(sc["text"])
@@ -100,7 +100,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     # The new games must be played by the same data and rules as the run they are merged with.
     # (Any game: scenario_from_doc reads a scenario of another game through scenarios.generic.)
     probe = scenario_from_doc(doc, path)
-    now = _hashes(data_files(probe))
+    now = _hashes(probe.data_files())
     then = _hashes(manifest["data_files"])
     changed = sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
     if changed:
@@ -108,7 +108,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
             f"{results_dir}: data files changed since the run was played ({', '.join(changed)}); "
             "--adaptive would mix two versions: play the run again first"
         )
-    if code_version(getattr(probe, "game", None))["kernel_sha256"] != manifest.get("code", {}).get("kernel_sha256"):
+    if code_version(probe.game)["kernel_sha256"] != manifest.get("code", {}).get("kernel_sha256"):
         raise GateError(
             f"{results_dir}: the rules kernel changed since the run was played; --adaptive would mix two "
             "versions: play the run again first"

@@ -17,7 +17,7 @@ from reports.io import from_frames
 from reports.seats import seat_advantage
 from scenarios.results import RunDirError, load_results, read_manifest
 from scenarios.runner import run_scenario
-from scenarios.scenario import load_scenario
+from scenarios.load import load_scenario
 from scenarios.sequential import CellState, allocate, parse_sequential
 from simulator.errors import DataError
 from ssb.cli import cli as ssb_main
