@@ -17,13 +17,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m simulator.warmup
 	touch $(STAMP)
 
-# The main job: the starter set at 2, 3 and 4 players judged at three skill levels (greedy and tuned
-# mirrors, RUN_GAMES games per player count each, and search mirrors, 2,000 games per player count:
-# see scenarios/starter.toml), then the balance report; prints the headline verdicts per judge and the
-# report's path. Re-running reuses the finished games.
-RUN_GAMES ?= 20000
+# The main job: the starter set at 2, 3 and 4 players judged at three skill levels (greedy, tuned and
+# search mirrors), each cell played in rounds until its seat verdict is decided, within each judge's
+# budget of games (scenarios/starter.toml, docs/guide/sequential.md), then the balance report; prints
+# the headline verdicts per judge and the report's path. Re-running reuses the finished games.
+# RUN_SET='sequential.budget.search=30000' changes a key of the scenario; RUN_GAMES=5000 caps every cell.
+RUN_SET ?=
+RUN_GAMES ?=
 run: setup
-	$(VENV)/bin/ssb run starter --games $(RUN_GAMES) --out results/starter --resume
+	$(VENV)/bin/ssb run starter $(if $(RUN_GAMES),--games $(RUN_GAMES)) $(foreach s,$(RUN_SET),--set $(s)) \
+		--out results/starter --resume
 	$(VENV)/bin/ssb report results/starter --out results/starter/report
 
 test: setup

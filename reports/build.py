@@ -52,8 +52,8 @@ def _setting_cols():
 # --------------------------------------------------------------------------- sections
 
 
-def _seat_section(games, margin, confidence, seed, gap_margin=None, settings_word="instrument sets"):
-    adv = seat_advantage(games, margin, confidence, seed, gap_margin=gap_margin)
+def _seat_section(games, margin, confidence, seed, gap_margin=None, settings_word="instrument sets", sequential=None):
+    adv = seat_advantage(games, margin, confidence, seed, gap_margin=gap_margin, sequential=sequential)
     cells, rates = adv.cells, adv.rates
     c = int(100 * confidence)
     a = stats.alpha_of(confidence)
@@ -379,7 +379,7 @@ def build_report(
         raise ValueError(f"gap margin {gap_margin} is outside [0, 1)")
     stats.alpha_of(confidence)
     seats, games = run.seats, run.games
-    seat_sec, adv = _seat_section(games, margin, confidence, seed, gap_margin)
+    seat_sec, adv = _seat_section(games, margin, confidence, seed, gap_margin, sequential=run.manifest.get("sequential"))
     if mirror_lineups(games):
         seat_sec.notes.insert(
             0,

@@ -114,13 +114,15 @@ def _strategy_matrix(part, nplayers):
     return pos[(seat[None, :] - rot[:, None]) % nplayers], pool
 
 
-def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, gap_margin=None):
+def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, gap_margin=None, sequential=None):
     """Seat win rates and the balance verdict of every cell of a run (see the module doc).
 
     ``games`` needs the columns players, inst_black, inst_orange, inst_gray, lineup, cell, deal,
     rotation, winner, tied, tiebreak. ``margin`` and ``gap_margin`` are fractions (0.03 = 3
     percentage points); ``gap_margin=None`` sets no margin on the gap. ``seed`` and ``resamples``
-    are kept for callers; no figure here is drawn at random any more.
+    are kept for callers; no figure here is drawn at random any more. ``sequential``: the
+    ``manifest["sequential"]`` of a sequential run; its mirror cells are then judged with the
+    anytime-valid tests the run stopped on (:mod:`reports.sequential_verdicts`).
     """
     g = with_setting(games)
     g["lineup"] = g["lineup"].astype(str)
@@ -258,6 +260,10 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
                 )
         cells.append(row)
     cells = pd.DataFrame(cells)
+    if sequential:
+        from reports.sequential_verdicts import apply_sequential
+
+        apply_sequential(cells, rates, g, sequential, margin, confidence)
     rates = rates.drop(columns="_k")
     # Run-wide reading of the mixed cells' model verdicts is not combined with the exact tests.
     cells["note"] = [verdict_note(row, rates, margin, gap_margin) for row in cells.itertuples(index=False)]
@@ -275,6 +281,8 @@ def margin_sentence(margin, gap_margin, players=None):
 
 def verdict_note(row, rates, margin, gap_margin=None):
     """One sentence explaining a cell's verdict."""
+    if isinstance(getattr(row, "seq_note", None), str):  # judged by a sequential run
+        return row.seq_note
     part = rates[
         (rates["players"] == row.players) & (rates["instruments"] == row.instruments) & (rates["lineup"] == row.lineup)
     ]

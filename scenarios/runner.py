@@ -388,6 +388,11 @@ def run_scenario(
     if out_dir.exists() and not out_dir.is_dir():
         raise RunDirError(out_dir, "", "exists and is not a directory")
 
+    if getattr(scenario, "sequential", None) is not None:  # rounds until each verdict is decided
+        from scenarios.sequential import run_sequential
+
+        return run_sequential(scenario, out_dir, jobs=jobs, backend=backend, scheduler=scheduler, resume=resume,
+                              force=force, chunk_size=chunk_size, progress=progress, announce=announce)
     data = scenario.data_files()
     code = code_version(scenario.game)
     if chunk_size is None and resume and (out_dir / MANIFEST).is_file():

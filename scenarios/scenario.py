@@ -108,6 +108,7 @@ TOP_KEYS = (
     "lineup",
     "overrides",
     "record",
+    "sequential",
 )
 REQUIRED_KEYS = ("name", "seed", "games", "players", "instruments", "lineup")
 SET_MODES = ("sets", "swaps", "all")
@@ -209,6 +210,7 @@ class Scenario:
     strategies: StrategyLibrary = field(repr=False)
     set_args: tuple = ()
     record: tuple = ()  # what the run records beyond its tables (``scenarios.record``)
+    sequential: object = None  # scenarios.sequential.SequentialPlan of a [sequential] scenario
 
     @property
     def board(self):
@@ -315,6 +317,10 @@ def apply_set(doc, key, value, path):
     top = parts[0]
     if top not in TOP_KEYS:
         raise DataError(path, key, f"unknown scenario key (known: {', '.join(TOP_KEYS)})")
+    if top == "sequential":  # scenarios.sequential: rounds until each seat verdict is decided
+        from scenarios.sequential import apply_set as sequential_set
+
+        return sequential_set(doc, parts, value, path)
     if top == "overrides":
         if len(parts) < 3:
             raise DataError(path, key, "name an instrument and a key inside it, e.g. overrides.Horns.penalty_per_space")
@@ -437,6 +443,9 @@ def _validate(doc, path, set_args):
                 cells.append(Cell(len(cells), n, s, lineup, deals, paired=len(sets) > 1))
     if not cells:
         ck.fail("", "the scenario has no cells")
+    from scenarios.sequential import parse_sequential
+
+    sequential = parse_sequential(ck, doc.get("sequential"), cells, MAX_GAMES)
 
     # The effective document, defaults filled in; its text identifies the run.
     eff = {
@@ -457,6 +466,8 @@ def _validate(doc, path, set_args):
     eff["overrides"] = overrides
     if record:
         eff["record"] = list(record)
+    if sequential is not None:
+        eff["sequential"] = sequential.as_doc()
     text = to_toml(eff)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -482,6 +493,7 @@ def _validate(doc, path, set_args):
         strategies=strategies,
         set_args=set_args,
         record=record,
+        sequential=sequential,
     )
 
 

@@ -138,6 +138,7 @@ class ChunkResult:
     seconds: float  # time spent playing and encoding in the worker
     pid: int
     compiles: int = 0  # times this worker compiled the kernel so far (0: it only loaded the cache)
+    cpu_seconds: float = 0.0  # CPU time of the worker process spent on this chunk
 
 
 class _CellInstruments:
@@ -296,7 +297,7 @@ def parquet_bytes(df):
 def play_chunk(task):
     """Play a chunk and return its two tables as Parquet bytes."""
     watch_parent(task.parent)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     seats_df, games_df = task.spec.chunk_tables(task)
     return ChunkResult(
         chunk=task.chunk,
@@ -306,4 +307,5 @@ def play_chunk(task):
         seconds=time.perf_counter() - t0,
         pid=os.getpid(),
         compiles=task.spec.compiles(),
+        cpu_seconds=time.process_time() - c0,
     )

@@ -68,3 +68,36 @@ def test_dask_local_cluster_and_resume(tmp_path):
     a, b = load_results(tmp_path / "ref"), load_results(out)
     pd.testing.assert_frame_equal(a[0], b[0])
     pd.testing.assert_frame_equal(a[1], b[1])
+
+
+SEQUENTIAL = """\
+name = "seq-dask"
+seed = 11
+games = 2000
+players = [2, 3]
+
+[instruments]
+sets = [["Violin", "Piano", "Horns"]]
+
+[lineup]
+mirror = "greedy"
+
+[sequential]
+budget = 2400
+round = 400
+"""
+
+
+@pytest.mark.slow
+def test_dask_sequential_run_stops_where_the_local_one_does(cluster, tmp_path):
+    """The stopping points of a sequential run do not depend on the backend either."""
+    from scenarios.results import read_manifest
+
+    scenario = tmp_path / "seq.toml"
+    scenario.write_text(SEQUENTIAL)
+    run_scenario(scenario, tmp_path / "local", jobs=1)
+    run_scenario(scenario, tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address, chunk_size=90)
+    keep = ("cell", "verdict", "games", "looks", "stop")
+    recs = [[{k: r[k] for k in keep} for r in read_manifest(tmp_path / d)["sequential"]["cells"]] for d in ("local", "dask")]
+    assert recs[0] == recs[1] and recs[0][0]["looks"][0] == 400
+    pd.testing.assert_frame_equal(load_results(tmp_path / "local")[1], load_results(tmp_path / "dask")[1])

@@ -53,7 +53,10 @@ def test_shipped_scenarios_load_and_expand():
     assert [c.players for c in starter.cells] == [2, 2, 2, 3, 3, 3, 4, 4, 4]
     assert [set(c.lineup) for c in starter.cells] == [{"greedy"}, {"tuned"}, {"search"}] * 3
     assert all(c.instruments == STARTER for c in starter.cells)
-    assert [c.games for c in starter.cells] == [6000, 6000, 2000] * 3
+    # Sequential (docs/guide/sequential.md): games are each cell's cap, the budgets are per judge.
+    assert [c.games for c in starter.cells] == [100000, 100000, 12000] * 3
+    assert starter.sequential.budget == {"greedy": 150000, "tuned": 200000, "search": 12000}
+    assert starter.sequential.strong[0] == "search"
 
     expansion = load_scenario("expansion")
     assert len(expansion.cells) == 1 + 3 * 3

@@ -1,0 +1,122 @@
+"""The seat verdicts of a sequential run, in the report's cells and rates tables.
+
+A sequential run (:mod:`scenarios.sequential`) stopped each mirror cell at the first look where
+its anytime-valid verdict was decided, so the fixed-n tests of :mod:`reports.stats` would overstate
+what the games show. :func:`apply_sequential` judges those cells again from the result tables with
+the very tests the run stopped on (:mod:`reports.sequential_stats`), at the games played, and adds
+the record columns (``seq_*``, documented in docs/guide/sequential.md, "The record"):
+
+``seq_decided`` (bool), ``seq_decided_at`` (games at the deciding look, NaN if undecided),
+``seq_stop`` (why the cell stopped: decided / budget / cap / seconds), ``seq_seat`` (0-based worst
+seat), ``seq_rate``, ``seq_lo``, ``seq_hi`` (its win rate and 95% confidence sequence),
+``seq_edge`` (the margin edge nearest it), ``seq_on_margin`` (undecided because the estimate sits on
+the margin), ``seq_more_games`` (games beyond those played that would decide it at the current
+estimates; inf when none would), ``seq_note`` (one sentence).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from reports import sequential_stats as SS
+from reports import stats
+from reports.frames import games_text, pct
+
+SEQ_COLUMNS = (
+    "seq_decided",
+    "seq_decided_at",
+    "seq_stop",
+    "seq_seat",
+    "seq_rate",
+    "seq_lo",
+    "seq_hi",
+    "seq_edge",
+    "seq_on_margin",
+    "seq_more_games",
+    "seq_note",
+)
+
+
+def _pp(x):
+    return f"{100 * x:+.1f} pp"
+
+
+def sequential_note(rec, games, margin):
+    """One sentence for a sequentially judged cell (``rec``: :func:`SS.cell_record`)."""
+    seat = rec["worst_seat"] + 1
+    share = rec["fair"]
+    span = f"{pct(rec['worst_lo'])}-{pct(rec['worst_hi'])}%"
+    m = f"{100 * margin:g}"
+    if rec["verdict"] == stats.BALANCED:
+        return (
+            f"decided balanced at {games_text(games)} games: every seat within {m} pp of {pct(share)}% "
+            f"(furthest: seat {seat}, {_pp(rec['worst_rate'] - share)}, {span})"
+        )
+    if rec["verdict"] == stats.IMBALANCED:
+        return (
+            f"decided imbalanced at {games_text(games)} games: seat {seat} wins {pct(rec['worst_rate'])}% "
+            f"({_pp(rec['worst_rate'] - share)} vs {pct(share)}%, {span}), outside the {m} pp margin"
+        )
+    more = rec["more_games"]
+    cost = (
+        f"deciding would take about {games_text(more)} more games"
+        if more is not None
+        else "no number of games would decide it at this estimate"
+    )
+    if rec["on_margin"]:
+        return (
+            f"seat {seat} wins {span}: right at the {m}-point margin, so neither fair nor unfair can be shown "
+            f"after {games_text(games)} games; {cost}"
+        )
+    return f"not decided within the budget ({games_text(games)} games; seat {seat} at {_pp(rec['worst_rate'] - share)}, {span}); {cost}"
+
+
+def apply_sequential(cells, rates, games, sequential, margin, confidence):
+    """Judge the mirror cells of ``cells`` (one row per cell, in the order of ``rates['_k']``) with
+    the sequential tests; changes ``cells`` and ``rates`` in place. ``games`` is the games table
+    (its ``cell`` column names the run's cell index); ``sequential`` the manifest's record."""
+    settings = sequential.get("settings", {})
+    run_margin = float(settings.get("margin", margin))
+    run_conf = float(settings.get("confidence", confidence))
+    records = {r["cell"]: r for r in sequential.get("cells", []) if isinstance(r, dict) and "cell" in r}
+    first_cell = games.groupby(["players", "instruments", "lineup"], sort=True)["cell"].first().to_numpy()
+    for col in SEQ_COLUMNS:
+        cells[col] = pd.Series([None] * len(cells), dtype=object, index=cells.index)
+    alpha = stats.alpha_of(confidence)
+    mirror_rows = [i for i in range(len(cells)) if cells.at[i, "design"] == "mirror"]
+    for i in mirror_rows:
+        part = rates[rates["_k"] == i].sort_values("seat")
+        players = int(cells.at[i, "players"])
+        n = int(cells.at[i, "games"])
+        wins = part["wins"].to_numpy()
+        r = SS.prior_strength(players, run_margin, run_conf)
+        run_rec = records.get(int(first_cell[i]), {})
+        rec = SS.cell_record(wins, n, players, margin, confidence, r, affordable=run_rec.get("cap"))
+        k = len(mirror_rows)
+        cells.at[i, "verdict"] = rec["verdict"]
+        cells.at[i, "tost_p"] = rec["tost_p"]
+        cells.at[i, "outside_p_holm"] = rec["outside_p"]
+        cells.at[i, "imbalanced_run"] = bool(rec["outside_p"] * k < alpha)
+        cells.at[i, "balanced_run"] = bool(rec["tost_p"] * k < alpha)
+        more = rec["more_games"]
+        undecided = not rec["decided"]
+        cells.at[i, "more_games"] = (math.inf if more is None else float(more)) if undecided else math.nan
+        cells.at[i, "seq_decided"] = rec["decided"]
+        cells.at[i, "seq_decided_at"] = float(n) if rec["decided"] else math.nan
+        cells.at[i, "seq_stop"] = run_rec.get("stop") or ("decided" if rec["decided"] else "budget")
+        cells.at[i, "seq_seat"] = rec["worst_seat"]
+        cells.at[i, "seq_rate"] = rec["worst_rate"]
+        cells.at[i, "seq_lo"] = rec["worst_lo"]
+        cells.at[i, "seq_hi"] = rec["worst_hi"]
+        cells.at[i, "seq_edge"] = rec["edge"]
+        cells.at[i, "seq_on_margin"] = rec["on_margin"]
+        cells.at[i, "seq_more_games"] = cells.at[i, "more_games"]
+        cells.at[i, "seq_note"] = sequential_note(rec, n, margin)
+        idx = part.index
+        rates.loc[idx, "tost_p"] = np.asarray(rec["row_tost_p"])
+        rates.loc[idx, "outside_p_holm"] = np.asarray(rec["row_outside_p"])
+        rates.loc[idx, "seat_lo"] = [s["lo"] for s in rec["seats"]]
+        rates.loc[idx, "seat_hi"] = [s["hi"] for s in rec["seats"]]
