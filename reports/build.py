@@ -28,6 +28,7 @@ from reports.frames import (
     pct,
     varies_instruments,
 )
+from reports.answers import answer_text, instrument_answers, seat_answers
 from reports.headline import headline_table
 from reports.io import ReportInputError, RunData, load_run
 
@@ -42,6 +43,7 @@ from reports.scoring import scoring_sources
 from reports.seats import NOT_JUDGED, is_mirror, level_label, margin_sentence, seat_advantage
 from reports.shape import game_shape
 from reports.strategies import compare_strategies
+from reports.why import tiebreak_shares, why_lines
 
 DEFAULT_MARGIN = 0.03
 DEFAULT_CONFIDENCE = 0.95
@@ -91,10 +93,19 @@ class Report:
     headline_lines: list = field(default_factory=list)
     # What was played and the caveats, shown above the headline.
     about: list = field(default_factory=list)
+    # The answer first: one sentence per player count (reports.answers), before any table.
+    answers: list = field(default_factory=list)
+    # Why a seat leads: the tie-break's part of each imbalanced seat edge (reports.why).
+    why: list = field(default_factory=list)
 
     @property
     def title(self):
         return f"Shuffle and Swing balance report: {self.scenario}"
+
+    @property
+    def setting_words(self):
+        """What one setting of this game is, for the report's header."""
+        return "player count x instrument set"
 
 
 def _setting_cols():
@@ -413,6 +424,43 @@ def _level_findings(seats, games):
     return scoring, unbuilt
 
 
+def _answers(seats, games, adv, inst_verdicts, seat_sec, confidence):
+    """``(answers, why)``: the answer sentences (seats per player count, then instruments) and the
+    tie-break's part of each imbalanced seat edge; adds the tie-break table to section 1."""
+    answers = seat_answers(adv) + instrument_answers(inst_verdicts)
+    shares = tiebreak_shares(seats, games, confidence)
+    c = int(100 * confidence)
+    if not shares.empty:
+        spec = [
+            *_setting_cols(),
+            ("judge (lineup)", P.text("level")),
+            ("seat", P.seat("seat")),
+            ("games", P.integer("games")),
+            ("win % (R13 as decided)", P.rate("win_rate")),
+            ("won on points %", P.rate("points_rate")),
+            ("won by the tie-break %", P.rate("tiebreak_rate")),
+            (f"win % with tied wins shared [{c}% CI]", P.rate("shared_rate", "shared_lo", "shared_hi")),
+            ("edge vs 1/N, pp", P.pp("edge")),
+            ("of it: tie-break, pp", P.pp("tiebreak_part")),
+            ("of it: on points, pp", P.pp("points_part")),
+        ]
+        seat_sec.tables.append(
+            Table("seat_tiebreak", "Each seat's wins on points and by the R13 tie-break, and with tied wins shared",
+                  shares, P.present(shares, spec))
+        )
+        seat_sec.notes.append(
+            "Why a seat leads: a tie for the highest total goes to the tied player latest in turn order (R13), so "
+            "every game the tie-break decides is a win for a later seat. 'With tied wins shared' reads the same "
+            "games giving 1/k of a tie to each of the k tied seats; the edge (win rate - 1/N) splits into the "
+            "tie-break's part (as decided - shared) and the part won on points (shared - 1/N). It is exact for "
+            "players who never look at who wins a tie (greedy, tuned); the ruling switch "
+            "board.rulings.tie_break = \"shared\" or \"earliest\" plays the other readings on the same deals."
+        )
+    why = why_lines(shares, adv.cells)
+    seat_sec.findings += why
+    return answers, why
+
+
 # --------------------------------------------------------------------------- the report
 
 
@@ -457,6 +505,8 @@ def build_report(
     if lines:
         text += "\n\n" + "\n".join(lines)
     # ---
+    answers, why = _answers(seats, games, adv, inst_verdicts, seat_sec, confidence)
+    text = answer_text(answers, why, text, run.partial)
     scenario = run.scenario_name
     desc = str(run.manifest.get("scenario", {}).get("description", ""))
     nsettings = games[list(SETTING[:1]) + ["inst_black", "inst_orange", "inst_gray"]].drop_duplicates().shape[0]
@@ -478,6 +528,8 @@ def build_report(
         generated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         headline_lines=lines,
         about=about_lines(games),
+        answers=answers,
+        why=why,
     )
 
 
