@@ -118,29 +118,56 @@ class CellReading:
     on_margin: bool  # no affordable number of games would decide it
     more_games: float  # games that would likely decide it (NaN when decided or unknown)
     seat_rates: tuple = ()  # every seat's win rate (seat 0 first)
+    seat_los: tuple = ()  # and its interval
+    seat_his: tuple = ()
 
     @property
     def fair(self):
         return 1.0 / self.players
 
-    def lean(self):
-        """``'the last player (seat 3) wins 38.1% [36.9, 39.3]'`` (or 'only 21.0%' below fair)."""
-        who = seat_words(self.seat, self.players)
-        only = "only " if self.deviation < 0 else ""
-        return f"{who} wins {only}{pc(self.rate)} [{100 * self.lo:.1f}, {100 * self.hi:.1f}]"
+    def _seat_text(self, seat):
+        lo = self.seat_los[seat] if seat < len(self.seat_los) else math.nan
+        hi = self.seat_his[seat] if seat < len(self.seat_his) else math.nan
+        return f"{pc(self.seat_rates[seat])} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
-    def short(self):
-        """The across-judges word for this judge: ``first player +5.0 pp`` / ``fair`` / ``leans ...?``."""
-        who = seat_words(self.seat, self.players).removeprefix("the ")
+    def lean(self):
+        """Which way the cell leans: ``'the first player wins 55.0% [53.9, 56.1]'`` at two players;
+        with more, the seat winning most and the seat winning least, each with its interval."""
+        if len(self.seat_rates) < 2:
+            return f"{seat_words(self.seat, self.players)} wins {pc(self.rate)} [{100 * self.lo:.1f}, {100 * self.hi:.1f}]"
+        if self.players == 2:
+            return f"the first player wins {self._seat_text(0)}"
+        rates = list(self.seat_rates)
+        best = max(range(len(rates)), key=lambda k: (rates[k], -k))
+        worst = min(range(len(rates)), key=lambda k: (rates[k], k))
+        return (
+            f"{seat_words(best, self.players)} wins most, {self._seat_text(best)}, "
+            f"{seat_words(worst, self.players).removeprefix('the ')} least, {self._seat_text(worst)}"
+        )
+
+    def spread(self):
+        """``'every seat 32.1-34.2%'`` (``'first player 49.4% [47.2, 51.5]'`` at two players)."""
+        if self.players == 2 and len(self.seat_rates) == 2:
+            return f"first player {self._seat_text(0)}"
+        if not self.seat_rates:
+            return ""
+        return f"every seat {100 * min(self.seat_rates):.1f}-{pc(max(self.seat_rates))}"
+
+    def short(self, seat=None):
+        """The across-judges word for this judge: ``first player +5.0 pp`` / ``fair`` / ``..., undecided``,
+        said of ``seat`` (default the seat furthest from fair) so every judge of a setting speaks of one seat."""
+        seat = self.seat if seat is None or seat >= len(self.seat_rates) else seat
+        dev = self.seat_rates[seat] - self.fair if self.seat_rates else self.deviation
+        who = seat_words(seat, self.players).removeprefix("the ")
         if self.verdict == stats.BALANCED:
             return "fair"
         if self.verdict == stats.IMBALANCED:
-            return f"{who} {pp(self.deviation)}"
+            return f"{who} {pp(dev)}"
         if self.verdict == NOT_JUDGED:
             return "not judged"
         if self.on_margin:
-            return f"{who} {pp(self.deviation)}, on the margin"
-        return f"{who} {pp(self.deviation)}, undecided"
+            return f"{who} {pp(dev)}, on the margin"
+        return f"{who} {pp(dev)}, undecided"
 
 
 def cell_reading(row, rates, setting="instruments"):
@@ -156,7 +183,10 @@ def cell_reading(row, rates, setting="instruments"):
     players = int(row["players"])
     share = 1.0 / players
     dev = (part["seat_rate"] - share).abs()
-    if dev.notna().any():
+    if players == 2 and part["seat_rate"].notna().all() and len(part) == 2:
+        s = part.sort_values("seat").iloc[0]  # two players: always said of the first player
+        seat, rate, lo, hi = 0, float(s["seat_rate"]), float(s["seat_lo"]), float(s["seat_hi"])
+    elif dev.notna().any():
         s = part.loc[dev.idxmax()]
         seat, rate, lo, hi = int(s["seat"]), float(s["seat_rate"]), float(s["seat_lo"]), float(s["seat_hi"])
     else:
@@ -180,6 +210,8 @@ def cell_reading(row, rates, setting="instruments"):
         on_margin=on_margin,
         more_games=more,
         seat_rates=tuple(float(x) for x in part.sort_values("seat")["seat_rate"]),
+        seat_los=tuple(float(x) for x in part.sort_values("seat")["seat_lo"]),
+        seat_his=tuple(float(x) for x in part.sort_values("seat")["seat_hi"]),
     )
 
 
@@ -237,21 +269,19 @@ def _deviation_of(reading, seat):
     return reading.seat_rates[seat] - reading.fair
 
 
-def _clause(r, first=False):
-    """One judge's part of the sentence."""
+def _clause(r):
+    """One judge's part of the sentence: the verdict word, for whom, which way and how sure."""
     where = among(r.judge) if r.judge else f"with {r.level}"
+    games = f"{r.level}, {r.games:,} games"
     if r.verdict == NOT_JUDGED:
-        return f"{where} the seats cannot be told apart ({r.level})"
+        return f"not judged {where}: the seats cannot be told apart ({games})"
     if r.verdict == stats.BALANCED:
-        return f"fair {where} ({seat_words(r.seat, r.players).removeprefix('the ')} {pc(r.rate)} [{100 * r.lo:.1f}, {100 * r.hi:.1f}], {r.level})"
+        return f"fair {where} ({r.spread()}; {games})"
     if r.verdict == stats.IMBALANCED:
-        return f"{where} {r.lean()} ({r.level}, fair is {pc(r.fair)})"
+        return f"unfair {where}: {r.lean()} (fair is {pc(r.fair)}; {games})"
     if r.on_margin:
-        return (
-            f"{where} {r.lean()} ({r.level}): right at the margin, so neither fair nor unfair can be shown"
-        )
-    more = f"; about {int(r.more_games):,} more games would likely decide it" if r.more_games == r.more_games else ""
-    return f"{where} {r.lean()} ({r.level}), not decided yet{more}"
+        return f"on the margin {where}: {r.lean()} ({games}), so neither fair nor unfair can be shown"
+    return f"not decided {where}: {r.lean()} ({games})"
 
 
 def setting_sentence(players, rs, label=None):
@@ -269,9 +299,11 @@ def across_text(rs, agreement_word):
     rs = _strongest_first(rs)
     if len(rs) == 1:
         return f"one judge: {rs[0].short()} ({rs[0].judge or rs[0].level})"
+    judged = [r for r in rs if r.verdict != NOT_JUDGED]
+    focus = judged[0].seat if judged else None  # the seat the strongest judge points to
     groups = {}
     for r in rs:
-        groups.setdefault(r.short(), []).append(r.judge or r.level)
+        groups.setdefault(r.short(focus), []).append(r.judge or r.level)
     lean = "; ".join(f"{k} ({', '.join(v)})" for k, v in groups.items())
     return f"{agreement_word}: {lean}"
 

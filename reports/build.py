@@ -127,7 +127,7 @@ def _seat_section(games, margin, confidence, seed, gap_margin=None, settings_wor
         ("games", P.integer("games")),
         ("effective games", P.integer("effective_games")),
         ("verdict", P.text("verdict")),
-        (f"largest gap, pp [{c}% simultaneous CI]", P.pp("gap", "gap_lo", "gap_hi")),
+        (f"best - worst seat, pp [{c}% simultaneous CI] (the margin is per seat)", P.pp("gap", "gap_lo", "gap_hi")),
         ("best seat", P.seat("best_seat")),
         ("worst seat", P.seat("worst_seat")),
         ("chi-square p vs 1/N", P.pvalue("chi2_p")),
@@ -194,7 +194,9 @@ def _seat_section(games, margin, confidence, seed, gap_margin=None, settings_wor
         "When one strategy wins (almost) every game the seat effects cannot be told apart: 'not judged'."
     )
     sec.notes.append(
-        "Largest gap: between the best and the worst seat, with an interval that holds although those two "
+        "Best - worst seat: the gap between the seat winning most and the seat winning least, a description (the "
+        "verdict's margin is per seat, each seat against 1/N, so a 7-point gap can sit beside 'inconclusive'), with "
+        "an interval that holds although those two "
         "seats are picked from the data (simultaneous intervals over every pair of seats: Tukey's studentized "
         "range for mirror cells, Bonferroni over the pairs for the model)."
     )

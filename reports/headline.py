@@ -36,7 +36,7 @@ COLUMNS = [
     "judge (lineup)",
     "games",
     "win % by seat (seat 1 plays first)",
-    "largest seat gap",
+    "best - worst seat, pp (the margin is per seat)",
     "verdict",
     "across judges",
     "note",

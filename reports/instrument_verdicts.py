@@ -9,15 +9,17 @@ is paired deal by deal::
     deal s:   d(s) = measure(instrument, s) - measure(median peer, s)
 
 The baseline is *leave-one-out against the peers' median*: the instrument itself is left out, and of
-its peers the one whose mean on the measure is the median of the peers' means (with an even number
-of peers, the mean of the two middle ones) is the reference, deal by deal. Why the median and not
+its peers the one whose mean on the measure is the median of the peers' means is the reference, deal
+by deal (with an even number of peers every value between the two middle peers is a median: the one
+of the two nearer the instrument is the reference, so the effect is the distance to the median).
+Why the median and not
 the mean: one far-out instrument (Organ, +47 objective points) would lift the mean of every other
 instrument's peers and make them read out of line; the median peer does not move with one outlier,
 so an exact twin of Piano beside Organ reads in line. Why a median peer rather than a rank test: it
 keeps the effect in the measure's own unit (points, percentage points, rounds), paired by deal, so
-a designer reads "47 more objective points" and the margin is in points. With two peers the median
-is their mean (one outlier among three instruments still moves it), and with one peer the two
-instruments are one comparison: the report says they differ, not that both are out of line.
+a designer reads "47 more objective points" and the margin is in points. With one peer the two
+instruments are one comparison: the report says they differ, not that both are out of line. The
+peer is picked from the means of the same deals; the margins are wide against that choice's noise.
 
 (the seat rotations of a deal are averaged first; in a full grid a deal's differences over the
 contexts are averaged too, so one deal is one independent unit). The effect is the mean of d(s) over
@@ -173,16 +175,26 @@ def _measure_columns(per):
 # --------------------------------------------------------------------------- effects
 
 
-def median_peers(means):
-    """The peers that make the leave-one-out median: ``means`` maps each peer to its mean on the measure.
+def median_peers(means, own=None):
+    """The peer that makes the leave-one-out median: ``means`` maps each peer to its mean on the measure,
+    ``own`` is the instrument's own mean.
 
-    An odd number of peers gives the middle one, an even number the two middle ones (their mean is the
-    baseline). Ties in the means are broken by name, so the choice is deterministic."""
+    An odd number of peers has one median, the middle peer. With an even number every value between
+    the two middle peers is a median; the baseline is the one of the two nearer the instrument (its
+    distance to the median, not to a point picked inside it), so with two peers an instrument next to
+    one of them and far from the other (an Organ) reads against its neighbour. Without ``own`` the two
+    middle peers are returned (their mean is the baseline). Ties are broken by name."""
     ranked = sorted(means, key=lambda k: (means[k], str(k)))
     n = len(ranked)
     if n == 0:
         return []
-    return ranked[(n - 1) // 2 : n // 2 + 1]
+    middle = ranked[(n - 1) // 2 : n // 2 + 1]
+    if len(middle) == 2 and own is not None and not math.isnan(own):
+        a, b = middle
+        da, db = abs(means[a] - own), abs(means[b] - own)
+        if da != db:
+            return [a] if da < db else [b]
+    return middle
 
 
 def _paired_differences(part, inst, col):
@@ -201,7 +213,8 @@ def _paired_differences(part, inst, col):
         mine = table[inst]
         others = table.drop(columns=inst)
         shared = others[mine.notna()]
-        middle = median_peers({k: float(shared[k].mean()) for k in others.columns if shared[k].notna().any()})
+        middle = median_peers({k: float(shared[k].mean()) for k in others.columns if shared[k].notna().any()},
+                              float(mine.mean()))
         if not middle:
             continue
         peers = others[middle].mean(axis=1, skipna=True)
@@ -223,7 +236,8 @@ def _unpaired(part, inst, col):
         by_deal = grp.groupby(["instrument", "seed"])[col].mean().reset_index()
         mine.append(by_deal.loc[by_deal["instrument"] == inst, col])
         others = by_deal[by_deal["instrument"] != inst]
-        middle = median_peers(others.groupby("instrument")[col].mean().dropna().to_dict())
+        middle = median_peers(others.groupby("instrument")[col].mean().dropna().to_dict(),
+                              float(by_deal.loc[by_deal["instrument"] == inst, col].mean()))
         peers.append(others.loc[others["instrument"].isin(middle), col])
     if not mine:
         return None
@@ -482,7 +496,7 @@ def _also(part, worst, verdict):
     rest = part[(part["verdict"] == verdict) & (part.index != worst.name)].sort_values("in_margins", ascending=False)
     if rest.empty:
         return ""
-    named = [f"{MEASURES[r['measure']][0]} (it {effect_phrase(r)})" for _, r in rest.head(3).iterrows()]
+    named = [f"{MEASURES[r['measure']][0]}, where it {effect_phrase(r)}" for _, r in rest.head(3).iterrows()]
     more = len(rest) - len(named)
     tail = f" and {more} more measure{'s' if more != 1 else ''} (section 4)" if more > 0 else ""
     word = "out of line" if verdict == OUT else "undecided"

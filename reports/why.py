@@ -96,6 +96,8 @@ def why_sentence(row):
             f"{head}: {tb:+.1f} pp of it ({100 * frac:.0f}%) from ties the R13 tie-break gives to the later seat, "
             f"{pts:+.1f} pp on points ({decided}); with tied wins shared it would win {shared}."
         )
+    if abs(tb) < 0.05:
+        return f"{head}, all of it on points; the R13 tie-break plays no part in it ({decided})."
     return (
         f"{head}, all of it on points ({pts:+.1f} pp); the R13 tie-break moves it {tb:+.1f} pp ({decided}); "
         f"with tied wins shared it would win {shared}."

@@ -29,6 +29,13 @@ def two_judges(greedy_probs, search_probs, players=2, games=8000, seed=1, weak="
     return seats, games_t, seat_advantage(games_t)
 
 
+def test_three_players_lean_names_the_seat_winning_most_and_least():
+    seats, games = synthetic_run([{"players": 3, "games": 9000, "seat_probs": [0.29, 0.33, 0.38]}], seed=6)
+    (text,) = seat_answers(seat_advantage(games))
+    assert text.startswith("3 players: unfair at greedy's level: the last player (seat 3) wins most, 3")
+    assert "first player least, 2" in text and "(fair is 33.3%; greedy x3, 9,000 games)" in text
+
+
 def test_seat_words_say_first_and_last_player():
     assert seat_words(0, 2) == "the first player" and seat_words(1, 2) == "the second player"
     assert seat_words(2, 3) == "the last player (seat 3)" and seat_words(1, 4) == "the second player"
@@ -42,8 +49,8 @@ def test_two_players_fair_among_strong_players_first_player_ahead_at_greedys_lev
     assert cells["greedy x2"] == stats.IMBALANCED and cells["search x2"] == stats.BALANCED
     (text,) = seat_answers(adv)
     assert text.startswith("2 players: fair among strong players (")
-    assert "search x2)" in text
-    assert "at greedy's level the first player wins 5" in text and "(greedy x2, fair is 50.0%)" in text
+    assert "search x2, 8,000 games)" in text
+    assert "unfair at greedy's level: the first player wins 5" in text and "(fair is 50.0%; greedy x2, 8,000 games)" in text
     assert text.index("fair among strong") < text.index("greedy's level")
     # Not converged: the two judges a step apart disagree; the first player's edge shrinks with skill.
     assert "Not converged: the first player's edge shrinks with skill" in text
@@ -79,7 +86,7 @@ def test_an_undecided_cell_says_it_is_not_decided_and_never_a_bare_open():
     verdicts = adv.cells.set_index("level")["verdict"]
     assert verdicts["search x2"] == stats.INCONCLUSIVE and verdicts["greedy x2"] == stats.IMBALANCED
     (text,) = seat_answers(adv)
-    assert "among strong players the first player wins" in text and "not decided yet" in text
+    assert "not decided among strong players: the first player wins 5" in text
     assert "search has not decided yet" in text
     (across,) = set(headline_frame(adv)["across judges"])
     assert across.startswith("open: ") and "undecided (search)" in across and "first player +" in across

@@ -217,3 +217,52 @@ def test_two_instruments_are_one_comparison_said_once():
     assert "Bass and Violin" in row["sentence"] and "differ on" in row["sentence"]
     assert "which of them is out of line cannot be told" in row["sentence"]
     assert headline_lines(iv)[0].startswith("Instruments out of line: 1 of 1")
+
+
+TWIN_SCENARIO = """\
+name = "orange-twin"
+seed = 11
+games = {games}
+players = [4]
+instrument_dirs = ["twin"]
+
+[instruments]
+sets = [["Violin", "Piano", "Horns"], ["Violin", "Harp", "Horns"], ["Violin", "Organ", "Horns"],
+        ["Violin", "Vibes", "Horns"], ["Violin", "Piano Twin", "Horns"]]
+
+[lineup]
+mirror = "greedy"
+"""
+
+
+def twin_run(tmp_path, games):
+    from scenarios.results import load_results
+    from scenarios.runner import run_scenario
+    from simulator.instruments import DATA_DIR
+
+    (tmp_path / "twin").mkdir()
+    piano = (Path(DATA_DIR) / "instruments" / "piano.toml").read_text()
+    (tmp_path / "twin" / "piano_twin.toml").write_text(piano.replace('name = "Piano"', 'name = "Piano Twin"'))
+    sc = tmp_path / "orange-twin.toml"
+    sc.write_text(TWIN_SCENARIO.format(games=games))
+    run_scenario(sc, tmp_path / "run", jobs=1)
+    seats, games_t, _ = load_results(tmp_path / "run")
+    return seats, games_t
+
+
+def test_a_played_piano_twin_beside_organ_reads_in_line(tmp_path):
+    """Real games: an exact copy of Piano's file added to the orange swaps beside Organ plays Piano's
+    games deal by deal, so against the median of its peers (Piano is the nearer middle peer) it differs
+    by exactly 0 on every measure and reads in line; Organ, far above, reads out of line on points."""
+    seats, games = twin_run(tmp_path, 2000)
+    iv = instrument_verdicts(seats, games)
+    v = iv.verdicts.set_index("instrument")
+    e = iv.effects[iv.effects["instrument"] == "Piano Twin"]
+    assert len(e) >= 6
+    objective = e[e["measure"] == "objective_points"].iloc[0]
+    assert objective["effect"] == 0.0 and objective["lo"] == 0.0 and objective["hi"] == 0.0
+    assert objective["verdict"] == IN_LINE
+    assert v.loc["Organ", "verdict"] == OUT
+    assert v.loc["Piano Twin", "verdict"] == IN_LINE, v.loc["Piano Twin", "sentence"]
+    assert v.loc["Piano", "verdict"] == IN_LINE
+    assert "in line with the median of the other orange instruments" in v.loc["Piano Twin", "sentence"]
