@@ -120,6 +120,7 @@ class CellReading:
     seat_rates: tuple = ()  # every seat's win rate (seat 0 first)
     seat_los: tuple = ()  # and its interval
     seat_his: tuple = ()
+    margin: float = 0.03
 
     @property
     def fair(self):
@@ -170,7 +171,7 @@ class CellReading:
         return f"{who} {pp(dev)}, undecided"
 
 
-def cell_reading(row, rates, setting="instruments"):
+def cell_reading(row, rates, setting="instruments", margin=0.03):
     """A :class:`CellReading` of one row of ``SeatAdvantage.cells`` (``rates``: its seat rows).
 
     The one function that reads the verdict columns (fixed-n: ``verdict``, ``more_games``; a
@@ -193,7 +194,21 @@ def cell_reading(row, rates, setting="instruments"):
         seat, rate, lo, hi = 0, math.nan, math.nan, math.nan
     verdict = str(row["verdict"])
     more = float(row.get("more_games", math.nan)) if "more_games" in row else math.nan
-    on_margin = bool(row["on_margin"]) if "on_margin" in row and not pd.isna(row["on_margin"]) else math.isinf(more)
+    on_margin = math.isinf(more)
+    seq = _sequential(row)
+    if seq:
+        # A sequential run (its record: docs/guide/sequential.md): its interval is the confidence
+        # sequence of the seat furthest from fair at the last look, and it says itself whether the
+        # cell sits on the margin and what deciding would cost.
+        on_margin = bool(seq.get("seq_on_margin", on_margin))
+        m = seq.get("seq_more_games")
+        more = float(m) if m is not None else (math.inf if on_margin else math.nan)
+        if "seq_lo" in seq and "seq_hi" in seq and dev.notna().any() and int(part.loc[dev.idxmax(), "seat"]) == seat:
+            lo, hi = float(seq["seq_lo"]), float(seq["seq_hi"])
+    ordered = part.sort_values("seat")
+    los, his = list(ordered["seat_lo"].astype(float)), list(ordered["seat_hi"].astype(float))
+    if 0 <= seat < len(los):
+        los[seat], his[seat] = lo, hi
     return CellReading(
         players=players,
         setting=str(row[setting]),
@@ -209,16 +224,31 @@ def cell_reading(row, rates, setting="instruments"):
         deviation=rate - share,
         on_margin=on_margin,
         more_games=more,
-        seat_rates=tuple(float(x) for x in part.sort_values("seat")["seat_rate"]),
-        seat_los=tuple(float(x) for x in part.sort_values("seat")["seat_lo"]),
-        seat_his=tuple(float(x) for x in part.sort_values("seat")["seat_hi"]),
+        seat_rates=tuple(float(x) for x in ordered["seat_rate"]),
+        seat_los=tuple(los),
+        seat_his=tuple(his),
+        margin=margin,
     )
+
+
+SEQUENTIAL_COLUMNS = ("seq_decided", "seq_decided_at", "seq_stop", "seq_lo", "seq_hi", "seq_on_margin", "seq_more_games", "seq_edge")
+
+
+def _sequential(row):
+    """The sequential record's columns of a cell row that hold a value (empty for a fixed-n run)."""
+    out = {}
+    for k in SEQUENTIAL_COLUMNS:
+        if k in row:
+            v = row[k]
+            if v is not None and not (isinstance(v, float) and math.isnan(v)):
+                out[k] = v
+    return out
 
 
 def readings(seat_advantage, setting="instruments", cells=None):
     """Every cell's :class:`CellReading` (``cells`` may carry a setting column of another game)."""
     cells = seat_advantage.cells if cells is None else cells
-    return [cell_reading(row, seat_advantage.rates, setting) for _, row in cells.iterrows()]
+    return [cell_reading(row, seat_advantage.rates, setting, seat_advantage.margin) for _, row in cells.iterrows()]
 
 
 # --------------------------------------------------------------------------- one setting
@@ -280,7 +310,10 @@ def _clause(r):
     if r.verdict == stats.IMBALANCED:
         return f"unfair {where}: {r.lean()} (fair is {pc(r.fair)}; {games})"
     if r.on_margin:
-        return f"on the margin {where}: {r.lean()} ({games}), so neither fair nor unfair can be shown"
+        cost = (f"deciding would take about {int(r.more_games):,} more games" if math.isfinite(r.more_games)
+                else "no affordable number of games would decide it")
+        return (f"on the margin {where}: {r.lean()} ({games}): right at the {100 * r.margin:.0f}-point margin, "
+                f"so neither fair nor unfair can be shown; {cost}")
     return f"not decided {where}: {r.lean()} ({games})"
 
 

@@ -171,3 +171,27 @@ def test_the_report_puts_the_answers_before_any_table(tmp_path):
     assert report.answers and report.answers[0].startswith("3 players: ")
     assert (tmp_path / "run" / "report" / "seat_tiebreak.csv").is_file()
     assert pd.read_csv(tmp_path / "run" / "report" / "seat_tiebreak.csv")["shared_rate"].sum() == pytest.approx(1.0)
+
+
+def test_a_sequential_cell_on_the_margin_says_so_with_its_interval_and_cost():
+    """The sequential record's columns (seq_*) are read when present: an undecided cell on the margin
+    says 'on the margin', its confidence-sequence interval and what deciding would cost."""
+    _, _, adv = two_judges([0.55, 0.45], [0.53, 0.47], games=3000, seed=7)
+    cells = adv.cells.copy()
+    search = cells["level"] == "search x2"
+    assert (cells.loc[search, "verdict"] == stats.INCONCLUSIVE).all()
+    for k in ("seq_on_margin", "seq_lo", "seq_hi", "seq_more_games"):
+        cells[k] = np.nan
+    cells["seq_on_margin"] = cells["seq_on_margin"].astype(object)
+    cells.loc[search, "seq_on_margin"] = True
+    cells.loc[search, "seq_lo"] = 0.505
+    cells.loc[search, "seq_hi"] = 0.556
+    cells.loc[search, "seq_more_games"] = 41000
+    from dataclasses import replace
+
+    (text,) = seat_answers(replace(adv, cells=cells))
+    assert "on the margin among strong players: the first player wins 5" in text
+    assert "[50.5, 55.6]" in text and "right at the 3-point margin, so neither fair nor unfair can be shown" in text
+    assert "deciding would take about 41,000 more games" in text
+    (across,) = set(headline_frame(replace(adv, cells=cells))["across judges"])
+    assert "on the margin (search)" in across
