@@ -115,7 +115,8 @@ def why_lines(shares, cells):
                       & (shares["lineup"] == row.lineup)]
         if part.empty:
             continue
-        far = part.loc[part["edge"].abs().idxmax()]
+        # Two players: said of the first player, as the answers are; else the seat furthest from fair.
+        far = part[part["seat"] == 0].iloc[0] if row.players == 2 else part.loc[part["edge"].abs().idxmax()]
         out.append(why_sentence(far))
     return out
 
