@@ -445,7 +445,7 @@ def instrument_answers(verdicts):
 def _changes_it(words, row, who):
     """``'the catch-up tokens do not change it (seat 4 -0.4 pp [-2.1, +1.3])'``."""
     figure = f"{who} {100 * row['change']:+.1f} pp [{100 * row['change_lo']:+.1f}, {100 * row['change_hi']:+.1f}]"
-    plural = not words.startswith(("drawing", "rolling", "the set-up", "variant"))
+    plural = " and " in words or not words.startswith(("drawing", "rolling", "the set-up", "variant", "the home"))
     verb, neg = ("change", "do not change") if plural else ("changes", "does not change")
     if row["verdict"] == "unchanged":
         return f"{words} {neg} it ({figure})"
@@ -482,6 +482,6 @@ def variant_answers(seat_advantage, changes, reference, variant_words, setting="
                     words = variant_words.get(row["variant"], f"variant '{row['variant']}'")
                     clauses.append(_changes_it(words, row, seat_words(top.seat, players).removeprefix("the ")))
             if clauses:
-                text += f" Against {reference}, judged by {top.level}: " + "; ".join(clauses) + "."
+                text += f" Against the reference variant '{reference}', judged by {top.level}: " + "; ".join(clauses) + "."
             out.append(text)
     return out

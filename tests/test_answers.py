@@ -195,3 +195,41 @@ def test_a_sequential_cell_on_the_margin_says_so_with_its_interval_and_cost():
     assert "deciding would take about 41,000 more games" in text
     (across,) = set(headline_frame(replace(adv, cells=cells))["across judges"])
     assert "on the margin (search)" in across
+
+
+def test_variant_answers_say_what_each_variant_does_to_the_leaning_seat():
+    from reports.answers import variant_answers
+
+    seats, games = synthetic_run([{"players": 4, "games": 6000, "seat_probs": [0.2, 0.2, 0.22, 0.38]}], seed=8)
+    adv = seat_advantage(games)
+    cells = adv.cells.assign(setting="forest/base")
+    from dataclasses import replace
+
+    view = replace(adv, cells=cells)
+    lineup = cells["lineup"].iloc[0]
+    base = dict(players=4, board="forest", lineup=lineup, reference="base", seat=3, deals=6000)
+    changes = pd.DataFrame([
+        dict(base, variant="catch_up", change=-0.004, change_lo=-0.021, change_hi=0.013, verdict="unchanged"),
+        dict(base, variant="drawn", change=-0.12, change_lo=-0.15, change_hi=-0.09, verdict="changed"),
+        dict(base, variant="both", change=-0.02, change_lo=-0.06, change_hi=0.02, verdict="inconclusive"),
+    ])
+    words = {"catch_up": "the catch-up tokens", "drawn": "drawing the set-up order",
+             "both": "drawing the set-up order and the catch-up tokens"}
+    (text,) = variant_answers(view, changes, "base", words)
+    assert text.startswith("4 players, forest: unfair at greedy's level: the last player (seat 4) wins most, 3")
+    assert "the catch-up tokens do not change it (last player (seat 4) -0.4 pp [-2.1, +1.3])" in text
+    assert "drawing the set-up order changes it (last player (seat 4) -12.0 pp [-15.0, -9.0])" in text
+    assert "whether drawing the set-up order and the catch-up tokens change it is not decided yet" in text
+
+
+def test_echidna_variant_words_come_from_the_scenario_switches():
+    from reports.game_report import variant_words
+
+    text = (Path(__file__).parents[1] / "scenarios" / "echidna-setup-order.toml").read_text()
+    words = variant_words({"scenario": {"text": text}})
+    assert words == {
+        "turn": "the set-up in turn order",
+        "random": "drawing the set-up order",
+        "turn_tokens": "the set-up in turn order and the catch-up tokens",
+    }
+    assert variant_words({"scenario": {"text": "not = [toml"}}) == {}
