@@ -27,7 +27,8 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from simulator.playout import GameSetup, game_seed, play_many  # noqa: E402
+from simulator.seeds import game_seed  # noqa: E402
+from simulator.shuffle_swing.playout import GameSetup, play_many  # noqa: E402
 from strategies.library import StrategyLibrary  # noqa: E402
 
 

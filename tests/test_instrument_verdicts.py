@@ -238,7 +238,7 @@ mirror = "greedy"
 def twin_run(tmp_path, games):
     from scenarios.results import load_results
     from scenarios.runner import run_scenario
-    from simulator.instruments import DATA_DIR
+    from simulator.shuffle_swing.board import DATA_DIR
 
     (tmp_path / "twin").mkdir()
     piano = (Path(DATA_DIR) / "instruments" / "piano.toml").read_text()

@@ -11,10 +11,12 @@ from support import big_log, make_geo, make_state, place, scores, set_brag, sour
 
 from scenarios.scenario import load_scenario
 from simulator.errors import DataError
-from simulator.instruments import load_board, pack_geo, InstrumentLibrary, STARTER
-from simulator.kernel import objectives as ob
-from simulator.kernel import rules
-from simulator.layout import (
+from simulator.shuffle_swing.board import load_board
+from simulator.shuffle_swing.pack import pack_geo
+from simulator.shuffle_swing.library import InstrumentLibrary, STARTER
+from simulator.shuffle_swing.kernel import objectives as ob
+from simulator.shuffle_swing.kernel import rules
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     BLACK,
     G_PENALTY_LAST,
@@ -205,7 +207,7 @@ def test_bad_ruling_value_names_the_key():
 def test_swap_cells_share_deal_seeds_and_single_set_cells_keep_theirs():
     """Instruments are compared on common deals: every set of a swaps scenario at one player count
     and lineup plays the same deal seeds; a one-set scenario keeps the plain cell key."""
-    from scenarios.seeding import deal_seeds
+    from simulator.seeds import deal_seeds
 
     sc = load_scenario("expansion")
     assert len(sc.cells) == 10 and all(c.paired for c in sc.cells)
@@ -220,7 +222,7 @@ def test_swap_cells_share_deal_seeds_and_single_set_cells_keep_theirs():
 
 
 def tie_state(scores_by_seat, switch):
-    from simulator.layout import G_TIE_BREAK, S_TIEBREAK, S_TIED, S_WINNER
+    from simulator.shuffle_swing.layout import G_TIE_BREAK, S_TIEBREAK, S_TIED, S_WINNER
 
     geo = make_geo(spaces=[(1, "orange", [])])
     geo[G_TIE_BREAK] = switch
@@ -236,7 +238,7 @@ def tie_state(scores_by_seat, switch):
 
 def test_r13_tie_goes_to_the_latest_tied_seat_by_default_and_to_the_earliest_with_the_switch():
     """R13 as decided: the tied player latest in turn order wins; "earliest" gives it to the first."""
-    from simulator.layout import TIE_EARLIEST, TIE_LATEST
+    from simulator.shuffle_swing.layout import TIE_EARLIEST, TIE_LATEST
 
     w0, tied0, tb0 = tie_state([10, 14, 9, 14], TIE_LATEST)
     w2, tied2, tb2 = tie_state([10, 14, 9, 14], TIE_EARLIEST)
@@ -251,7 +253,7 @@ def test_r13_tie_goes_to_the_latest_tied_seat_by_default_and_to_the_earliest_wit
 def test_r13_shared_reading_draws_a_tied_seat_and_spreads_the_ties():
     """Tied wins shared: the winner is always one of the tied seats, and over many ties every tied
     seat gets some (the draw hashes the final scores, so the same final state gives the same seat)."""
-    from simulator.layout import TIE_SHARED
+    from simulator.shuffle_swing.layout import TIE_SHARED
 
     seen = []
     for base in range(40):
@@ -264,7 +266,7 @@ def test_r13_shared_reading_draws_a_tied_seat_and_spreads_the_ties():
 
 
 def test_r13_switch_from_board_toml_and_a_bad_value_names_the_key():
-    from simulator.layout import G_TIE_BREAK
+    from simulator.shuffle_swing.layout import G_TIE_BREAK
 
     assert load_board().tie_break == 0
     sc = load_scenario("starter", sets=('overrides.board.rulings.tie_break="shared"',))
@@ -283,8 +285,9 @@ def test_r13_other_readings_on_the_same_deals_move_only_the_tied_wins(players):
     """Greedy players never look at the winner, so on the same deals every game is played alike under
     the three readings of R13: the scores are equal, an untied game has the same winner, and a tied
     game's winner is the latest tied seat (as decided), the earliest (switch) or a drawn tied seat."""
-    from simulator.layout import G_TIE_BREAK, S_TIED, S_WINNER, TIE_EARLIEST, TIE_SHARED
-    from simulator.playout import GameSetup, game_seed, play_many
+    from simulator.shuffle_swing.layout import G_TIE_BREAK, S_TIED, S_WINNER, TIE_EARLIEST, TIE_SHARED
+    from simulator.seeds import game_seed
+    from simulator.shuffle_swing.playout import GameSetup, play_many
     from strategies.library import StrategyLibrary
 
     setup = GameSetup(nplayers=players)
