@@ -32,7 +32,7 @@ from reports.seats import NOT_JUDGED, lineup_names
 
 # Rung of each judge on the shipped ladders (weakest first), from the ladder's measured steps: tuned
 # beats three greedy (66.5%), search beats three tuned (67.5%); search_strong is at par with search
-# (not a step); Echidna's lookahead is a step above greedy. A judge missing here is described but
+# (not a step; retired); search_deep is the rung above search; Echidna's lookahead is a step above greedy. A judge missing here is described but
 # takes no part in the convergence call (its rung is not known).
 LADDER_RANK = {
     "random": 0,
@@ -43,6 +43,7 @@ LADDER_RANK = {
     "lookahead": 4,
     "search": 5,
     "search_strong": 5,
+    "search_deep": 6,
 }
 # Who a judge stands for, in the designer's words.
 JUDGE_WORDS = {
@@ -54,6 +55,7 @@ JUDGE_WORDS = {
     "lookahead": "players who look ahead",
     "search": "strong players",
     "search_strong": "strong players",
+    "search_deep": "the strongest players",
 }
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
