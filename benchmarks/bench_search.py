@@ -35,7 +35,7 @@ from reports.stats import wilson_clustered
 from simulator.shuffle_swing.layout import PARAMS, S_WINNER
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 
 def parse_setting(text, lib, profile):

@@ -29,7 +29,7 @@ if __package__ in (None, ""):
 
 from simulator.seeds import game_seed  # noqa: E402
 from simulator.shuffle_swing.playout import GameSetup, play_many  # noqa: E402
-from strategies.library import StrategyLibrary  # noqa: E402
+from simulator.shuffle_swing.strategies import StrategyLibrary  # noqa: E402
 
 
 def cpu_model():

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import base64
 import html
+import os
 import re
+from pathlib import Path
 
 import pandas as pd
 
@@ -57,6 +59,7 @@ p.answer { font-size: 1.05rem; margin: .45rem 0; }
 td.v-out-of-line { background: #f6d3bf; font-weight: bold; }
 td.v-in-line { background: #d6ecf7; }
 td.v-unclear { background: #f2f2f2; }
+td a.verdict { color: inherit; text-decoration: underline dotted; }
 """
 
 # Sorts a table by the clicked column: numbers by their leading value, everything else as text.
@@ -92,8 +95,48 @@ SORT_JS = """
 _NUMERIC = re.compile(r"^[+-]?[\d,]*\.?\d+(e[+-]?\d+)?( \[.*\])?( pp.*)?$|^<1e-6$", re.IGNORECASE)
 _VERDICTS = {stats.BALANCED, stats.IMBALANCED, stats.INCONCLUSIVE, "outside", "out of line", "in line", "unclear"}
 
+# Every verdict word a table cell can hold, and its anchor on the docs page that explains it
+# (docs/guide/reading-a-report.md; a test checks that the page has each anchor).
+VERDICT_ANCHORS = {
+    stats.BALANCED: "balanced",
+    stats.IMBALANCED: "imbalanced",
+    stats.INCONCLUSIVE: "inconclusive",
+    "not judged": "not-judged",
+    "robust": "robust",
+    "skill-sensitive": "skill-sensitive",
+    "open": "open",
+    "one judge": "one-judge",
+    "converged": "converged",
+    "on the margin": "on-the-margin",
+    "differ": "differ",
+    "outside": "outside",
+    "out of line": "out-of-line",
+    "in line": "in-line",
+    "unclear": "unclear",
+    "unchanged": "unchanged",
+    "changed": "changed",
+}
+VERDICT_PAGE = "guide/reading-a-report.html"
 
-def _cell(value):
+
+def docs_base():
+    """Where the verdict words link: ``$SSB_DOCS_URL`` (a hosted copy of the docs site, ending in
+    ``/``), else the site that ``make docs`` builds in this checkout (``site/``), read offline."""
+    url = os.environ.get("SSB_DOCS_URL")
+    if url:
+        return url if url.endswith("/") else url + "/"
+    return (Path(__file__).resolve().parents[1] / "site").as_uri() + "/"
+
+
+def verdict_link(word, base=None):
+    """The docs address explaining a verdict word, or None for a word that is not one."""
+    anchor = VERDICT_ANCHORS.get(word)
+    if anchor is None:
+        return None
+    return f"{docs_base() if base is None else base}{VERDICT_PAGE}#{anchor}"
+
+
+def _cell(value, base=None):
     text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
     classes = []
     if _NUMERIC.match(text):
@@ -103,6 +146,20 @@ def _cell(value):
     if len(text) > 40:
         classes.append("long")
     attr = f' class="{" ".join(classes)}"' if classes else ""
+    link = verdict_link(text, base)
+    if link:
+        return (
+            f'<td{attr}><a class="verdict" href="{html.escape(link)}" '
+            f'title="what {html.escape(text)} means">{html.escape(text)}</a></td>'
+        )
+    # "robust: fair (search); ..." (the across-judges column): the agreement word links, the lean follows.
+    word, sep, rest = text.partition(": ")
+    link = verdict_link(word, base) if sep else None
+    if link:
+        return (
+            f'<td{attr}><a class="verdict" href="{html.escape(link)}" title="what {html.escape(word)} means">'
+            f"{html.escape(word)}</a>: {html.escape(rest)}</td>"
+        )
     return f"<td{attr}>{html.escape(text)}</td>"
 
 
@@ -114,8 +171,9 @@ def html_table(frame, table_id=None, caption=None):
         out.append(f"<caption>{html.escape(caption)}</caption>")
     out.append("<thead><tr>" + "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns) + "</tr></thead>")
     out.append("<tbody>")
+    base = docs_base()
     for row in frame.itertuples(index=False):
-        out.append("<tr>" + "".join(_cell(v) for v in row) + "</tr>")
+        out.append("<tr>" + "".join(_cell(v, base) for v in row) + "</tr>")
     out.append("</tbody></table></div>")
     return "\n".join(out)
 
@@ -174,6 +232,10 @@ def render_html(report):
         parts.append("</div>")
     parts.append('<section id="headline-section"><h2>Headline: is the game balanced across seats?</h2>')
     parts.append(html_table(report.headline, "headline"))
+    parts.append(
+        f'<p class="meta" id="verdict-words">Each verdict word links to what it means: '
+        f'<a href="{e(docs_base() + VERDICT_PAGE)}">reading a report</a> in the manual.</p>'
+    )
     if getattr(report, "headline_lines", None):
         parts.append('<div class="findings" id="headline-findings">')
         for line in report.headline_lines:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from support import big_log, make_geo, make_state, place, scores, set_brag, source_points
 
-from scenarios.scenario import load_scenario
+from scenarios.load import load_scenario
 from simulator.errors import DataError
 from simulator.shuffle_swing.board import load_board
 from simulator.shuffle_swing.pack import pack_geo
@@ -288,7 +288,7 @@ def test_r13_other_readings_on_the_same_deals_move_only_the_tied_wins(players):
     from simulator.shuffle_swing.layout import G_TIE_BREAK, S_TIED, S_WINNER, TIE_EARLIEST, TIE_SHARED
     from simulator.seeds import game_seed
     from simulator.shuffle_swing.playout import GameSetup, play_many
-    from strategies.library import StrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     setup = GameSetup(nplayers=players)
     strat = StrategyLibrary().matrix(["greedy"] * players)

@@ -38,7 +38,7 @@ from simulator.shuffle_swing.layout import (
 )
 from simulator.shuffle_swing.playout import GameSetup, _strat_matrix, play_many, play_one
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 LIB = StrategyLibrary()
 
