@@ -25,6 +25,7 @@ from reports.frames import (
     pct,
     varies_instruments,
 )
+from reports.answers import answer_text, instrument_answers, seat_answers
 from reports.headline import headline_table
 from reports.document import Report, Section, Table, write_report
 from reports.io import ReportInputError, RunData, load_run
@@ -40,6 +41,7 @@ from reports.scoring import scoring_sources
 from reports.seats import NOT_JUDGED, is_mirror, level_label, margin_sentence, seat_advantage
 from reports.shape import game_shape
 from reports.strategies import compare_strategies
+from reports.why import tiebreak_shares, why_lines
 
 DEFAULT_MARGIN = 0.03
 DEFAULT_CONFIDENCE = 0.95
@@ -64,7 +66,7 @@ def _seat_section(games, margin, confidence, seed, gap_margin=None, settings_wor
         ("games", P.integer("games")),
         ("effective games", P.integer("effective_games")),
         ("verdict", P.text("verdict")),
-        (f"largest gap, pp [{c}% simultaneous CI]", P.pp("gap", "gap_lo", "gap_hi")),
+        (f"best - worst seat, pp [{c}% simultaneous CI] (the margin is per seat)", P.pp("gap", "gap_lo", "gap_hi")),
         ("best seat", P.seat("best_seat")),
         ("worst seat", P.seat("worst_seat")),
         ("chi-square p vs 1/N", P.pvalue("chi2_p")),
@@ -131,7 +133,9 @@ def _seat_section(games, margin, confidence, seed, gap_margin=None, settings_wor
         "When one strategy wins (almost) every game the seat effects cannot be told apart: 'not judged'."
     )
     sec.notes.append(
-        "Largest gap: between the best and the worst seat, with an interval that holds although those two "
+        "Best - worst seat: the gap between the seat winning most and the seat winning least, a description (the "
+        "verdict's margin is per seat, each seat against 1/N, so a 7-point gap can sit beside 'inconclusive'), with "
+        "an interval that holds although those two "
         "seats are picked from the data (simultaneous intervals over every pair of seats: Tukey's studentized "
         "range for mirror cells, Bonferroni over the pairs for the model)."
     )
@@ -361,6 +365,43 @@ def _level_findings(seats, games):
     return scoring, unbuilt
 
 
+def _answers(seats, games, adv, inst_verdicts, seat_sec, confidence):
+    """``(answers, why)``: the answer sentences (seats per player count, then instruments) and the
+    tie-break's part of each imbalanced seat edge; adds the tie-break table to section 1."""
+    answers = seat_answers(adv) + instrument_answers(inst_verdicts)
+    shares = tiebreak_shares(seats, games, confidence)
+    c = int(100 * confidence)
+    if not shares.empty:
+        spec = [
+            *_setting_cols(),
+            ("judge (lineup)", P.text("level")),
+            ("seat", P.seat("seat")),
+            ("games", P.integer("games")),
+            ("win % (R13 as decided)", P.rate("win_rate")),
+            ("won on points %", P.rate("points_rate")),
+            ("won by the tie-break %", P.rate("tiebreak_rate")),
+            (f"win % with tied wins shared [{c}% CI]", P.rate("shared_rate", "shared_lo", "shared_hi")),
+            ("edge vs 1/N, pp", P.pp("edge")),
+            ("of it: tie-break, pp", P.pp("tiebreak_part")),
+            ("of it: on points, pp", P.pp("points_part")),
+        ]
+        seat_sec.tables.append(
+            Table("seat_tiebreak", "Each seat's wins on points and by the R13 tie-break, and with tied wins shared",
+                  shares, P.present(shares, spec))
+        )
+        seat_sec.notes.append(
+            "Why a seat leads: a tie for the highest total goes to the tied player latest in turn order (R13), so "
+            "every game the tie-break decides is a win for a later seat. 'With tied wins shared' reads the same "
+            "games giving 1/k of a tie to each of the k tied seats; the edge (win rate - 1/N) splits into the "
+            "tie-break's part (as decided - shared) and the part won on points (shared - 1/N). It is exact for "
+            "players who never look at who wins a tie (greedy, tuned); the ruling switch "
+            "board.rulings.tie_break = \"shared\" or \"earliest\" plays the other readings on the same deals."
+        )
+    why = why_lines(shares, adv.cells)
+    seat_sec.findings += why
+    return answers, why
+
+
 # --------------------------------------------------------------------------- the report
 
 
@@ -405,6 +446,8 @@ def build_report(
     if lines:
         text += "\n\n" + "\n".join(lines)
     # ---
+    answers, why = _answers(seats, games, adv, inst_verdicts, seat_sec, confidence)
+    text = answer_text(answers, why, text, run.partial)
     scenario = run.scenario_name
     desc = str(run.manifest.get("scenario", {}).get("description", ""))
     nsettings = games[list(SETTING[:1]) + ["inst_black", "inst_orange", "inst_gray"]].drop_duplicates().shape[0]
@@ -426,6 +469,8 @@ def build_report(
         generated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         headline_lines=lines,
         about=about_lines(games),
+        answers=answers,
+        why=why,
     )
 
 

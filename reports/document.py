@@ -56,10 +56,19 @@ class Report:
     headline_lines: list = field(default_factory=list)
     # What was played and the caveats, shown above the headline.
     about: list = field(default_factory=list)
+    # The answer first: one sentence per player count (reports.answers), before any table.
+    answers: list = field(default_factory=list)
+    # Why a seat leads: the tie-break's part of each imbalanced seat edge (reports.why).
+    why: list = field(default_factory=list)
 
     @property
     def title(self):
         return f"Shuffle and Swing balance report: {self.scenario}"
+
+    @property
+    def setting_words(self):
+        """What one setting of this game is, for the report's header."""
+        return "player count x instrument set"
 
 
 def write_report(report, out_dir):

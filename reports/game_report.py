@@ -21,8 +21,9 @@ import pandas as pd
 
 from reports import present as P
 from reports import stats
-from reports.document import Report, Section, Table, write_report
+from reports.answers import answer_text, variant_answers
 from reports.build import _seat_section
+from reports.document import Report, Section, Table, write_report
 from reports.frames import deal_ids, with_setting
 from reports.headline import (
     ONE_JUDGE,
@@ -47,6 +48,10 @@ class GameReport(Report):
     @property
     def title(self):
         return f"{GAME_TITLES.get(self.game, self.game)} balance report: {self.scenario}"
+
+    @property
+    def setting_words(self):
+        return "player count x board x variant"
 
 
 def is_game_run(results_dir):
@@ -93,15 +98,52 @@ def seat_frame(games):
 SETTING_TITLE = "board/variant"
 
 
-def _headline(adv, games, margin, confidence, partial):
-    """The headline, :mod:`reports.headline` on this game's settings: a row per player count,
-    board/variant and judge level (each mirror lineup of the scenario), the seat verdict of each
-    judge and the call across judges (robust / skill-sensitive / open / one judge)."""
+def _setting_view(adv, games):
+    """The seat verdicts with a ``setting`` column (board/variant) in place of the instrument label."""
     g = seat_frame(games)
     label = with_setting(g)["instruments"]
     setting_of = dict(zip(label, g["board"].astype(str) + "/" + g["variant"].astype(str), strict=True))
     cells = adv.cells.assign(setting=adv.cells["instruments"].map(setting_of))
-    view = replace(adv, cells=cells)
+    return replace(adv, cells=cells)
+
+
+# A variant's switches in the designer's words (the answer sentences name what a variant does).
+SWITCH_WORDS = {
+    ("catch_up", True): "the catch-up tokens",
+    ("pickup_order", "random"): "drawing the set-up order",
+    ("pickup_order", "turn"): "the set-up in turn order",
+    ("pickup_order", "reverse"): "the set-up in reverse turn order",
+    ("roll_every_turn", True): "rolling every turn",
+    ("home_stretch", True): "the home stretch",
+}
+
+
+def variant_words(manifest):
+    """variant -> what it changes, in words (``'drawing the set-up order and the catch-up tokens'``),
+    from the scenario text the manifest keeps; a variant without known switches by its name."""
+    import tomllib
+
+    try:
+        doc = tomllib.loads(manifest.get("scenario", {}).get("text", ""))
+    except tomllib.TOMLDecodeError:
+        return {}
+    out = {}
+    for name, switches in (doc.get("variants") or {}).items():
+        words = []
+        for key, value in (switches or {}).items():
+            w = SWITCH_WORDS.get((key, value))
+            words.append(w if w else f"{key.replace('_', ' ')} {value}")
+        if words:
+            out[name] = " and ".join(words)
+    return out
+
+
+def _headline(adv, games, margin, confidence, partial):
+    """The headline, :mod:`reports.headline` on this game's settings: a row per player count,
+    board/variant and judge level (each mirror lineup of the scenario), the seat verdict of each
+    judge and the call across judges (robust / skill-sensitive / open / one judge)."""
+    view = _setting_view(adv, games)
+    cells = view.cells
     frame = headline_frame(view, setting="setting", setting_title=SETTING_TITLE, per_setting=True)
     text = render_text(frame, margin, confidence, partial, gap_margin=adv.gap_margin, setting_title=SETTING_TITLE)
     agree = setting_agreement(cells, "setting")
@@ -116,6 +158,7 @@ def _headline(adv, games, margin, confidence, partial):
 
 
 def _variant_section(games, reference, margin, confidence, seed):
+    """``(Section, changes)``: the variants section and its change table (the answers read it)."""
     seats, changes, settings = compare_variants(games, reference, margin, confidence, seed)
     for t in (seats, changes, settings):
         if len(t):
@@ -128,9 +171,9 @@ def _variant_section(games, reference, margin, confidence, seed):
         ("variant", P.text("variant")),
         ("deals", P.integer("deals")),
         (f"rounds [{c}% CI]", P.points("rounds", "rounds_lo", "rounds_hi")),
-        (f"unfairness: largest |seat - 1/N|, pp [{c}% CI]", P.pp("unfairness", "unfairness_lo", "unfairness_hi")),
+        (f"unfairness: seat furthest from the seats' mean, pp [{c}% CI]", P.pp("unfairness", "unfairness_lo", "unfairness_hi")),
         ("fairest", P.text("fairest")),
-        ("fairest, lead shown", P.text("fairest_shown")),
+        ("fairest shown fairer than the next", P.text("fairest_shown")),
     ]
     seat_spec = [
         *base_cols,
@@ -179,11 +222,18 @@ def _variant_section(games, reference, margin, confidence, seed):
     )
     for key, part in settings.groupby(["players", "board", "lineup"], sort=True):
         best = part[part["fairest"]].iloc[0]
-        shown = "lead shown" if best["fairest_shown"] else "lead not shown"
+        rest = part[part["variant"] != best["variant"]].sort_values("unfairness")
+        runner = str(rest["variant"].iloc[0]) if len(rest) else ""
+        if not runner:
+            shown = "the only variant"
+        elif best["fairest_shown"]:
+            shown = f"shown fairer than the next fairest, {runner}"
+        else:
+            shown = f"not shown fairer than the next fairest, {runner}"
         others = ", ".join(f"{r.variant} {100 * r.unfairness:.1f}" for r in part.itertuples(index=False) if r.variant != best["variant"])
         sec.findings.append(
-            f"{key[0]} players, {key[1]}, judge {level_label(key[2])}: fairest **{best['variant']}** (largest seat gap from the seats' mean "
-            f"{100 * best['unfairness']:.1f} pp [{100 * best['unfairness_lo']:.1f}, {100 * best['unfairness_hi']:.1f}]; "
+            f"{key[0]} players, {key[1]}, judge {level_label(key[2])}: fairest **{best['variant']}** (the seat furthest from the "
+            f"seats' mean is {100 * best['unfairness']:.1f} pp [{100 * best['unfairness_lo']:.1f}, {100 * best['unfairness_hi']:.1f}] from it; "
             f"others: {others} pp; {shown})."
         )
     if len(changes):
@@ -192,7 +242,7 @@ def _variant_section(games, reference, margin, confidence, seed):
             sec.findings.append(
                 f"{r.players} players, {r.board}, judge {r.judge}, {r.variant}: rounds {r.change:+.2f} [{r.change_lo:+.2f}, {r.change_hi:+.2f}] ({r.verdict})."
             )
-    return sec
+    return sec, changes
 
 
 def _shape_section(seats, games, confidence, seat_columns):
@@ -240,10 +290,14 @@ def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed
         "left out here; a game stops at the first win (E6, E10), so there are no ties."
     ]
     sections = [seat_sec]
+    changes = None
     if games["variant"].nunique() > 1:
-        sections.append(_variant_section(games, reference, margin, confidence, seed))
+        var_sec, changes = _variant_section(games, reference, margin, confidence, seed)
+        sections.append(var_sec)
     sections.append(_shape_section(seats, games, confidence, manifest.get("columns", {}).get("seats", [])))
     frame, text = _headline(adv, games, margin, confidence, partial)
+    answers = variant_answers(_setting_view(adv, games), changes, reference, variant_words(manifest))
+    text = answer_text(answers, [], text, partial)
     return GameReport(
         scenario=manifest.get("scenario", {}).get("name", ""),
         description=str(manifest.get("scenario", {}).get("description", "")),
@@ -259,6 +313,7 @@ def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed
         sections=sections,
         generated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         game=game,
+        answers=answers,
     )
 
 

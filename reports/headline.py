@@ -21,6 +21,7 @@ from __future__ import annotations
 import pandas as pd
 
 from reports import stats
+from reports.answers import across_text, readings
 from reports.frames import pct
 from reports.seats import MIRROR, NOT_JUDGED, margin_sentence
 
@@ -35,7 +36,7 @@ COLUMNS = [
     "judge (lineup)",
     "games",
     "win % by seat (seat 1 plays first)",
-    "largest seat gap",
+    "best - worst seat, pp (the margin is per seat)",
     "verdict",
     "across judges",
     "note",
@@ -131,7 +132,14 @@ def headline_frame(seat_advantage, strategies=None, setting="instruments", setti
     per level (verdict counts and the worst setting)."""
     cells = seat_advantage.cells
     rates = seat_advantage.rates
-    agree = setting_agreement(cells, setting).set_index(["players", setting])["across judges"]
+    agree_word = setting_agreement(cells, setting).set_index(["players", setting])["across judges"]
+    by_setting = {}
+    for r in readings(seat_advantage, setting):
+        by_setting.setdefault((r.players, r.setting), []).append(r)
+    # The across-judges column says the lean of each judge with the agreement word (answers.across_text).
+    agree = pd.Series(
+        {k: across_text(by_setting[(k[0], str(k[1]))], w) for k, w in agree_word.items()}, dtype=object
+    )
     columns = [setting_title if c == "instruments" else c for c in COLUMNS]
     rows = []
     for players, pcells in cells.groupby("players", sort=True):
@@ -151,9 +159,12 @@ def headline_frame(seat_advantage, strategies=None, setting="instruments", setti
                 ["_imb", "gap"], ascending=False, na_position="last"
             )
             worst = ranked.iloc[0]
-            ag = agree.loc[[(players, i) for i in part[setting]]].value_counts()
-            ag_text = ", ".join(f"{int(n)} {k}" for k, n in ag.items())
-            note = f"largest gap in {worst[setting]}: {worst['note']}"
+            ag = agree_word.loc[[(players, i) for i in part[setting]]].value_counts()
+            if list(ag.index) == [ONE_JUDGE]:
+                ag_text = f"one judge ({level}) for all {nsets} sets"
+            else:
+                ag_text = ", ".join(f"{k} in {int(n)} of {nsets} sets" for k, n in ag.items())
+            note = f"largest seat gap in {worst[setting]}: {worst['note']}"
             rows.append(
                 [
                     players,

@@ -6,7 +6,20 @@ context: the same player count, lineup and instruments in the two other departme
 several instrument sets plays every set on the same deals (``simulator.seeds``), so the comparison
 is paired deal by deal::
 
-    deal s:   d(s) = measure(instrument, s) - mean over the peers J of measure(J, s)
+    deal s:   d(s) = measure(instrument, s) - measure(median peer, s)
+
+The baseline is *leave-one-out against the peers' median*: the instrument itself is left out, and of
+its peers the one whose mean on the measure is the median of the peers' means is the reference, deal
+by deal (with an even number of peers every value between the two middle peers is a median: the one
+of the two nearer the instrument is the reference, so the effect is the distance to the median).
+Why the median and not
+the mean: one far-out instrument (Organ, +47 objective points) would lift the mean of every other
+instrument's peers and make them read out of line; the median peer does not move with one outlier,
+so an exact twin of Piano beside Organ reads in line. Why a median peer rather than a rank test: it
+keeps the effect in the measure's own unit (points, percentage points, rounds), paired by deal, so
+a designer reads "47 more objective points" and the margin is in points. With one peer the two
+instruments are one comparison: the report says they differ, not that both are out of line. The
+peer is picked from the means of the same deals; the margins are wide against that choice's noise.
 
 (the seat rotations of a deal are averaged first; in a full grid a deal's differences over the
 contexts are averaged too, so one deal is one independent unit). The effect is the mean of d(s) over
@@ -162,8 +175,34 @@ def _measure_columns(per):
 # --------------------------------------------------------------------------- effects
 
 
+def median_peers(means, own=None):
+    """The peer that makes the leave-one-out median: ``means`` maps each peer to its mean on the measure,
+    ``own`` is the instrument's own mean.
+
+    An odd number of peers has one median, the middle peer. With an even number every value between
+    the two middle peers is a median; the baseline is the one of the two nearer the instrument (its
+    distance to the median, not to a point picked inside it), so with two peers an instrument next to
+    one of them and far from the other (an Organ) reads against its neighbour. Without ``own`` the two
+    middle peers are returned (their mean is the baseline). Ties are broken by name."""
+    ranked = sorted(means, key=lambda k: (means[k], str(k)))
+    n = len(ranked)
+    if n == 0:
+        return []
+    middle = ranked[(n - 1) // 2 : n // 2 + 1]
+    if len(middle) == 2 and own is not None and not math.isnan(own):
+        a, b = middle
+        da, db = abs(means[a] - own), abs(means[b] - own)
+        if da != db:
+            return [a] if da < db else [b]
+    return middle
+
+
 def _paired_differences(part, inst, col):
-    """Per deal seed: instrument minus the mean of its peers, averaged over the contexts of the seed."""
+    """Per deal seed: instrument minus the median of its peers, averaged over the contexts of the seed.
+
+    The baseline is leave-one-out and robust: the peer whose mean on this measure is the median of the
+    peers' means (the mean of the two middle peers when their number is even), taken deal by deal so
+    the pairing stays. One far-out peer (an Organ) is then no longer the baseline of the others."""
     diffs = []
     for _, grp in part.groupby(["lineup", "context"], sort=False):
         if inst not in set(grp["instrument"]) or grp["instrument"].nunique() < 2:
@@ -172,7 +211,13 @@ def _paired_differences(part, inst, col):
         if inst not in table or table.shape[1] < 2:
             continue
         mine = table[inst]
-        peers = table.drop(columns=inst).mean(axis=1, skipna=True)
+        others = table.drop(columns=inst)
+        shared = others[mine.notna()]
+        middle = median_peers({k: float(shared[k].mean()) for k in others.columns if shared[k].notna().any()},
+                              float(mine.mean()))
+        if not middle:
+            continue
+        peers = others[middle].mean(axis=1, skipna=True)
         ok = mine.notna() & peers.notna()
         if ok.any():
             diffs.append(pd.DataFrame({"seed": table.index[ok], "d": (mine - peers)[ok].to_numpy(),
@@ -190,7 +235,10 @@ def _unpaired(part, inst, col):
             continue
         by_deal = grp.groupby(["instrument", "seed"])[col].mean().reset_index()
         mine.append(by_deal.loc[by_deal["instrument"] == inst, col])
-        peers.append(by_deal.loc[by_deal["instrument"] != inst, col])
+        others = by_deal[by_deal["instrument"] != inst]
+        middle = median_peers(others.groupby("instrument")[col].mean().dropna().to_dict(),
+                              float(by_deal.loc[by_deal["instrument"] == inst, col].mean()))
+        peers.append(others.loc[others["instrument"].isin(middle), col])
     if not mine:
         return None
     return pd.concat(mine).dropna().to_numpy(), pd.concat(peers).dropna().to_numpy()
@@ -238,7 +286,7 @@ def _raw_effects(seats, games):
                     if measure == "strategy_win" and (len(names) < 2 or who not in names):
                         continue
                     base = {"department": dept, "instrument": inst, "players": int(players), "lineup": str(lineup),
-                            "measure": measure, "who": who, "peers": ", ".join(peers)}
+                            "measure": measure, "who": who, "peers": ", ".join(peers), "npeers": len(peers)}
                     row, paired = _effect(part, inst, col)
                     if row is None:
                         continue
@@ -281,8 +329,8 @@ def interval_verdict(lo, hi, m):
 
 
 EFFECT_COLUMNS = [
-    "department", "instrument", "players", "lineup", "measure", "who", "peers", "paired", "deals", "value", "base",
-    "effect", "lo", "hi", "margin", "in_margins", "verdict",
+    "department", "instrument", "players", "lineup", "measure", "who", "peers", "npeers", "paired", "deals", "value",
+    "base", "effect", "lo", "hi", "margin", "in_margins", "verdict",
 ]
 VERDICT_COLUMNS = [
     "rank", "department", "instrument", "players", "lineup", "verdict", "worst_measure", "worst_who", "worst_effect",
@@ -363,11 +411,32 @@ def _verdict_table(effects):
             "sentence": sentence(inst, dept, int(players), verdict, worst, part,
                                  judge=lineup if judges.get(players, 1) > 1 else None),
         })
-    out = pd.DataFrame(rows)
+    out = _one_row_per_pair(pd.DataFrame(rows), effects)
     out["_g"] = out["verdict"].map({v: i for i, v in enumerate(VERDICT_ORDER)})
     out = out.sort_values(["_g", "in_margins"], ascending=[True, False]).drop(columns="_g").reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1))
     return out[VERDICT_COLUMNS]
+
+
+def _one_row_per_pair(out, effects):
+    """A department of two instruments is one comparison: keep one row (the instrument whose largest
+    effect is positive, e.g. the one handing out more points) and say the pair differs, so the same
+    difference is not flagged twice from both sides."""
+    npeers = effects.groupby(["department", "players", "lineup"])["npeers"].max()
+    keep = []
+    for (dept, players, lineup), part in out.groupby(["department", "players", "lineup"], sort=False):
+        if npeers.get((dept, players, lineup), 2) != 1 or len(part) != 2:
+            keep += list(part.index)
+            continue
+        a, b = part.index
+        first = a if part.loc[a, "worst_effect"] >= 0 or part.loc[b, "worst_effect"] < 0 else b
+        other = b if first == a else a
+        row = part.loc[first]
+        mine = effects[(effects["department"] == dept) & (effects["players"] == players)
+                       & (effects["lineup"] == lineup) & (effects["instrument"] == row["instrument"])]
+        out.loc[first, "sentence"] = pair_sentence(row, part.loc[other, "instrument"], mine)
+        keep.append(first)
+    return out.loc[keep].reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- words
@@ -377,8 +446,20 @@ def _pct(x):
     return f"{100 * x:.0f}%"
 
 
-def effect_phrase(row):
-    """What one effect row says, in the designer's words (no verdict)."""
+def effect_phrase(row, than=None):
+    """What one effect row says, in the designer's words (no verdict); ``than`` names the baseline
+    (``'the median of the other orange instruments'``), put before the figures."""
+    text = _effect_words(row)
+    if not than:
+        return text
+    head, sep, tail = text.partition(" (")
+    if row["measure"] == "unbuilt":
+        return text.replace("for the others", f"for {than}")
+    link = "than" if row["measure"] in ("objective_points", "winner_points", "rounds") else "compared with"
+    return f"{head} {link} {than}{sep}{tail}"
+
+
+def _effect_words(row):
     m, d, v, b = row["measure"], row["effect"], row["value"], row["base"]
     if m == "objective_points":
         return f"hands out {abs(d):.1f} {'more' if d >= 0 else 'fewer'} objective points per game ({v:.1f} against {b:.1f})"
@@ -409,17 +490,51 @@ def judge_label(lineup):
     return f"{names[0]} x{len(names)}" if len(set(names)) == 1 else ",".join(names)
 
 
+def _also(part, worst, verdict):
+    """``'; also out of line on game length (it makes games 1.4 rounds longer)'``: every other measure
+    with the same verdict, each named."""
+    rest = part[(part["verdict"] == verdict) & (part.index != worst.name)].sort_values("in_margins", ascending=False)
+    if rest.empty:
+        return ""
+    named = [f"{MEASURES[r['measure']][0]}, where it {effect_phrase(r)}" for _, r in rest.head(3).iterrows()]
+    more = len(rest) - len(named)
+    tail = f" and {more} more measure{'s' if more != 1 else ''} (section 4)" if more > 0 else ""
+    word = "out of line" if verdict == OUT else "undecided"
+    return f"; also {word} on " + "; ".join(named) + tail
+
+
 def sentence(inst, dept, players, verdict, worst, part, judge=None):
-    """One plain sentence per instrument verdict (naming the judge when a run has several)."""
+    """One plain sentence per instrument verdict, naming the measure (and every other measure out of
+    line) and the baseline, the median of the other instruments of the department; the judge is named
+    when a run has several."""
     who = f"{inst} ({dept}, {players} players" + (f", judged by {judge_label(judge)})" if judge else ")")
+    label = MEASURES[worst["measure"]][0]
+    base = f"the median of the other {dept} instruments"
     if verdict == OUT:
-        more = len(part[part["verdict"] == OUT]) - 1
-        tail = f"; out of line on {more} more measure{'s' if more != 1 else ''}" if more > 0 else ""
-        return (f"{who} is out of line: it {effect_phrase(worst)}, beyond the "
-                f"{margin_text(worst['measure'], worst['margin'])} margin{tail}.")
+        return (f"{who} is out of line on {label}: it {effect_phrase(worst, base)}, beyond the "
+                f"{margin_text(worst['measure'], worst['margin'])} margin{_also(part, worst, OUT)}.")
     if verdict == UNCLEAR:
         undecided = int((part["verdict"] == UNCLEAR).sum())
-        return (f"{who} is not shown out of line, nor yet in line: it {effect_phrase(worst)}, "
-                f"against a {margin_text(worst['measure'], worst['margin'])} margin; {undecided} of {len(part)} "
-                "measures need more deals.")
-    return f"{who} is in line with the others of its department on every measure."
+        return (f"{who} is not shown out of line, nor yet in line, on {label}: it {effect_phrase(worst, base)}, "
+                f"against a {margin_text(worst['measure'], worst['margin'])} margin; {undecided} of "
+                f"{len(part)} measures need more deals.")
+    return f"{who} is in line with {base} on every measure ({len(part)} measures)."
+
+
+def pair_sentence(row, other, part):
+    """Two instruments in a department: one comparison, said once (which one is off cannot be told)."""
+    inst, dept, players = row["instrument"], row["department"], int(row["players"])
+    worst = part.loc[part["in_margins"].idxmax()] if row["verdict"] == IN_LINE else part[
+        part["verdict"] == row["verdict"]].sort_values("in_margins", ascending=False).iloc[0]
+    label = MEASURES[worst["measure"]][0]
+    pair = f"{inst} and {other} ({dept}, {players} players, the only two instruments compared)"
+    if row["verdict"] == OUT:
+        return (f"{pair} differ on {label}: {inst} {effect_phrase(worst, other)}, beyond the "
+                f"{margin_text(worst['measure'], worst['margin'])} margin{_also(part, worst, OUT)}; with two "
+                "instruments, which of them is out of line cannot be told.")
+    if row["verdict"] == UNCLEAR:
+        return (f"{pair}: not shown to differ, nor yet alike, on {label}: {inst} {effect_phrase(worst, other)}, "
+                f"against a {margin_text(worst['measure'], worst['margin'])} margin.")
+    return f"{pair} are alike on every measure ({len(part)} measures)."
+
+

@@ -53,6 +53,9 @@ details summary { cursor: pointer; color: #0072B2; margin: .3rem 0; }
          font-size: .92rem; }
 .about p { margin: .3rem 0; }
 .sec-findings li { margin: .2rem 0; }
+#answers { background: #eef7ee; border-left: 5px solid #009E73; padding: .2rem 1rem .6rem; }
+#answers h2 { border-bottom: none; margin-top: .8rem; }
+p.answer { font-size: 1.05rem; margin: .45rem 0; }
 td.v-out-of-line { background: #f6d3bf; font-weight: bold; }
 td.v-in-line { background: #d6ecf7; }
 td.v-unclear { background: #f2f2f2; }
@@ -103,6 +106,9 @@ VERDICT_ANCHORS = {
     "skill-sensitive": "skill-sensitive",
     "open": "open",
     "one judge": "one-judge",
+    "converged": "converged",
+    "on the margin": "on-the-margin",
+    "differ": "differ",
     "outside": "outside",
     "out of line": "out-of-line",
     "in line": "in-line",
@@ -145,6 +151,14 @@ def _cell(value, base=None):
         return (
             f'<td{attr}><a class="verdict" href="{html.escape(link)}" '
             f'title="what {html.escape(text)} means">{html.escape(text)}</a></td>'
+        )
+    # "robust: fair (search); ..." (the across-judges column): the agreement word links, the lean follows.
+    word, sep, rest = text.partition(": ")
+    link = verdict_link(word, base) if sep else None
+    if link:
+        return (
+            f'<td{attr}><a class="verdict" href="{html.escape(link)}" title="what {html.escape(word)} means">'
+            f"{html.escape(word)}</a>: {html.escape(rest)}</td>"
         )
     return f"<td{attr}>{html.escape(text)}</td>"
 
@@ -191,7 +205,7 @@ def render_html(report):
         f"<h1>{e(report.title)}</h1>",
     ]
     meta = [
-        f"{report.games:,} games in {report.settings} setting(s) (player count x instrument set)",
+        f"{report.games:,} games in {report.settings} setting(s) ({report.setting_words})",
         f"seat margin ±{100 * report.margin:.1f} percentage points of a fair share",
         f"{100 * report.confidence:.0f}% confidence",
         f"results: {e(report.source)}",
@@ -204,6 +218,13 @@ def render_html(report):
             f'<p class="partial" id="partial">PARTIAL: this run is unfinished ({e(report.partial_reason)}); '
             "the figures cover only the games on disk.</p>"
         )
+    if getattr(report, "answers", None):
+        parts.append('<section id="answers"><h2>The answer</h2>')
+        parts.append("".join(f'<p class="answer">{e(line)}</p>' for line in report.answers))
+        if getattr(report, "why", None):
+            parts.append('<h3>Why: the tie-break\'s part of each seat edge (R13)</h3>')
+            parts.append("<ul>" + "".join(f"<li>{e(line)}</li>" for line in report.why) + "</ul>")
+        parts.append("</section>")
     if getattr(report, "about", None):
         parts.append('<div class="about" id="about">')
         for line in report.about:
@@ -280,6 +301,10 @@ def render_markdown(report):
         f"{100 * report.confidence:.0f}% confidence; results from `{report.source}`."
     )
     lines += [facts, ""]
+    if getattr(report, "answers", None):
+        lines += ["## The answer", "", *[f"- {x}" for x in report.answers], ""]
+        if getattr(report, "why", None):
+            lines += ["Why (the R13 tie-break's part of each seat edge):", "", *[f"- {x}" for x in report.why], ""]
     if getattr(report, "about", None):
         lines += [*(f"> {x}" for x in report.about), ""]
     lines += [

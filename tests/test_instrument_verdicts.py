@@ -149,3 +149,120 @@ def test_margins_from_the_command_line():
     assert verdict_of(instrument_verdicts(seats, games), "Bass")["verdict"] == OUT
     wide = instrument_verdicts(seats, games, margins={"objective_points": 20.0, "winner_points": 20.0})
     assert wide.effects.set_index(["instrument", "measure"]).loc[("Bass", "objective_points"), "verdict"] == IN_LINE
+
+
+def orange_run(deals, shift, twins=None, noise=3.0, players=4, seed=0):
+    """An orange swaps-like run: each instrument of ``shift`` (name -> extra objective points per game,
+    and the same extra share of unbuilt games / rounds scaled down) on the same deal seeds; a twin
+    (``twins``: twin -> original) replays the original's games exactly, as an identical instrument
+    file does on the same deals."""
+    rng = np.random.default_rng(seed)
+    base = rng.normal(30, 10, size=deals)
+    winner = rng.integers(players, size=deals)  # who wins a deal does not depend on the instrument here
+    per = {}
+    for inst, extra in shift.items():
+        per[inst] = [
+            dict(points=base[d] + extra + rng.normal(0, noise), win=int(winner[d]),
+                 built=int(rng.random() >= 0.05 + max(extra, 0) / 200), rounds=27 + int(extra > 20))
+            for d in range(deals)
+        ]
+    for twin, original in (twins or {}).items():
+        per[twin] = per[original]
+    g_rows, s_rows = [], []
+    for cell, (inst, games) in enumerate(per.items()):
+        for d, g in enumerate(games):
+            common = dict(cell=cell, game=d, deal=d, seed=10_000 + d, players=players, inst_black="Violin",
+                          inst_orange=inst, inst_gray="Horns", lineup=",".join(["greedy"] * players))
+            g_rows.append(dict(common, winner=g["win"], winner_strategy="greedy", rounds=g["rounds"], built_black=1,
+                               built_orange=g["built"], built_gray=1))
+            for s in range(players):
+                s_rows.append(dict(common, seat=s, strategy="greedy", objective_orange=g["points"] / players,
+                                   won=int(s == g["win"]), rank=1 if s == g["win"] else 2))
+    return complete(pd.DataFrame(s_rows), SEAT_COLUMNS), complete(pd.DataFrame(g_rows), GAME_COLUMNS)
+
+
+def test_an_exact_piano_twin_beside_organ_reads_in_line():
+    """The baseline is the median of the peers (leave-one-out): Organ, 47 points above the rest, does
+    not lift its peers' baseline, so Piano, its exact twin, Harp and Vibes read in line and Organ alone
+    out of line. Against the peers' mean (the old baseline) Piano read 11-12 points low: out of line."""
+    shift = {"Piano": 0.0, "Harp": 0.5, "Organ": 47.0, "Vibes": -0.5}
+    seats, games = orange_run(600, shift, twins={"Piano Twin": "Piano"})
+    iv = instrument_verdicts(seats, games)
+    v = iv.verdicts.set_index("instrument")
+    assert v.loc["Piano Twin", "verdict"] == IN_LINE and v.loc["Piano", "verdict"] == IN_LINE
+    assert v.loc["Harp", "verdict"] == IN_LINE and v.loc["Vibes", "verdict"] == IN_LINE
+    assert v.loc["Organ", "verdict"] == OUT and v.loc["Organ", "worst_measure"] == "objective_points"
+    e = iv.effects.set_index(["instrument", "measure", "who"])
+    assert abs(e.loc[("Piano Twin", "objective_points", ""), "effect"]) < 1.0
+    assert e.loc[("Organ", "objective_points", ""), "effect"] == pytest.approx(47.0, abs=1.5)
+    organ = v.loc["Organ", "sentence"]
+    assert "out of line on objective points handed out per game" in organ
+    assert "the median of the other orange instruments" in organ
+    # Every measure out of line is named, never "on 1 more measure".
+    assert "more measure" not in organ or "section 4" in organ
+    if (iv.effects[(iv.effects["instrument"] == "Organ")]["verdict"] == OUT).sum() > 1:
+        assert "; also out of line on " in organ
+    # The old mean baseline, for contrast: the twin's peers' mean is lifted by Organ's 47 points / 4.
+    mean_of_peers = np.mean([shift[k] for k in ("Piano", "Harp", "Organ", "Vibes")])
+    assert mean_of_peers > 5.0
+
+
+def test_two_instruments_are_one_comparison_said_once():
+    """A department with two instruments: one row, a sentence saying the pair differs (not both 'out of line')."""
+    seats, games = paired_run(400, {"Violin": 0, "Bass": 8})
+    iv = instrument_verdicts(seats, games)
+    assert len(iv.verdicts) == 1
+    row = iv.verdicts.iloc[0]
+    assert row["instrument"] == "Bass" and row["verdict"] == OUT
+    assert "Bass and Violin" in row["sentence"] and "differ on" in row["sentence"]
+    assert "which of them is out of line cannot be told" in row["sentence"]
+    assert headline_lines(iv)[0].startswith("Instruments out of line: 1 of 1")
+
+
+TWIN_SCENARIO = """\
+name = "orange-twin"
+seed = 11
+games = {games}
+players = [4]
+instrument_dirs = ["twin"]
+
+[instruments]
+sets = [["Violin", "Piano", "Horns"], ["Violin", "Harp", "Horns"], ["Violin", "Organ", "Horns"],
+        ["Violin", "Vibes", "Horns"], ["Violin", "Piano Twin", "Horns"]]
+
+[lineup]
+mirror = "greedy"
+"""
+
+
+def twin_run(tmp_path, games):
+    from scenarios.results import load_results
+    from scenarios.runner import run_scenario
+    from simulator.shuffle_swing.board import DATA_DIR
+
+    (tmp_path / "twin").mkdir()
+    piano = (Path(DATA_DIR) / "instruments" / "piano.toml").read_text()
+    (tmp_path / "twin" / "piano_twin.toml").write_text(piano.replace('name = "Piano"', 'name = "Piano Twin"'))
+    sc = tmp_path / "orange-twin.toml"
+    sc.write_text(TWIN_SCENARIO.format(games=games))
+    run_scenario(sc, tmp_path / "run", jobs=1)
+    seats, games_t, _ = load_results(tmp_path / "run")
+    return seats, games_t
+
+
+def test_a_played_piano_twin_beside_organ_reads_in_line(tmp_path):
+    """Real games: an exact copy of Piano's file added to the orange swaps beside Organ plays Piano's
+    games deal by deal, so against the median of its peers (Piano is the nearer middle peer) it differs
+    by exactly 0 on every measure and reads in line; Organ, far above, reads out of line on points."""
+    seats, games = twin_run(tmp_path, 2000)
+    iv = instrument_verdicts(seats, games)
+    v = iv.verdicts.set_index("instrument")
+    e = iv.effects[iv.effects["instrument"] == "Piano Twin"]
+    assert len(e) >= 6
+    objective = e[e["measure"] == "objective_points"].iloc[0]
+    assert objective["effect"] == 0.0 and objective["lo"] == 0.0 and objective["hi"] == 0.0
+    assert objective["verdict"] == IN_LINE
+    assert v.loc["Organ", "verdict"] == OUT
+    assert v.loc["Piano Twin", "verdict"] == IN_LINE, v.loc["Piano Twin", "sentence"]
+    assert v.loc["Piano", "verdict"] == IN_LINE
+    assert "in line with the median of the other orange instruments" in v.loc["Piano Twin", "sentence"]

@@ -1,10 +1,11 @@
-"""Ruling switches of board.toml ``[rulings]`` (R10, R12, R14) and the rule counters the reports read.
+"""Ruling switches of board.toml ``[rulings]`` (R10, R12, R13, R14) and the rule counters the reports read.
 
 Default geo (0) is the ruling as decided; 1 is the other reading. The counters are appended
 per-seat counters (``ST_*``): cheese jumps, upgrades on others' pieces, which side limits an end
 award, penalty points taken (for Pri: absorbed).
 """
 
+import numpy as np
 import pytest
 from support import big_log, make_geo, make_state, place, scores, set_brag, source_points
 
@@ -215,3 +216,99 @@ def test_swap_cells_share_deal_seeds_and_single_set_cells_keep_theirs():
     one = load_scenario("starter")
     assert not any(c.paired for c in one.cells)
     assert all(c.deal_key == c.key for c in one.cells)
+
+
+# --------------------------------------------------------------------------- R13 tie-break switch
+
+
+def tie_state(scores_by_seat, switch):
+    from simulator.shuffle_swing.layout import G_TIE_BREAK, S_TIEBREAK, S_TIED, S_WINNER
+
+    geo = make_geo(spaces=[(1, "orange", [])])
+    geo[G_TIE_BREAK] = switch
+    st = make_state(len(scores_by_seat), geo)
+    for d in range(3):
+        for o in range(len(scores_by_seat)):
+            set_brag(st, d, o, 0)
+    for p, pts in enumerate(scores_by_seat):
+        st[S_SCORE + p] = pts
+    rules.final_scoring(st, geo, big_log())
+    return int(st[S_WINNER]), int(st[S_TIED]), int(st[S_TIEBREAK])
+
+
+def test_r13_tie_goes_to_the_latest_tied_seat_by_default_and_to_the_earliest_with_the_switch():
+    """R13 as decided: the tied player latest in turn order wins; "earliest" gives it to the first."""
+    from simulator.shuffle_swing.layout import TIE_EARLIEST, TIE_LATEST
+
+    w0, tied0, tb0 = tie_state([10, 14, 9, 14], TIE_LATEST)
+    w2, tied2, tb2 = tie_state([10, 14, 9, 14], TIE_EARLIEST)
+    assert (tied0, tb0, tied2, tb2) == (2, 1, 2, 1)
+    # The scores after final scoring are equal for the tied seats either way; only the winner moves.
+    assert w0 == 3 and w2 == 1
+    # No tie: every reading gives the same winner, and no tie-break is recorded.
+    for switch in (0, 1, 2):
+        assert tie_state([10, 15, 9, 14], switch) == (1, 1, 0)
+
+
+def test_r13_shared_reading_draws_a_tied_seat_and_spreads_the_ties():
+    """Tied wins shared: the winner is always one of the tied seats, and over many ties every tied
+    seat gets some (the draw hashes the final scores, so the same final state gives the same seat)."""
+    from simulator.shuffle_swing.layout import TIE_SHARED
+
+    seen = []
+    for base in range(40):
+        w, tied, tb = tie_state([20 + base, 9, 20 + base, 20 + base], TIE_SHARED)
+        assert tied == 3 and tb == 1 and w in (0, 2, 3)
+        seen.append(w)
+        assert tie_state([20 + base, 9, 20 + base, 20 + base], TIE_SHARED)[0] == w
+    counts = {s: seen.count(s) for s in (0, 2, 3)}
+    assert min(counts.values()) >= 5, counts
+
+
+def test_r13_switch_from_board_toml_and_a_bad_value_names_the_key():
+    from simulator.shuffle_swing.layout import G_TIE_BREAK
+
+    assert load_board().tie_break == 0
+    sc = load_scenario("starter", sets=('overrides.board.rulings.tie_break="shared"',))
+    assert sc.board.tie_break == 1
+    sc = load_scenario("starter", sets=('overrides.board.rulings.tie_break="earliest"',))
+    assert sc.board.tie_break == 2
+    lib = InstrumentLibrary()
+    assert pack_geo(sc.board, [lib.get(n) for n in STARTER], 3)[G_TIE_BREAK] == 2
+    with pytest.raises(DataError) as err:
+        load_scenario("starter", sets=('overrides.board.rulings.tie_break="first"',))
+    assert "board.rulings.tie_break" in str(err.value) and "first" in str(err.value)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_r13_other_readings_on_the_same_deals_move_only_the_tied_wins(players):
+    """Greedy players never look at the winner, so on the same deals every game is played alike under
+    the three readings of R13: the scores are equal, an untied game has the same winner, and a tied
+    game's winner is the latest tied seat (as decided), the earliest (switch) or a drawn tied seat."""
+    from simulator.shuffle_swing.layout import G_TIE_BREAK, S_TIED, S_WINNER, TIE_EARLIEST, TIE_SHARED
+    from simulator.seeds import game_seed
+    from simulator.shuffle_swing.playout import GameSetup, play_many
+    from simulator.shuffle_swing.strategies import StrategyLibrary
+
+    setup = GameSetup(nplayers=players)
+    strat = StrategyLibrary().matrix(["greedy"] * players)
+    seeds = np.array([game_seed(777, i) for i in range(400)], dtype=np.uint64)
+    runs = {}
+    for switch in (0, TIE_SHARED, TIE_EARLIEST):
+        setup.geo[G_TIE_BREAK] = switch
+        runs[switch], bad = play_many(setup, strat, seeds)
+        assert len(bad) == 0
+    setup.geo[G_TIE_BREAK] = 0
+    latest, shared, earliest = runs[0], runs[TIE_SHARED], runs[TIE_EARLIEST]
+    score = slice(S_SCORE, S_SCORE + players)
+    assert (latest[:, score] == shared[:, score]).all() and (latest[:, score] == earliest[:, score]).all()
+    tied = latest[:, S_TIED] > 1
+    assert tied.sum() >= 3, "too few ties to test the switch"
+    for w in (shared, earliest):
+        assert (w[~tied, S_WINNER] == latest[~tied, S_WINNER]).all()
+    for i in np.flatnonzero(tied):
+        sc = latest[i, score]
+        on_top = np.flatnonzero(sc == sc.max())
+        assert latest[i, S_WINNER] == on_top.max()
+        assert earliest[i, S_WINNER] == on_top.min()
+        assert shared[i, S_WINNER] in on_top

@@ -219,8 +219,11 @@ def test_headline_names_each_judge_and_marks_skill_sensitive_settings():
     two = frame[frame["players"] == 2].set_index("judge (lineup)")
     assert two.loc["greedy x2", "verdict"] == stats.IMBALANCED
     assert two.loc["lookahead x2", "verdict"] == stats.BALANCED
-    assert set(two["across judges"]) == {SKILL_SENSITIVE}
+    word = lambda col: {x.split(":")[0] for x in col}  # noqa: E731 (the agreement word, then each judge's lean)
+    assert word(two["across judges"]) == {SKILL_SENSITIVE}
+    assert set(two["across judges"]) == {"skill-sensitive: fair (lookahead); first player +5.9 pp (greedy)"}
     three = frame[frame["players"] == 3]
-    assert set(three["verdict"]) == {stats.BALANCED} and set(three["across judges"]) == {ROBUST}
+    assert set(three["verdict"]) == {stats.BALANCED} and word(three["across judges"]) == {ROBUST}
+    assert set(three["across judges"]) == {"robust: fair (lookahead, greedy)"}
     assert "greedy x2" in text and "lookahead x3" in text and "skill-sensitive" in text
     assert "Reading: balanced means no seat's chance of winning" in text

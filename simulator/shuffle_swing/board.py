@@ -89,9 +89,10 @@ class Board:
     # Ruling switches ([rulings]; 0 = the rulings as decided, see RULINGS below).
     penalty_last: int = 0
     pri_piece_credit: int = 0
+    tie_break: int = 0
 
 
-# [rulings] in board.toml: key -> its readings, the first being the rulings as decided (R10, R12, R14).
+# [rulings] in board.toml: key -> its readings, the first being the rulings as decided (R10, R12, R13, R14).
 RULINGS = {
     # Who shares the unbuilt penalty when Pri's disc is in last place: "pri" (Pri takes part and,
     # alone in last place, absorbs it; R12/R14) or "players" (Pri is left out; the last player pays).
@@ -99,11 +100,15 @@ RULINGS = {
     # Who completes a section and scores the inspector when an active player places Pri's piece:
     # "pri" (the piece is Pri's and she never scores; R10/R14) or "placer" (the active player).
     "pri_piece_credit": ("pri", "placer"),
+    # Who wins a tie for the highest total (R13): "latest" (the tied player latest in turn order, as
+    # decided), "shared" (tied wins shared: one tied seat is drawn per tie, so each wins 1/k of its ties
+    # on average) or "earliest" (the tied player earliest in turn order).
+    "tie_break": ("latest", "shared", "earliest"),
 }
 
 
 def _parse_rulings(ck, raw):
-    """``[rulings]`` -> (penalty_last, pri_piece_credit) codes; a missing key keeps the ruling."""
+    """``[rulings]`` -> (penalty_last, pri_piece_credit, tie_break) codes; a missing key keeps the ruling."""
     t = ck.table(raw, "rulings", optional=tuple(RULINGS))
     codes = []
     for key, choices in RULINGS.items():
@@ -248,4 +253,5 @@ def load_board(path=None, doc=None):
         token_types=token_types,
         penalty_last=rulings[0],
         pri_piece_credit=rulings[1],
+        tie_break=rulings[2],
     )

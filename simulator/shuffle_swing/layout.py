@@ -116,6 +116,12 @@ G_SHUFFLE_WHEELS = 11  # 1: shuffle each wheel at setup (seeded); 0: keep the da
 # Ruling switches ([rulings] in board.toml); 0 is the ruling the engine follows by default.
 G_PENALTY_LAST = 12  # 0: Pri's disc takes part in last place (R12/R14); 1: Pri ignored, the last player pays
 G_PRI_PIECE_CREDIT = 13  # 0: a Pri piece is Pri's (R10/R14); 1: its placer completes and scores the inspector
+# R13 tie-break: 0 the latest tied seat wins (as decided); 1 tied wins shared (one tied seat drawn per
+# tie, so each tied seat wins 1/k of its ties on average); 2 the earliest tied seat wins.
+G_TIE_BREAK = 14
+TIE_LATEST = 0
+TIE_SHARED = 1
+TIE_EARLIEST = 2
 G_INST = 16  # first instrument block
 
 # Instrument block, relative offsets.

@@ -45,6 +45,7 @@ def pack_geo(board, instruments, nplayers):
     geo[L.G_SHUFFLE_WHEELS] = 1 if board.shuffle_wheels else 0
     geo[L.G_PENALTY_LAST] = board.penalty_last
     geo[L.G_PRI_PIECE_CREDIT] = board.pri_piece_credit
+    geo[L.G_TIE_BREAK] = board.tie_break
 
     for d, inst in enumerate(instruments):
         _pack_instrument(geo, L.G_INST + d * L.INST_SIZE, inst)

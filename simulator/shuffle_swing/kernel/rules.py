@@ -85,6 +85,7 @@ from simulator.shuffle_swing.layout import (
     S_TIEBREAK,
     S_TIED,
     S_TOKENS,
+    S_TURN,
     S_UPG_LEFT,
     S_WHEEL_SHUFFLED,
     S_WINNER,
@@ -107,6 +108,9 @@ from simulator.shuffle_swing.layout import (
     ST_PENALTY_TAKEN,
     G_PENALTY_LAST,
     G_PRI_PIECE_CREDIT,
+    G_TIE_BREAK,
+    TIE_EARLIEST,
+    TIE_SHARED,
     S_CUR,
     STATE_SIZE,
     W_ABSENT,
@@ -644,6 +648,28 @@ def pri_move(st, log):
 
 
 @kernel
+def shared_tie_winner(st, npl, best, tied):
+    """R13 switch "shared": one of the ``tied`` seats on ``best`` points, drawn from the final state.
+
+    The draw is a splitmix64 hash of the final scores and the turn count, so it needs no random
+    stream (the game's stream is left as it was, and the same deal gives the same draw) and each
+    tied seat wins about 1/k of its ties: the win shared in expectation."""
+    z = np.uint64(st[S_TURN]) * np.uint64(0x9E3779B97F4A7C15)
+    for p in range(npl):
+        z = (z ^ np.uint64(st[S_SCORE + p] + 1024)) * np.uint64(0xBF58476D1CE4E5B9)
+        z = z ^ (z >> np.uint64(31))
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(27))
+    k = np.int64((z >> np.uint64(11)) % np.uint64(tied))
+    for p in range(npl):
+        if st[S_SCORE + p] == best:
+            if k == 0:
+                return p
+            k -= 1
+    return -1
+
+
+@kernel
 def final_scoring(st, geo, log):
     """End-game scoring (R12) and the winner (R13)."""
     npl = st[S_NPLAYERS]
@@ -688,10 +714,17 @@ def final_scoring(st, geo, log):
             best = st[S_SCORE + p]
     tied = 0
     winner = -1
+    first = -1
     for p in range(npl):
         if st[S_SCORE + p] == best:
             tied += 1
             winner = p  # the latest seat among the tied wins (R13)
+            if first < 0:
+                first = p
+    if tied > 1 and geo[G_TIE_BREAK] == TIE_EARLIEST:
+        winner = first  # ruling switch: the earliest tied seat wins
+    elif tied > 1 and geo[G_TIE_BREAK] == TIE_SHARED:
+        winner = shared_tie_winner(st, npl, best, tied)
     st[S_WINNER] = winner
     st[S_TIED] = tied
     st[S_TIEBREAK] = 1 if tied > 1 else 0

@@ -1,0 +1,124 @@
+"""The why of a seat edge: how much of it the tie-break rule (R13) hands out, and how much is won on points.
+
+R13: a tie for the highest total goes to the tied player latest in turn order. Every game the
+tie-break decides is a win for a later seat, so part of a later seat's edge (or of a first player's
+shortfall) can be the rule, not the play. The result tables show it exactly, on the same games:
+
+* **wins on points**: games the seat won with the highest total alone;
+* **wins by the tie-break**: games the seat won tied on the highest total (``tiebreak`` > 0);
+* **with tied wins shared**: the seat's win rate when every tie for the highest total is shared,
+  1/k to each of the k tied seats (the tied seats are those on the highest score, from the seats
+  table), the same games read another way.
+
+For a seat at rate ``p`` (fair share 1/N) and ``p_shared`` with tied wins shared, the edge
+``p - 1/N`` splits into ``p - p_shared`` (the tie-break's part) and ``p_shared - 1/N`` (the part won
+on points). Reading the same games another way is exact for the outcome when the players' decisions
+do not depend on who wins a tie (greedy and tuned never look at it; a search player values a win, so
+its play can change): the ruling switch ``tie_break`` of ``[rulings]`` in board.toml
+(``"shared"``, ``"earliest"``) plays the other readings on the same deals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from reports import stats
+from reports.answers import seat_words
+from reports.frames import GAME_ID, with_setting
+from reports.seats import CELL, is_mirror
+
+COLUMNS = [
+    "players", "instruments", "lineup", "level", "seat", "games", "win_rate", "points_rate", "tiebreak_rate",
+    "shared_rate", "shared_lo", "shared_hi", "edge", "tiebreak_part", "points_part", "ties_decided",
+]
+
+
+def tiebreak_shares(seats, games, confidence=0.95):
+    """One row per mirror cell and seat: the win rate as decided, on points, by the tie-break, and with
+    tied wins shared (with its interval counting deals), and the edge split (module doc)."""
+    g = with_setting(games)
+    g["lineup"] = g["lineup"].astype(str)
+    g = g[g["lineup"].map(is_mirror)]
+    if g.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    s = seats[GAME_ID + ["seat", "score"]]
+    top = s.groupby(GAME_ID, sort=False)["score"].transform("max")
+    on_top = s[s["score"] == top]
+    k = on_top.groupby(GAME_ID, sort=False)["seat"].transform("size")
+    share = on_top.assign(share=1.0 / k)[GAME_ID + ["seat", "share"]]
+    rows = []
+    for (players, inst, lineup), part in g.groupby(CELL, sort=True):
+        n = int(players)
+        deal = part.groupby(["cell", "deal"], sort=False).ngroup().to_numpy()
+        keys = part[GAME_ID]
+        mine = share.merge(keys, on=GAME_ID, how="inner")
+        shared = np.zeros((len(part), n))
+        index = pd.MultiIndex.from_frame(keys)
+        pos = index.get_indexer(pd.MultiIndex.from_frame(mine[GAME_ID]))
+        ok = pos >= 0
+        np.add.at(shared, (pos[ok], mine["seat"].to_numpy()[ok].astype(int)), mine["share"].to_numpy()[ok])
+        winner = part["winner"].to_numpy().astype(int)
+        by_tb = part["tiebreak"].to_numpy() > 0
+        for seat in range(n):
+            won = winner == seat
+            rate, lo, hi, _ = stats.wilson_clustered(shared[:, seat], deal, confidence)
+            win = float(won.mean())
+            rows.append(
+                {
+                    "players": n, "instruments": inst, "lineup": lineup, "level": _level(lineup), "seat": seat,
+                    "games": len(part), "win_rate": win, "points_rate": float((won & ~by_tb).mean()),
+                    "tiebreak_rate": float((won & by_tb).mean()), "shared_rate": rate, "shared_lo": lo,
+                    "shared_hi": hi, "edge": win - 1.0 / n, "tiebreak_part": win - rate,
+                    "points_part": rate - 1.0 / n, "ties_decided": float(by_tb.mean()),
+                }
+            )
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _level(lineup):
+    names = [x.strip() for x in str(lineup).split(",")]
+    return f"{names[0]} x{len(names)}"
+
+
+def why_sentence(row):
+    """The edge of one seat split into the tie-break's part and the part won on points."""
+    who = seat_words(row["seat"], row["players"])
+    edge, tb, pts = 100 * row["edge"], 100 * row["tiebreak_part"], 100 * row["points_part"]
+    shared = f"{100 * row['shared_rate']:.1f}% [{100 * row['shared_lo']:.1f}, {100 * row['shared_hi']:.1f}]"
+    decided = f"the tie-break decides {100 * row['ties_decided']:.1f}% of the games"
+    head = f"{row['players']} players, {row['level']}: {who} wins {100 * row['win_rate']:.1f}% ({edge:+.1f} pp)"
+    if abs(edge) < 1e-9:
+        return f"{head}; {decided}."
+    if (tb > 0) == (edge > 0) and abs(tb) >= 0.05:
+        frac = min(abs(tb / edge), 9.99)
+        return (
+            f"{head}: {tb:+.1f} pp of it ({100 * frac:.0f}%) from ties the R13 tie-break gives to the later seat, "
+            f"{pts:+.1f} pp on points ({decided}); with tied wins shared it would win {shared}."
+        )
+    if abs(tb) < 0.05:
+        return f"{head}, all of it on points; the R13 tie-break plays no part in it ({decided})."
+    return (
+        f"{head}, all of it on points ({pts:+.1f} pp); the R13 tie-break moves it {tb:+.1f} pp ({decided}); "
+        f"with tied wins shared it would win {shared}."
+    )
+
+
+def why_lines(shares, cells):
+    """One line per imbalanced mirror cell: the seat furthest from fair, its edge split (module doc)."""
+    if shares.empty:
+        return []
+    out = []
+    imb = cells[cells["verdict"] == stats.IMBALANCED]
+    for row in imb.itertuples(index=False):
+        part = shares[(shares["players"] == row.players) & (shares["instruments"] == row.instruments)
+                      & (shares["lineup"] == row.lineup)]
+        if part.empty:
+            continue
+        # Two players: said of the first player, as the answers are; else the seat furthest from fair.
+        far = part[part["seat"] == 0].iloc[0] if row.players == 2 else part.loc[part["edge"].abs().idxmax()]
+        out.append(why_sentence(far))
+    return out
+
+
+__all__ = ["COLUMNS", "tiebreak_shares", "why_lines", "why_sentence"]
