@@ -6,6 +6,7 @@ from pathlib import Path
 import click
 
 from simulator.shuffle_swing.library import STARTER
+from ssb.common import DEFAULT_SEED
 from ssb.strategy_tune_cmd import _jobs, _names
 
 
@@ -54,8 +55,8 @@ def format_meta(result):
 @click.option("--strategy-dir", "strategy_dirs", multiple=True, metavar="DIR", help="Folder of extra strategy profiles (*.toml); may be repeated.")
 @click.option("--skill", "skill", default=None, metavar="STRONG,WEAK", help="The skill-vs-luck pair ('' to skip; default tuned,greedy, or lookahead,greedy for echidna).")
 @click.option("--bootstrap", "reps", type=click.IntRange(0), default=200, show_default=True, help="Bootstrap resamples of the deals.")
-@click.option("--seed", type=click.IntRange(0), default=2024, show_default=True, help="Seed of every deal (and of the bootstrap).")
-@click.option("--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the figures do not depend on it.")
+@click.option("--seed", type=click.IntRange(0), default=DEFAULT_SEED, show_default=True, help="Seed of every deal (and of the bootstrap).")
+@click.option("-j", "--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the figures do not depend on it.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE", help="Also write every figure as JSON.")
 def strategies_meta(pool, players, deals, game, board, instruments, instrument_dirs, strategy_dirs, skill, reps, seed, jobs, json_path):
     """The meta-game of a strategy pool on one setting: every pair head to head (the seats split

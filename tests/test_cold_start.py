@@ -2,6 +2,7 @@
 same game draw for draw (a change for compile time alone changes no decision)."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -46,10 +47,13 @@ def test_a_table_with_a_searching_seat_takes_the_full_entry():
     assert play_one(setup, deep, 3).violation == 0
 
 
-def test_each_kernel_function_has_one_compiled_version():
+@pytest.mark.slow
+def test_each_kernel_function_has_one_compiled_version(tmp_path):
     """Constants and int32 seats no longer make versions of their own (324 compiles of 150
     functions for one cold game before): every kernel function a game used holds one signature.
-    In a fresh process (other tests call kernel functions with other argument types)."""
+    In a fresh process with an empty cache (other tests call kernel functions with other argument
+    types, and a cached entry point loads its callees without compiling them): a cold compile,
+    about 40 s of CPU."""
     code = """
 import json
 from simulator.shuffle_swing.kernel import core, engine, invariants, objectives, policy, rules, search, turn
@@ -68,7 +72,8 @@ for mod in (core, engine, invariants, objectives, policy, rules, search, turn):
                 many[mod.__name__ + "." + name] = len(fn.signatures)
 print(json.dumps([many, used]))
 """
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900, cwd=ROOT)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=1800, cwd=ROOT, env=env)
     assert proc.returncode == 0, proc.stderr
     many, used = json.loads(proc.stdout.strip().splitlines()[-1])
     assert used > 100
