@@ -69,6 +69,12 @@ def seat_words(seat, players):
     return f"the {ORDINALS[seat]} player" if 0 <= seat < len(ORDINALS) else f"seat {seat + 1}"
 
 
+def possessive(who):
+    """``'the last player (seat 4)' -> "the last player's (seat 4)"``; ``'the first player' -> "the first player's"``."""
+    head, sep, tail = who.partition(" (")
+    return f"{head}'s{sep}{tail}"
+
+
 def judge_of(lineup):
     """The strategy of a mirror lineup (``greedy`` for ``greedy,greedy,greedy``), else None."""
     names = lineup_names(lineup)
@@ -280,12 +286,12 @@ def convergence(rs):
     who = seat_words(seat, top.players)
     if math.isnan(d_below) or math.isnan(d_top):
         move = "it still moves with skill"
-    elif abs(d_top) < abs(d_below):
-        move = f"{who}'s {'edge' if d_below > 0 else 'shortfall'} shrinks with skill"
-    elif d_top * d_below < 0:
+    elif d_top * d_below < 0 and min(abs(d_top), abs(d_below)) >= 0.01:  # a sign change of a point or more
         move = f"{who} turns from {'ahead' if d_below > 0 else 'behind'} to {'ahead' if d_top > 0 else 'behind'} with skill"
+    elif abs(d_top) < abs(d_below):
+        move = f"{possessive(who)} {'edge' if d_below > 0 else 'shortfall'} shrinks with skill"
     else:
-        move = f"{who}'s {'edge' if d_top > 0 else 'shortfall'} grows with skill"
+        move = f"{possessive(who)} {'edge' if d_top > 0 else 'shortfall'} grows with skill"
     detail = f" ({pp(d_below)} under {below.judge}, {pp(d_top)} under {top.judge})" if not math.isnan(d_below) else ""
     if not top.decided:
         tail = f"; {top.judge} has not decided yet" + (" and sits on the margin" if top.on_margin else "")

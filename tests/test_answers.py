@@ -233,3 +233,13 @@ def test_echidna_variant_words_come_from_the_scenario_switches():
         "turn_tokens": "the set-up in turn order and the catch-up tokens",
     }
     assert variant_words({"scenario": {"text": "not = [toml"}}) == {}
+
+
+def test_convergence_says_a_seat_turns_when_the_sign_flips():
+    from reports.answers import possessive
+
+    _, _, adv = two_judges([0.47, 0.53], [0.53, 0.47], games=3000, seed=10, weak="greedy")
+    ok, text = convergence(readings(adv))
+    assert ok is False and "the first player turns from behind to ahead with skill" in text
+    assert possessive("the last player (seat 4)") == "the last player's (seat 4)"
+    assert possessive("the first player") == "the first player's"
