@@ -131,7 +131,6 @@ def _setup(namespace):
         (tmp / name).symlink_to(ROOT / name)
     for name in COPIED:
         shutil.copytree(ROOT / name, tmp / name)
-    namespace["_cwd"] = os.getcwd()
     namespace["_tmp"] = tmp
     os.chdir(tmp)
 
@@ -139,7 +138,7 @@ def _setup(namespace):
 def _teardown(namespace):
     import shutil
 
-    os.chdir(namespace["_cwd"])
+    os.chdir(ROOT)
     shutil.rmtree(namespace["_tmp"], ignore_errors=True)
 
 
@@ -156,6 +155,15 @@ def pytest_collection_modifyitems(config, items):
         before = example.document.text[: example.start].rstrip("\n")
         if SLOW.search(before.rsplit("\n", 1)[-1]):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    """Run each page block in its page's own folder, whatever ran before it."""
+    example = getattr(item, "example", None)
+    tmp = getattr(example, "namespace", {}).get("_tmp") if example is not None else None
+    if tmp is not None:
+        os.chdir(tmp)
 
 
 try:

@@ -1,4 +1,5 @@
-"""Assembling the balance report: the five sections, the headline, and the files written.
+"""Assembling the balance report: its six sections (the sixth, rules that bite, from
+``reports.rule_relevance``), the headline, and the files written.
 
 ::
 

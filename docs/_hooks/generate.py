@@ -217,33 +217,63 @@ def _column_rows(columns, comments):
     return rows
 
 
+# What a column means where the code that declares it says nothing beside it (the column lists
+# themselves always come from the code; a column missing here shows with its name only).
+COLUMN_WORDS = {
+    "cell": "index of the cell in the scenario's expansion order",
+    "cell_key": "the text naming the cell (`players=4|black=Violin|...|lineup=greedy,...`)",
+    "players": "player count",
+    "lineup": "the lineup before rotation, comma-separated strategy names",
+    "deal": "index of the deal (set-up seed) within the cell",
+    "rotation": "cyclic shift of the lineup over the seats for this game (paired design)",
+    "game": "game index within the cell (deal x rotations + rotation)",
+    "seed": "the game's seed (uint64 as int64; the same for every rotation of a deal)",
+    "seat": "0 .. players-1, turn order (reports count from 1)",
+    "strategy": "strategy name at this seat",
+    "score": "final score = the sum of the score-source columns",
+    "won": "1 for the winning seat",
+    "rank": "1 = best; ties ordered by the turn-order tie-break (R13)",
+    "winner": "winning seat (-1 when the game stalled)",
+    "winner_strategy": "the winner's strategy",
+    "tiebreak": "1 if the tie-break decided the winner (R13)",
+    "tied": "seats sharing the top score",
+    "rounds": "rounds played",
+    "turns": "turns played",
+    "stalled": "1 if the safety cap ended the game",
+    "decisions": "decisions taken in the game",
+    "pri_or_neutral_pieces": "pieces of Pri (2 players) or of the neutral player (3 players) placed",
+    "pri_penalty_absorbed": "unbuilt penalty points on Pri's disc (2 players, R12/R14): paid by no player",
+    "inst_black": "the black instrument of the cell's set",
+    "inst_orange": "the orange instrument of the cell's set",
+    "inst_gray": "the gray instrument of the cell's set",
+    "board": "the board of the cell",
+    "variant": "the variant of the cell (its name in the scenario's `[variants]`)",
+}
+
+
 def gen_result_columns():
     from simulator import games as registry
 
     schema = _first_module("scenarios.schema")
-    notes = {**_layout_comments(), **source_comments(schema)}
-    parts = [f"*Written from `{schema.__name__}` and the game registry (`simulator.games`) when the site is built.*"]
-    cell = list(schema.CELL_COLUMNS)
-    parts.append("### Shuffle and Swing: every row starts with the cell columns\n\n" + _table(_column_rows(cell, notes), ("column", "meaning")))
-    seat = [c for c in schema.SEAT_COLUMNS if c not in cell]
-    parts.append("### Shuffle and Swing: `seats/` (one row per game and seat)\n\n" + _table(_column_rows(seat, notes), ("column", "meaning")))
-    game = [c for c in schema.GAME_COLUMNS if c not in cell]
-    parts.append("### Shuffle and Swing: `games/` (one row per game)\n\n" + _table(_column_rows(game, notes), ("column", "meaning")))
-    generic = _first_module("scenarios.generic")
-    for name in registry.names():
+    parts = [
+        f"*Written from `{schema.__name__}` and each game's declaration in the registry when the site is built.*",
+        rst_to_markdown(schema.__doc__, lang="text"),
+    ]
+    for name in sorted(registry.names(), key=lambda n: n != registry.DEFAULT_GAME):
         g = registry.get(name)
+        notes = dict(COLUMN_WORDS)
+        game_mod = _first_module(f"simulator.{name.replace('-', '_')}.game", "simulator.games")
+        notes.update(source_comments(game_mod))
         if name == registry.DEFAULT_GAME:
-            continue
-        gcell = list(getattr(generic, "CELL_COLUMNS", ()))
-        if not gcell and hasattr(schema, "cell_columns"):
-            gcell = list(schema.cell_columns(g))
-        parts.append(
-            f"### {g.title} (`game = \"{name}\"`)\n\n"
-            + (f"Cell columns: {', '.join(f'`{c}`' for c in gcell)}.\n\n" if gcell else "")
-            + "`seats/`: " + ", ".join(f"`{c}`" for c in ("seat", "strategy", *g.seat_columns)) + ".\n\n"
-            + "`games/`: " + ", ".join(f"`{c}`" for c in (*g.game_columns, "winner_strategy")) + "."
-        )
-    parts.append("Text columns: " + ", ".join(f"`{c}`" for c in sorted(schema.STRING_COLUMNS)) + "; every other column is an integer.")
+            notes.update(_layout_comments())
+        cell = list(schema.cell_columns(g))
+        seat = [c for c in schema.seat_columns(g) if c not in cell]
+        game = [c for c in schema.game_columns(g) if c not in cell]
+        parts.append(f"## {g.title} (`--game {name}`)")
+        parts.append("### Cell columns (every row of both tables)\n\n" + _table(_column_rows(cell, notes), ("column", "meaning")))
+        parts.append("### `seats/`: one row per game and seat\n\n" + _table(_column_rows(seat, notes), ("column", "meaning")))
+        parts.append("### `games/`: one row per game\n\n" + _table(_column_rows(game, notes), ("column", "meaning")))
+        parts.append("Text columns: " + ", ".join(f"`{c}`" for c in schema.string_columns(g)) + "; every other column is an integer.")
     return "\n\n".join(parts)
 
 
