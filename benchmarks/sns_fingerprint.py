@@ -6,7 +6,7 @@ A change made for speed alone must leave every decision, and the random number s
 This plays a grid of games: 2, 3 and 4 players; four instrument sets (the starter set and three of
 expansion instruments, one per department); and eleven lineups: mirrors of greedy, random, tuned,
 decisive, majority and an orange specialist, a mixed table, a table with wheels shuffled and a
-short round cap, and one seat of lookahead, of search and of the strong search against greedy
+short round cap, and one seat of lookahead, of search and of the deep search against greedy
 opponents (the slow ones with ``--slow-games`` games: a search game costs about 90 greedy ones).
 Per configuration it hashes the final states of its games played the fast way (``play_batch``, no
 log) and the event logs and final states of the first ``--log-games`` of them played with a log
@@ -56,7 +56,7 @@ LINEUPS = {
     "wheels-cap": (["greedy", "bragger", "builder", "inspector"], False, True, 6),
     "lookahead": (["lookahead", "greedy", "greedy", "greedy"], True, None, None),
     "search": (["greedy", "search", "greedy", "greedy"], True, None, None),
-    "search-strong": (["greedy", "greedy", "search_strong", "greedy"], True, None, None),
+    "search-deep": (["greedy", "greedy", "search_deep", "greedy"], True, None, None),
 }
 
 

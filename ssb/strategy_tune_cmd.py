@@ -162,7 +162,7 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
     ladder is not monotone.
 
     With --game echidna the ladder of Echidna Shuffle on one --board: rungs random, plain-setup,
-    greedy, lookahead (NAME@weight=value or NAME@depth=k sets a parameter); saboteur and
+    greedy, lookahead, setup-search (NAME@weight=value or NAME@depth=k sets a parameter); saboteur and
     lookahead-near are placed where they fall against the rungs (--placed); one seat against three
     greedy and three lookahead; no skill-depth figure.
 

@@ -23,7 +23,8 @@ Used by ``ssb strategies ladder`` and ``benchmarks/bench_ladder.py``.
 
 The second game (``game="echidna"``, one board per ladder) uses the same matrix, monotone check,
 one-against-three and cost figures on its own kernel and profiles (``strategies/profiles/echidna``):
-rungs ``random``, ``plain-setup``, ``greedy``, ``lookahead``; parameters after
+rungs ``random``, ``plain-setup``, ``greedy``, ``lookahead``, ``setup-search`` (the lookahead with a search
+over the set-up choice, the third judge); parameters after
 ``@`` are the profile's weights or ``depth`` (``greedy@setup_radius=5``). The one-against-three
 opponents are ``greedy`` and ``lookahead``; ``saboteur`` and ``lookahead-near`` are not rungs but *placed*: measured against
 every rung in the matrix and put above the rungs it beats and below those that beat it. A stalled
@@ -43,19 +44,20 @@ from simulator.layout import PARAMS, S_WINNER
 from strategies.tune import _setup, deal_interval, deal_seeds
 
 # The shipped ladder, weakest first. Rungs whose strategy the library does not hold are left out.
-# ``search_strong`` is not a default rung: a game of it costs thousands of greedy games (measured by
-# the ladder's cost table), too dear for a matrix of every pair; name it with ``--rungs`` to add it.
+# The top rung, ``search_deep``, costs several times ``search``'s per game (the cost table says how
+# much); ``--rungs`` without it gives a quicker ladder.
 DEFAULT_RUNGS = (
     "greedy@temperature=2",
     "greedy@temperature=0.5",
     "greedy",
     "tuned",
     "search",
+    "search_deep",
 )
 FALLBACK_SEARCH = ("lookahead@budget=1", "lookahead@budget=4")
 MONOTONE_PLAYERS = (2, 4)
 # The second game's ladder, weakest first, and strategies placed where they fall (not rungs).
-ECHIDNA_RUNGS = ("random", "plain-setup", "greedy", "lookahead")
+ECHIDNA_RUNGS = ("random", "plain-setup", "greedy", "lookahead", "setup-search")
 ECHIDNA_PLACED = ("saboteur", "lookahead-near")  # lookahead-near: not shown above lookahead on both boards
 ECHIDNA_AGAINST = ("greedy", "lookahead")
 
@@ -368,7 +370,8 @@ def run_ladder(cfg, jobs=1, log=None):
     # Skill depth.
     depth = []
     if cfg.depth_budgets and not echidna:
-        dspec = cfg.depth_rung or next((sp for sp, s in reversed(rungs) if s.kind in ("search", "lookahead")), None)
+        dspec = cfg.depth_rung or ("search" if "search" in specs else None)
+        dspec = dspec or next((sp for sp, s in reversed(rungs) if s.kind in ("search", "lookahead")), None)
         if dspec is None:
             raise DataError("ladder", "depth_rung", "no search rung to measure the skill depth of; name one")
         base = parse_rung(dspec, lib)
