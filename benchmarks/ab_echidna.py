@@ -35,7 +35,7 @@ from bench_echidna import cpu_model, shuffle_swing_reference  # noqa: E402
 from simulator.echidna import board as board_now  # noqa: E402
 from simulator.echidna import kernel as kernel_now  # noqa: E402
 from simulator.echidna import layout as layout_now  # noqa: E402
-from simulator.echidna.playout import game_seed  # noqa: E402
+from simulator.seeds import game_seed  # noqa: E402
 from strategies.echidna import EchidnaStrategyLibrary  # noqa: E402
 
 BASE = "1be3246"  # the kernel before any speed work
@@ -72,13 +72,15 @@ class Variant:
 
 def variant_from_git(rev):
     """The revision's kernel as a package of its own (``abk_<commit>``) in a folder beside links to
-    the shared core (the kernel reads ``../kernel/core.py`` and ``../layout.py`` for its cache key)."""
+    the shared core (the kernel reads ``../shuffle_swing/kernel/core.py`` and ``../shuffle_swing/layout.py``,
+    or before the first game moved ``../kernel/core.py`` and ``../layout.py``, for its cache key)."""
     full = full_commit(rev)
     name = f"abk_{full[:10]}"
     root = Path(os.environ.get("TMPDIR") or tempfile.gettempdir()) / "echidna-ab" / full[:10]
     pkg = root / name
     pkg.mkdir(parents=True, exist_ok=True)
-    for link, target in (("kernel", REPO / "simulator" / "kernel"), ("layout.py", REPO / "simulator" / "layout.py")):
+    first = REPO / "simulator" / "shuffle_swing"  # the shared core, where a kernel of either layout looks for it
+    for link, target in (("kernel", first / "kernel"), ("layout.py", first / "layout.py"), ("shuffle_swing", first)):
         p = root / link
         if not p.exists():
             p.symlink_to(target)
@@ -87,6 +89,7 @@ def variant_from_git(rev):
         text = git_text(full, f"simulator/echidna/{f}")
         text = text.replace("from simulator.echidna.layout import", f"from {name}.layout import")
         text = text.replace("from simulator.echidna import layout as L", f"from {name} import layout as L")
+        text = text.replace("from simulator.kernel", "from simulator.shuffle_swing.kernel")  # before the first game moved
         write_if_changed(pkg / f, text)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))

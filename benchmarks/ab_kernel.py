@@ -38,7 +38,8 @@ if str(REPO) not in sys.path:
 
 from ab_common import full_commit, ratio_stats, time_alternately, write_if_changed  # noqa: E402
 from bench_echidna import cpu_model  # noqa: E402
-from simulator import playout as playout_now  # noqa: E402
+from simulator.shuffle_swing import playout as playout_now  # noqa: E402
+from simulator.seeds import game_seed  # noqa: E402
 from strategies.library import StrategyLibrary  # noqa: E402
 
 BASE = "2712961"  # the kernel before the speed experiment
@@ -74,7 +75,11 @@ def playout_from_git(rev):
                 path.write_bytes(data)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
-    return f"{rev} ({full[:7]})", importlib.import_module(f"{name}.playout")
+    try:  # the first game's package (simulator/shuffle_swing/), or the root of simulator/ before it moved
+        playout = importlib.import_module(f"{name}.shuffle_swing.playout")
+    except ModuleNotFoundError:
+        playout = importlib.import_module(f"{name}.playout")
+    return f"{rev} ({full[:7]})", playout
 
 
 def main():
@@ -92,7 +97,7 @@ def main():
     for w in names:
         players, lineup, share = WORKLOADS[w]
         games[w] = max(4, int(args.games * share))
-        seeds = np.array([playout_now.game_seed(args.seed, i) for i in range(games[w])], dtype=np.uint64)
+        seeds = np.array([game_seed(args.seed, i) for i in range(games[w])], dtype=np.uint64)
         strat = lib.matrix(lineup)
         for label, po in ((old_label, playout_old), ("working tree", playout_now)):
             setup = po.GameSetup(nplayers=players)

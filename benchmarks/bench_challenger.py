@@ -16,8 +16,9 @@ import time
 import numpy as np
 from scipy import stats
 
-from simulator.layout import S_WINNER
-from simulator.playout import GameSetup, game_seed, play_many
+from simulator.shuffle_swing.layout import S_WINNER
+from simulator.shuffle_swing.playout import GameSetup, play_many
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary
 
 

@@ -28,7 +28,8 @@ import time
 import numpy as np
 
 from simulator.echidna.board import EchidnaSetup
-from simulator.echidna.playout import game_seed, play_many
+from simulator.seeds import game_seed
+from simulator.echidna.playout import play_many
 from strategies.echidna import EchidnaStrategyLibrary
 
 
@@ -51,9 +52,9 @@ def cpu_model():
 
 def shuffle_swing_reference(games, seed):
     """The reference workload: ``games`` Shuffle and Swing greedy-mirror games at 4 players."""
-    from simulator.playout import GameSetup
-    from simulator.playout import game_seed as sns_seed
-    from simulator.playout import play_many as sns_play
+    from simulator.shuffle_swing.playout import GameSetup
+    from simulator.seeds import game_seed as sns_seed
+    from simulator.shuffle_swing.playout import play_many as sns_play
     from strategies.library import StrategyLibrary
 
     sns = GameSetup(nplayers=4)

@@ -17,7 +17,8 @@ import numpy as np
 
 from simulator.echidna.board import EchidnaSetup
 from simulator.echidna.layout import S_WINNER
-from simulator.echidna.playout import game_seed, play_many
+from simulator.seeds import game_seed
+from simulator.echidna.playout import play_many
 from strategies.echidna import EchidnaStrategyLibrary
 
 CANDIDATES = (

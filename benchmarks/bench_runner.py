@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from scenarios.results import chunk_paths, write_atomic
 from scenarios.runner import cell_specs, run_scenario
 from scenarios.scenario import load_scenario
-from scenarios.seeding import deal_seeds
+from simulator.seeds import deal_seeds
 from scenarios.worker import ChunkTask, cell_setup, chunk_tables, parquet_bytes, play_chunk
-from simulator.instruments import STARTER
-from simulator.playout import play_many
+from simulator.shuffle_swing.library import STARTER
+from simulator.shuffle_swing.playout import play_many
 
 
 def line(label, value):

@@ -37,8 +37,9 @@ import time
 import numpy as np
 
 from reports.stats import wilson_clustered
-from simulator.layout import PARAMS, S_WINNER
-from simulator.playout import GameSetup, game_seed, play_many
+from simulator.shuffle_swing.layout import PARAMS, S_WINNER
+from simulator.shuffle_swing.playout import GameSetup, play_many
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary
 
 

@@ -5,8 +5,9 @@
 
 import argparse
 
-from simulator.layout import N_STAT, S_STAT, S_TOKENS, ST_TOKENS_GAINED, ST_TOKENS_SPENT, TOKEN_NAMES
-from simulator.playout import GameSetup, game_seed, play_many
+from simulator.shuffle_swing.layout import N_STAT, S_STAT, S_TOKENS, ST_TOKENS_GAINED, ST_TOKENS_SPENT, TOKEN_NAMES
+from simulator.shuffle_swing.playout import GameSetup, play_many
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary
 
 

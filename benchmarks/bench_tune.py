@@ -37,10 +37,11 @@ import time
 from pathlib import Path
 
 from reports.tune_verdicts import judge
-from scenarios.tuning import Tuner, candidate_scenario, derive_seed, load_tuning
+from scenarios.tuning import Tuner, candidate_scenario, load_tuning
+from simulator.seeds import derive_seed
 from scenarios.runner import dispatcher
 from scenarios.tuning import GamePlayer
-from simulator.instruments import INSTRUMENT_DIR
+from simulator.shuffle_swing.library import INSTRUMENT_DIR
 
 PLANTED_KEY = "Horns.section.trumpet.score.0.awards.0"
 ORIGINAL, PLANTED = 8, 0

@@ -33,7 +33,8 @@ if __package__ in (None, ""):
 from simulator.echidna import layout as L  # noqa: E402
 from simulator.echidna.board import EchidnaSetup, Variants, load_board, load_rules  # noqa: E402
 from simulator.echidna.kernel import play_game  # noqa: E402
-from simulator.echidna.playout import game_seed, play_many  # noqa: E402
+from simulator.seeds import game_seed  # noqa: E402
+from simulator.echidna.playout import play_many
 from strategies.echidna import EchidnaStrategyLibrary  # noqa: E402
 
 # (games per configuration, logged games per configuration) -> digest of the kernel before any

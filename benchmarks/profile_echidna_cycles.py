@@ -22,8 +22,9 @@ os.environ["SSB_CYCLE_PROBE"] = "1"
 
 from simulator.echidna.board import EchidnaSetup  # noqa: E402
 from simulator.echidna.kernel import EPR_SETUP, EPR_TURN, EPROBE_PARTS  # noqa: E402
-from simulator.echidna.playout import game_seed, play_many  # noqa: E402
-from simulator.kernel.core import N_PROBE, PROBE_COUNTERS  # noqa: E402
+from simulator.seeds import game_seed  # noqa: E402
+from simulator.echidna.playout import play_many
+from simulator.shuffle_swing.kernel.core import N_PROBE, PROBE_COUNTERS  # noqa: E402
 from profile_cycles import compile_probed, print_parts, probe_args  # noqa: E402  (the first game's options and table)
 from strategies.echidna import EchidnaStrategyLibrary  # noqa: E402
 

@@ -15,8 +15,8 @@ import time
 import numpy as np
 from numba import njit
 
-from simulator.kernel.core import rng_next
-from simulator.kernel.engine import (
+from simulator.shuffle_swing.kernel.core import rng_next
+from simulator.shuffle_swing.kernel.engine import (
     MAX_CAND,
     choose_turn,
     enumerate_turns,
@@ -24,8 +24,8 @@ from simulator.kernel.engine import (
     play_turn,
     setup_game,
 )
-from simulator.kernel.policy import OCC_SIZE, construct_estimate, enter_values, occupancy, search_routes
-from simulator.layout import (
+from simulator.shuffle_swing.kernel.policy import OCC_SIZE, construct_estimate, enter_values, occupancy, search_routes
+from simulator.shuffle_swing.layout import (
     CHEESE,
     CONSTRUCT,
     INSPECT,
@@ -40,7 +40,7 @@ from simulator.layout import (
     S_TOKENS,
     STATE_SIZE,
 )
-from simulator.playout import GameSetup
+from simulator.shuffle_swing.playout import GameSetup
 from strategies.library import StrategyLibrary
 
 BRAG = 3  # kind code for "brag instead of acting" in the table of choices

@@ -28,7 +28,8 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from simulator.playout import GameSetup, game_seed, play_many, play_one  # noqa: E402
+from simulator.shuffle_swing.playout import GameSetup, play_many, play_one  # noqa: E402
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary  # noqa: E402
 
 # (games, slow games, logged games per configuration) -> digest of the kernel before the speed

@@ -24,7 +24,7 @@ Shuffle and Swing
 ==================  ==========================================================  ==============
 
 A game declares its own figures and their kinds (unit, default margin) in its registry entry
-(``Game.gate``, a :class:`simulator.games.GateSpec`): Echidna Shuffle's are tokens spent, moves
+(``Game.gate``, a :class:`simulator.game_api.GateSpec`): Echidna Shuffle's are tokens spent, moves
 lost, deliveries on others' turns and pick-ups per game. Figure ids count seats from 0
 (``win_rate.seat0``, as the result tables do); the labels a reader sees count them from 1.
 
@@ -66,7 +66,7 @@ import pandas as pd
 from scenarios.schema import FORMAT_VERSION
 from simulator import games as registry
 from simulator.errors import DataError
-from simulator.games import GateKind
+from simulator.game_api import GATE_HOWS, Game, GateKind
 
 BASELINE_FORMAT = "ssb-balance-baseline"
 BASELINE_VERSION = 2
@@ -81,7 +81,7 @@ GENERIC_KINDS = (
 
 def game_of(name=None):
     """The registered game of a manifest's or a baseline's ``game`` (``None``: the default game)."""
-    return name if isinstance(name, registry.Game) else registry.get(name)
+    return name if isinstance(name, Game) else registry.get(name)
 
 
 def kinds_of(game=None):
@@ -171,7 +171,7 @@ class _Row(dict):
 
 
 def _game_figure(f, g, by_game):
-    """Per-game values of a game's own figure (a :class:`simulator.games.GateFigure`)."""
+    """Per-game values of a game's own figure (a :class:`simulator.game_api.GateFigure`)."""
     if f.how == "seat_sum":
         return by_game[f.column].sum().reindex(g.index).to_numpy(dtype=float)
     if f.how == "seat_spread":
@@ -180,7 +180,7 @@ def _game_figure(f, g, by_game):
         return g[f.column].to_numpy(dtype=float)
     if f.how == "game_share":
         return (g[f.column].to_numpy() > 0).astype(float)
-    raise ValueError(f"gate figure '{f.name}': unknown how '{f.how}' (one of {', '.join(registry.GATE_HOWS)})")
+    raise ValueError(f"gate figure '{f.name}': unknown how '{f.how}' (one of {', '.join(GATE_HOWS)})")
 
 
 def figure_rows(game=None, players=4, lineup=("greedy",) * 4, first=None):

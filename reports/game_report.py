@@ -21,7 +21,8 @@ import pandas as pd
 
 from reports import present as P
 from reports import stats
-from reports.build import Report, Section, Table, _seat_section, write_report
+from reports.document import Report, Section, Table, write_report
+from reports.build import _seat_section
 from reports.frames import deal_ids, with_setting
 from reports.headline import (
     ONE_JUDGE,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from reports import charts
 from reports import present as P
+from reports.document import Section, Table
 from reports.frames import pct
 from reports.instrument_verdicts import (
     IN_LINE,
@@ -70,7 +71,6 @@ def headline_lines(verdicts):
 
 def instrument_section(seats, games, confidence, seed, margins=None):
     """``(Section, InstrumentVerdicts)``: section 4 of the report."""
-    from reports.build import Section, Table  # the report's containers (build imports this module)
 
     ic = compare_instruments(seats, games, confidence, seed)
     iv = instrument_verdicts(seats, games, margins, confidence)

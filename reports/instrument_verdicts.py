@@ -3,7 +3,7 @@
 For a run that varies instruments (``expansion``, ``grid``, a list of sets), every instrument of a
 varied department is compared with the *other instruments of its department* played in the same
 context: the same player count, lineup and instruments in the two other departments. A scenario of
-several instrument sets plays every set on the same deals (``scenarios.seeding``), so the comparison
+several instrument sets plays every set on the same deals (``simulator.seeds``), so the comparison
 is paired deal by deal::
 
     deal s:   d(s) = measure(instrument, s) - mean over the peers J of measure(J, s)

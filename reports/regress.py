@@ -46,7 +46,6 @@ thousands of synthetic gates in a fraction of a second.
 
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
@@ -238,15 +237,6 @@ def sequential_verdicts(base, looks_data, margin, alpha=DEFAULT_ALPHA, looks=Non
         decided_at = np.where(was_open & (new != C_INCONCLUSIVE), k, 0 if decided_at is None else decided_at)
         codes = new
     return codes, decided_at
-
-
-def round_seed(run_seed, round_index):
-    """A fresh run seed for adaptive round ``round_index`` (1, 2, ...) of a run seeded ``run_seed``.
-
-    Derived by hashing, so the round's deals share nothing with the run's own or with other rounds'.
-    """
-    blob = f"ssb-regress-round|{int(run_seed)}|{int(round_index)}".encode()
-    return int.from_bytes(hashlib.sha256(blob).digest()[:8], "little") & (2**63 - 1)
 
 
 # =========================================================================== margins

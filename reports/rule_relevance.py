@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from reports import stats
+from reports.document import Section, Table
 from reports.frames import DEPTS, GAME_ID
 
 RARE = 0.05  # a rule biting in fewer than 5% of its opportunities "rarely bites"
@@ -268,7 +269,6 @@ def rule_section(seats, games, confidence, number=6):
     """``(Section, RuleRelevance)``: the report's rule-relevance section."""
     from reports import charts
     from reports import present as P
-    from reports.build import Section, Table  # the report's containers (build imports this module)
 
     rr = rule_relevance(seats, games, confidence)
     c = int(100 * confidence)

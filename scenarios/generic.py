@@ -44,7 +44,7 @@ from scenarios.canonical import to_toml
 from scenarios.scenario import LINEUP_KEYS, MAX_GAMES, MAX_SEED, LineupCell, _lineups, apply_set, lineup_period, parse_set
 from simulator import games as registry
 from simulator.errors import DataError
-from simulator.instruments import Checker
+from simulator.validate import Checker
 
 TOP_KEYS = (
     "game",
@@ -173,7 +173,7 @@ class GameScenario:
     def data_files(self):
         """Paths and SHA-256 of the boards, the game's rule numbers and the strategy files, in the
         shape the runner's manifest keeps (a changed file refuses ``--resume``)."""
-        from scenarios.runner import sha256_file
+        from simulator.provenance import sha256_file
 
         files = {f"board {name}": b.path for name, b in self.board_objects.items()}
         rules = getattr(next(iter(self._setups().values())), "rules", None)

@@ -10,7 +10,7 @@
          |                                              |
     status complete <--- all chunks on disk <--- parent: seats/ games/ chunk-XXXXX.parquet (atomic)
 
-A game's seed depends only on (run seed, cell key, deal) (``scenarios.seeding``), so the tables are
+A game's seed depends only on (run seed, cell key, deal) (``simulator.seeds``), so the tables are
 the same whatever the worker count, chunk size or backend. A chunk's files appear under their final
 names only when complete, so an interrupted run (Ctrl-C, kill -9) resumed with ``resume=True``
 plays only the missing chunks and ends with the same tables as an uninterrupted run.
@@ -28,7 +28,6 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from scenarios.results import (
@@ -51,12 +50,11 @@ from scenarios.scenario import Scenario, load_scenario, scenario_from_doc
 from scenarios.schema import FORMAT_VERSION
 from scenarios.worker import CellSpec, ChunkTask, parent_token, play_chunk
 from simulator.errors import DataError
-from simulator.kernel import kernel_hash, kernel_sources
+from simulator.provenance import code_version, sha256_file
 
 DEFAULT_CHUNK_SIZE = 1000
 RESULTS_ROOT = Path("results")
 BACKENDS = ("local", "dask")
-PACKAGE = "shuffle-swing-balance"
 LOCK_FILE = ".lock"
 REPORT_DIR = "report"  # what `ssb report` writes inside a run directory by default
 MANIFEST_EVERY = 15.0  # seconds between manifest updates during a run
@@ -83,42 +81,6 @@ class RunSummary:
 
 
 # =========================================================================== identity of a run
-
-
-def sha256_file(path):
-    """SHA-256 of a file's bytes (shared by the run manifest, other games' data files and ``ssb tune``)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-
-
-def code_version(scenario=None):
-    """Package version and a hash of the kernel sources (the code that decides every game); the
-    files are the game's own for a scenario of another game (``scenarios.generic``)."""
-    try:
-        version = metadata.version(PACKAGE)
-    except metadata.PackageNotFoundError:
-        version = "unknown"
-    if hasattr(scenario, "kernel_files"):
-        files = scenario.kernel_files()
-        h = hashlib.sha256()
-        for f in files:
-            h.update(Path(f).name.encode())
-            h.update(Path(f).read_bytes())
-        digest = h.hexdigest()
-    else:
-        files = kernel_sources()
-        digest = kernel_hash()
-    return {
-        "package": PACKAGE,
-        "version": version,
-        "kernel_sha256": digest,
-        "kernel_files": [f"{f.parent.name}/{f.name}" for f in files],
-    }
 
 
 def data_files(scenario):
@@ -463,7 +425,7 @@ def run_scenario(
         raise RunDirError(out_dir, "", "exists and is not a directory")
 
     data = data_files(scenario)
-    code = code_version(scenario)
+    code = code_version(getattr(scenario, "game", None))
     if chunk_size is None and resume and (out_dir / MANIFEST).is_file():
         try:
             chunk_size = int(read_manifest(out_dir)["chunks"]["size"])

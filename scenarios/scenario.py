@@ -1,7 +1,7 @@
 """Scenario files: what to play, validated and expanded into cells.
 
 A scenario is a TOML file. A *cell* is one player count x one instrument set x one lineup; every
-cell is played for ``games`` games (paired design, see :mod:`scenarios.seeding`)::
+cell is played for ``games`` games (paired design, see :mod:`simulator.seeds`)::
 
     name = "starter"                  # required: names the run (default output folder results/<name>)
     description = "..."               # optional
@@ -66,9 +66,12 @@ from pathlib import Path
 
 from scenarios.canonical import to_toml, toml_key
 from simulator.errors import DataError
-from simulator.instruments import STARTER, Checker, InstrumentLibrary, instrument_from_doc, load_board, read_toml
-from simulator.layout import DEPT_NAMES
-from simulator.playout import PLAYER_COUNTS
+from simulator.shuffle_swing.library import STARTER, InstrumentLibrary
+from simulator.validate import Checker, read_toml
+from simulator.shuffle_swing.instruments import instrument_from_doc
+from simulator.shuffle_swing.board import load_board
+from simulator.shuffle_swing.layout import DEPT_NAMES
+from simulator.shuffle_swing.playout import PLAYER_COUNTS
 from strategies.library import StrategyLibrary
 
 SCENARIO_DIR = Path(__file__).resolve().parent

@@ -5,7 +5,7 @@ Parquet chunk files, plus ``manifest.json``. ``reports`` relies on these names o
 the kernel. Bump ``FORMAT_VERSION`` whenever a column changes meaning.
 """
 
-from simulator.layout import DEPT_NAMES, SRC_NAMES, STAT_NAMES
+from simulator.shuffle_swing.layout import DEPT_NAMES, SRC_NAMES, STAT_NAMES
 
 FORMAT_VERSION = 1
 

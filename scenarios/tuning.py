@@ -99,7 +99,8 @@ from pathlib import Path
 import pandas as pd
 
 from scenarios.generic import GameScenario
-from scenarios.runner import cell_specs, code_version, data_files, dispatcher, resolve_jobs
+from scenarios.runner import cell_specs, data_files, dispatcher, resolve_jobs
+from simulator.provenance import code_version
 from scenarios.scenario import (
     SCENARIO_DIR,
     find_scenario,
@@ -112,8 +113,9 @@ from scenarios.scenario import (
 from scenarios.worker import ChunkTask, play_chunk
 from simulator import games as registry
 from simulator.errors import DataError
-from simulator.instruments import Checker, read_toml
-from simulator.playout import PLAYER_COUNTS
+from simulator.seeds import MAX_SEED, derive_seed
+from simulator.validate import Checker, read_toml
+from simulator.shuffle_swing.playout import PLAYER_COUNTS
 
 TOP_KEYS = ("name", "description", "scenario", "seed", "confidence", "judges", "search", "target", "space")
 # Only for a scenario of another game (scenarios.generic): the variant tuned, the boards searched on.
@@ -149,14 +151,7 @@ MET, FAILED, OPEN = "met", "failed", "open"
 STUDY_FILE = "study.db"
 RESULT_FILE = "tune.json"
 IDENTITY_STUDY = "identity"
-MAX_SEED = 2**63 - 1
 MAX_GAMES = 10_000_000
-
-
-def derive_seed(seed, *parts):
-    """A 63-bit seed from the tuning file's seed and a path of labels (stable across processes)."""
-    text = json.dumps([int(seed), *[str(p) for p in parts]])
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") & MAX_SEED
 
 
 @contextlib.contextmanager
@@ -471,7 +466,7 @@ class TuneSpec:
                 **{k: v["sha256"] for k, v in data["instruments"].items()},
                 **{k: v["sha256"] for k, v in data["strategies"].items()},
             },
-            "kernel_sha256": code_version(self.scenario if self.game else None)["kernel_sha256"],
+            "kernel_sha256": code_version(getattr(self.scenario, "game", None))["kernel_sha256"],
         }
 
 

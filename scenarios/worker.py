@@ -2,7 +2,7 @@
 
 A task carries everything a worker needs (the cell, its three validated instruments, the board, the
 strategy rows), so a worker reads no files: a dask worker on another machine needs only the package.
-A worker builds :class:`simulator.playout.GameSetup` once per cell and keeps it for later chunks of
+A worker builds :class:`simulator.shuffle_swing.playout.GameSetup` once per cell and keeps it for later chunks of
 the same cell. The tables are encoded as Parquet in the worker; the parent only writes the bytes.
 
 Workers only load the compiled kernel: the parent compiles it before any worker starts
@@ -30,9 +30,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from scenarios.schema import CELL_COLUMNS, GAME_COLUMNS, SEAT_COLUMNS
-from scenarios.seeding import deal_seeds, game_layout
-from simulator.layout import STATE_SIZE
-from simulator.playout import GameSetup, game_results, play_many, seat_results
+from simulator.seeds import deal_seeds, game_layout
+from simulator.shuffle_swing.layout import STATE_SIZE
+from simulator.shuffle_swing.playout import GameSetup, game_results, play_many, seat_results
 
 PARQUET_COMPRESSION = "zstd"
 SUB_BATCH = 8  # games of the first kernel call within a chunk (see the module docstring)
@@ -85,7 +85,7 @@ def watch_parent(token):
 
 def kernel_compiles():
     """How many times this process compiled the batch kernel instead of loading it from the cache."""
-    from simulator.kernel.engine import play_batch
+    from simulator.shuffle_swing.kernel.engine import play_batch
 
     try:
         return int(sum(play_batch.stats.cache_misses.values()))
@@ -99,7 +99,7 @@ class CellSpec:
 
     run_id: str  # scenario text + data + code; with the cell index it keys the worker's cache
     cell: object  # scenarios.scenario.Cell
-    board: object  # simulator.instruments.Board
+    board: object  # simulator.shuffle_swing.instruments.Board
     instruments: tuple  # three Instrument, black, orange, gray
     shuffle_wheels: bool
     max_rounds: int | None

@@ -1,18 +1,10 @@
-"""What the games' playout modules share: the per-game seed, the record of one logged game, the soak.
-
-Each game's ``playout`` module re-exports these, so callers import them from the game they play.
-"""
+"""What the games' playout modules share: the record of one logged game and the soak."""
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from simulator.kernel.core import mix_seed
-
-
-def game_seed(run_seed, index):
-    """Seed of game ``index`` of a run: independent of how the games are split among workers."""
-    return int(mix_seed(np.uint64(run_seed), np.uint64(index)))
+from simulator.seeds import game_seed
 
 
 @dataclass

@@ -14,15 +14,17 @@ import time
 
 import numpy as np
 
-from simulator.layout import S_DECISIONS, S_TURN, S_WINNER
-from simulator.playout import GameSetup, game_seed, play_many
+from simulator.shuffle_swing.layout import S_DECISIONS, S_TURN, S_WINNER
+from simulator.shuffle_swing.playout import GameSetup, play_many
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary
 
 # Child-process probe: plays GAMES games and prints one JSON line with the time it took.
 _PROBE = """
 import json, sys, time
 t0 = time.perf_counter()
-from simulator.playout import GameSetup, game_seed, play_many
+from simulator.shuffle_swing.playout import GameSetup, play_many
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary
 setup = GameSetup(nplayers={players})
 strat = StrategyLibrary().matrix([{lineup}])

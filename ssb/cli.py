@@ -14,183 +14,37 @@ from pathlib import Path
 
 import click
 
-from simulator import layout as L
+from simulator.shuffle_swing import layout as L
 from simulator.errors import DataError
-from simulator.instruments import STARTER, InstrumentLibrary, load_board, load_instrument
+from simulator.shuffle_swing.library import InstrumentLibrary
+from simulator.shuffle_swing.board import load_board
 
-from ssb.common import UserError
-from ssb.game_options import game_options  # noqa: E402
+from ssb.common import (
+    NameList,
+    PlayerCounts,
+    SsbGroup,
+    UserError,
+    announce_compile,
+    instrument_dir_option,
+    instruments_option,
+    lineup,
+    players_option,
+    seed_option,
+    strategy_dir_option,
+)
+from ssb.game_options import game_options, is_default
 
 PLAYER_CHOICES = (2, 3, 4)
-
-
-# =========================================================================== error reporting
-
-
-def _as_user_error(exc):
-    if isinstance(exc, click.UsageError):
-        msg = exc.format_message()
-        if exc.ctx is not None:
-            msg += f" (see '{exc.ctx.command_path} --help')"
-        return UserError(msg)
-    return UserError(str(exc))
-
-
-class SsbGroup(click.Group):
-    """A click group that turns ``DataError`` and usage errors anywhere below it into ``UserError``."""
-
-    def make_context(self, info_name, args, parent=None, **extra):
-        try:
-            return super().make_context(info_name, args, parent=parent, **extra)
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except click.UsageError as exc:
-            raise _as_user_error(exc) from None
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except (DataError, click.UsageError) as exc:
-            raise _as_user_error(exc) from None
-
-
-SsbGroup.group_class = SsbGroup
-
-
-# =========================================================================== shared options
-
-
-class NameList(click.ParamType):
-    """Comma-separated names: ``Violin,Piano,Horns``."""
-
-    name = "names"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, tuple):
-            return value
-        names = tuple(n.strip() for n in str(value).split(",") if n.strip())
-        if not names:
-            self.fail("give at least one name", param, ctx)
-        return names
-
-
-class PlayerCounts(click.ParamType):
-    """Comma-separated player counts: ``2,3,4``."""
-
-    name = "counts"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, tuple):
-            return value
-        out = []
-        for part in str(value).split(","):
-            part = part.strip()
-            if not part:
-                continue
-            if not part.isdigit() or not 2 <= int(part) <= 6:
-                self.fail(f"'{part}' is not a player count (2, 3 or 4; 2 to 6 for echidna)", param, ctx)
-            if int(part) not in out:
-                out.append(int(part))
-        if not out:
-            self.fail("give at least one player count", param, ctx)
-        return tuple(out)
-
-
-def players_option(f):
-    """``--players``: the player count of one game, 2, 3 or 4 (default 4)."""
-    return click.option(
-        "--players",
-        type=click.IntRange(2, 6),
-        default=4,
-        show_default=True,
-        metavar="2|3|4",
-        help="Number of players (2 adds Pri, 3 the neutral pieces; 2 to 6 with --game echidna).",
-    )(f)
-
-
-def instruments_option(f):
-    """``--instruments``: three instrument names, one per department, in any order."""
-    return click.option(
-        "--instruments",
-        type=NameList(),
-        default=",".join(STARTER),
-        show_default=True,
-        metavar="A,B,C",
-        help="Three instruments, one per department (black, orange, gray).",
-    )(f)
-
-
-def instrument_dir_option(f):
-    """``--instrument-dir``: extra instrument files, repeatable."""
-    return click.option(
-        "--instrument-dir",
-        "instrument_dirs",
-        multiple=True,
-        metavar="DIR",
-        help="Folder (or single .toml file) of extra instruments; may be repeated.",
-    )(f)
-
-
-def strategy_dir_option(f):
-    """``--strategy-dir``: extra strategy profiles, repeatable."""
-    return click.option(
-        "--strategy-dir",
-        "strategy_dirs",
-        multiple=True,
-        metavar="DIR",
-        help="Folder of extra strategy profiles (*.toml); may be repeated.",
-    )(f)
-
-
-class Seed(click.ParamType):
-    """A seed: an integer from 0 to 2**64 - 1 (the kernel's generator is 64-bit)."""
-
-    name = "seed"
-
-    def convert(self, value, param, ctx):
-        try:
-            seed = int(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not an integer", param, ctx)
-        if not 0 <= seed < 2**64:
-            self.fail(f"{seed} is outside 0 .. 2**64 - 1", param, ctx)
-        return seed
-
-
-def seed_option(default, help_text):
-    """``--seed``: a non-negative 64-bit integer seed."""
-
-    def decorate(f):
-        return click.option(
-            "--seed", type=Seed(), default=default, show_default=True, metavar="N", help=help_text
-        )(f)
-
-    return decorate
 
 
 # =========================================================================== helpers
 
 
-def _lineup(names, nplayers, param_hint="--strategies"):
-    """One strategy per seat: a single name mirrors to every seat."""
-    names = list(names)
-    if len(names) == 1:
-        return names * nplayers
-    if len(names) != nplayers:
-        raise click.BadParameter(
-            f"give one strategy for all seats or one per seat: {nplayers} players, got {len(names)} names",
-            param_hint=param_hint,
-        )
-    return names
-
-
 def _game_setup(nplayers, instruments, **kw):
     """``GameSetup`` for ``--instruments``; a wrong choice of names blames the argument (a broken
     instrument file keeps naming its file)."""
-    from simulator.instruments import LIBRARY_SOURCE
-    from simulator.playout import GameSetup
+    from simulator.shuffle_swing.library import LIBRARY_SOURCE
+    from simulator.shuffle_swing.playout import GameSetup
 
     try:
         return GameSetup(nplayers=nplayers, instruments=instruments, **kw)
@@ -198,15 +52,6 @@ def _game_setup(nplayers, instruments, **kw):
         if exc.file in (LIBRARY_SOURCE, "game") and exc.key in ("name", "instruments"):
             raise DataError("--instruments", ",".join(instruments), exc.reason) from None
         raise
-
-
-def announce_compile(entry, what="the rules kernel"):
-    """One line on stderr when the kernel entry point ``entry`` (``simulator.warmup._entry``) is not
-    compiled and cached yet."""
-    from simulator.warmup import compile_notice, kernel_cached
-
-    if kernel_cached(entry) is False:
-        click.echo(compile_notice(entry=entry, what=what), err=True)
 
 
 def _replay_command(nplayers, setup, seed, strategies, instrument_dirs):
@@ -279,16 +124,16 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
         ssb play --instruments Bass,Vibes,Drums --json > game.json
         ssb play --game echidna --players 5 --board snow --variant catch_up --seed 3
     """
-    if not game_cmd.is_default(game):
+    if not is_default(game):
         return game_cmd.play(game, players, strategies, seed, as_json, board, variants, strategy_dirs)
     if players > 4:
         raise click.BadParameter(f"'{players}' is not a player count (2, 3 or 4)", param_hint="--players")
-    from simulator.narrate import game_document, narrate
-    from simulator.playout import GameSetup, play_one
+    from simulator.shuffle_swing.narrate import game_document, narrate
+    from simulator.shuffle_swing.playout import GameSetup, play_one
     from strategies.library import StrategyLibrary
 
     setup = _game_setup(players, instruments, instrument_dirs=tuple(instrument_dirs))
-    names = _lineup(strategies, players)
+    names = lineup(strategies, players)
     strat = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).matrix(names, source="--strategies")
     announce_compile("play_game")
     record = play_one(setup, strat, seed)
@@ -340,15 +185,15 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
         ssb check --games 20 --all-sets
         ssb check --game echidna --games 20000 --players 2,3,4,5,6
     """
-    if not game_cmd.is_default(game):
+    if not is_default(game):
         return game_cmd.check(game, games, seed, player_counts, board, variants)
     for n in player_counts:
         if n not in PLAYER_CHOICES:
             raise click.BadParameter(f"'{n}' is not a player count (2, 3 or 4)", param_hint="--players")
     import itertools
 
-    from simulator.instruments import InstrumentLibrary
-    from simulator.playout import GameSetup, soak
+    from simulator.shuffle_swing.library import InstrumentLibrary
+    from simulator.shuffle_swing.playout import GameSetup, soak
     from strategies.library import StrategyLibrary
 
     lib = StrategyLibrary()
@@ -403,7 +248,7 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
 def instruments():
     """List, show, validate and draw instrument boards.
 
-    Instruments are TOML files in simulator/data/instruments; --instrument-dir adds more.
+    Instruments are TOML files in simulator/shuffle_swing/data/instruments; --instrument-dir adds more.
 
     Example:
 
@@ -524,7 +369,7 @@ def instruments_validate(paths):
     \b
         ssb instruments validate my_instruments/tuba.toml
     """
-    from simulator.instruments import validate_paths
+    from simulator.shuffle_swing.library import validate_paths
 
     failed = 0
     for f, result in validate_paths(paths, load_board()):
@@ -559,7 +404,7 @@ def instruments_draw(name, output, instrument_dirs):
     \b
         ssb instruments draw Piano -o piano.png
     """
-    from simulator.drawing import PICTURE_FORMATS, draw_instrument, picture_format
+    from simulator.shuffle_swing.drawing import PICTURE_FORMATS, draw_instrument, picture_format
 
     if picture_format(output) is None:
         raise UserError(

@@ -1,8 +1,11 @@
-"""What the ``ssb`` command modules share: the user-error exception, the ``--out DIR`` option and the
-check of the run options. (``ssb.cli`` imports the command modules at its end, so they cannot import
-these from it.)"""
+"""What the ``ssb`` command modules share: the user-error exception and the click group that turns
+data and usage errors into it, the shared options (``--players``, ``--instruments``, ``--seed``,
+``--out DIR``...), the check of the run options, the lineup of one game and the compile notice."""
 
 import click
+
+from simulator.errors import DataError
+from simulator.shuffle_swing.library import STARTER
 
 
 class UserError(click.ClickException):
@@ -33,3 +36,174 @@ def run_backend(resume, force, backend, scheduler):
     if scheduler and backend == "local":
         raise UserError("--scheduler needs --backend dask")
     return backend or ("dask" if scheduler else "local")
+
+
+# =========================================================================== error reporting
+
+
+def _as_user_error(exc):
+    if isinstance(exc, click.UsageError):
+        msg = exc.format_message()
+        if exc.ctx is not None:
+            msg += f" (see '{exc.ctx.command_path} --help')"
+        return UserError(msg)
+    return UserError(str(exc))
+
+
+class SsbGroup(click.Group):
+    """A click group that turns ``DataError`` and usage errors anywhere below it into ``UserError``."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            raise _as_user_error(exc) from None
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except (DataError, click.UsageError) as exc:
+            raise _as_user_error(exc) from None
+
+
+SsbGroup.group_class = SsbGroup
+
+
+# =========================================================================== shared options
+
+
+class NameList(click.ParamType):
+    """Comma-separated names: ``Violin,Piano,Horns``."""
+
+    name = "names"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        names = tuple(n.strip() for n in str(value).split(",") if n.strip())
+        if not names:
+            self.fail("give at least one name", param, ctx)
+        return names
+
+
+class PlayerCounts(click.ParamType):
+    """Comma-separated player counts: ``2,3,4``."""
+
+    name = "counts"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        out = []
+        for part in str(value).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if not part.isdigit() or not 2 <= int(part) <= 6:
+                self.fail(f"'{part}' is not a player count (2, 3 or 4; 2 to 6 for echidna)", param, ctx)
+            if int(part) not in out:
+                out.append(int(part))
+        if not out:
+            self.fail("give at least one player count", param, ctx)
+        return tuple(out)
+
+
+def players_option(f):
+    """``--players``: the player count of one game, 2, 3 or 4 (default 4)."""
+    return click.option(
+        "--players",
+        type=click.IntRange(2, 6),
+        default=4,
+        show_default=True,
+        metavar="2|3|4",
+        help="Number of players (2 adds Pri, 3 the neutral pieces; 2 to 6 with --game echidna).",
+    )(f)
+
+
+def instruments_option(f):
+    """``--instruments``: three instrument names, one per department, in any order."""
+    return click.option(
+        "--instruments",
+        type=NameList(),
+        default=",".join(STARTER),
+        show_default=True,
+        metavar="A,B,C",
+        help="Three instruments, one per department (black, orange, gray).",
+    )(f)
+
+
+def instrument_dir_option(f):
+    """``--instrument-dir``: extra instrument files, repeatable."""
+    return click.option(
+        "--instrument-dir",
+        "instrument_dirs",
+        multiple=True,
+        metavar="DIR",
+        help="Folder (or single .toml file) of extra instruments; may be repeated.",
+    )(f)
+
+
+def strategy_dir_option(f):
+    """``--strategy-dir``: extra strategy profiles, repeatable."""
+    return click.option(
+        "--strategy-dir",
+        "strategy_dirs",
+        multiple=True,
+        metavar="DIR",
+        help="Folder of extra strategy profiles (*.toml); may be repeated.",
+    )(f)
+
+
+class Seed(click.ParamType):
+    """A seed: an integer from 0 to 2**64 - 1 (the kernel's generator is 64-bit)."""
+
+    name = "seed"
+
+    def convert(self, value, param, ctx):
+        try:
+            seed = int(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not an integer", param, ctx)
+        if not 0 <= seed < 2**64:
+            self.fail(f"{seed} is outside 0 .. 2**64 - 1", param, ctx)
+        return seed
+
+
+def seed_option(default, help_text):
+    """``--seed``: a non-negative 64-bit integer seed."""
+
+    def decorate(f):
+        return click.option(
+            "--seed", type=Seed(), default=default, show_default=True, metavar="N", help=help_text
+        )(f)
+
+    return decorate
+
+
+# =========================================================================== helpers
+
+
+def lineup(names, nplayers, param_hint="--strategies"):
+    """One strategy per seat: a single name mirrors to every seat."""
+    names = list(names)
+    if len(names) == 1:
+        return names * nplayers
+    if len(names) != nplayers:
+        raise click.BadParameter(
+            f"give one strategy for all seats or one per seat: {nplayers} players, got {len(names)} names",
+            param_hint=param_hint,
+        )
+    return names
+
+
+def announce_compile(entry, what="the rules kernel"):
+    """One line on stderr when the kernel entry point ``entry`` (``simulator.warmup._entry``) is not
+    compiled and cached yet."""
+    from simulator.warmup import compile_notice, kernel_cached
+
+    if kernel_cached(entry) is False:
+        click.echo(compile_notice(entry=entry, what=what), err=True)

@@ -9,11 +9,7 @@ import time
 import click
 
 from simulator import games as registry
-from ssb.common import UserError
-from ssb.cli import SsbGroup, _lineup  # ssb.cli imports this module at its end, after these exist
-
-
-from ssb.game_options import game_options, is_default  # noqa: E402,F401
+from ssb.common import SsbGroup, UserError, lineup
 
 
 def _variants(game, items):
@@ -39,7 +35,7 @@ def play(game_name, players, strategies, seed, as_json, board, variants, strateg
     """``ssb play --game NAME``: one game, narrated (or as JSON)."""
     game = registry.get(game_name, "--game", "")
     setup = _setup(game, players, board, variants)
-    names = _lineup(list(strategies) if strategies else [game.default_strategy], players)
+    names = lineup(list(strategies) if strategies else [game.default_strategy], players)
     strat = game.strategies(tuple(strategy_dirs)).matrix(names)
     _announce_compile(game, "play_game")
     record = game.play_one(setup, strat, seed)
@@ -53,7 +49,7 @@ def play(game_name, players, strategies, seed, as_json, board, variants, strateg
 
 def _announce_compile(game, attr):
     """The compile notice for the game's kernel entry ``attr``."""
-    from ssb.cli import announce_compile
+    from ssb.common import announce_compile
 
     announce_compile(game.kernel_entry_named(attr), game.kernel_what())
 

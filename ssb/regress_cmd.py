@@ -85,9 +85,10 @@ def baseline(results_dir, out):
 
 def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     """The function that plays an adaptive round: fresh deals (a new run seed) for the given cells."""
-    from reports.regress import round_seed
+    from simulator.seeds import round_seed
     from scenarios.results import RunDirError
-    from scenarios.runner import _hashes, code_version, data_files, run_scenario
+    from scenarios.runner import _hashes, data_files, run_scenario
+    from simulator.provenance import code_version
     from scenarios.scenario import scenario_from_doc
 
     sc = manifest["scenario"]
@@ -107,7 +108,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
             f"{results_dir}: data files changed since the run was played ({', '.join(changed)}); "
             "--adaptive would mix two versions: play the run again first"
         )
-    if code_version(probe)["kernel_sha256"] != manifest.get("code", {}).get("kernel_sha256"):
+    if code_version(getattr(probe, "game", None))["kernel_sha256"] != manifest.get("code", {}).get("kernel_sha256"):
         raise GateError(
             f"{results_dir}: the rules kernel changed since the run was played; --adaptive would mix two "
             "versions: play the run again first"

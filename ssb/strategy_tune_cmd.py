@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from simulator.instruments import STARTER
+from simulator.shuffle_swing.library import STARTER
 
 
 def _names(value, what):

@@ -39,9 +39,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from simulator.errors import DataError
-from simulator.instruments import STARTER
-from simulator.layout import PARAMS, S_WINNER
-from strategies.tune import _setup, deal_interval, deal_seeds
+from simulator.shuffle_swing.library import STARTER
+from simulator.shuffle_swing.layout import PARAMS, S_WINNER
+from simulator.seeds import stage_seeds
+from strategies.tune import _setup, deal_interval
 
 # The shipped ladder, weakest first. Rungs whose strategy the library does not hold are left out.
 # The top rung, ``search_deep``, costs several times ``search``'s per game (the cost table says how
@@ -165,7 +166,7 @@ def _play(where, nplayers, strat, seeds):
             _ECHIDNA_SETUPS[key] = EchidnaSetup(nplayers, board)
         states, _ = e_play(_ECHIDNA_SETUPS[key], strat, seeds)
         return states[:, E_WINNER]
-    from simulator.playout import play_many
+    from simulator.shuffle_swing.playout import play_many
 
     states, _ = play_many(_setup(nplayers, instruments, instrument_dirs), strat, seeds)
     return states[:, S_WINNER]
@@ -237,7 +238,7 @@ def cost_ratios(rungs, greedy_row, cfg, reps=5, target_s=0.5):
     The rung plays ``k`` deals (about ``target_s`` seconds), greedy the same ``k`` deals repeated until
     it too has run about ``target_s``; the two alternate ``reps`` times and the ratio is taken between
     the fastest repetitions (the least disturbed by other processes on a shared machine)."""
-    seeds = deal_seeds(cfg.seed, "cost", 4, 4000)
+    seeds = stage_seeds(cfg.seed, "cost", 4, 4000)
     g_strat = np.repeat(greedy_row[None, :], 4, axis=0)
 
     def timed(strat, sub, times=1):
@@ -326,7 +327,7 @@ def run_ladder(cfg, jobs=1, log=None):
         result["instruments"] = list(cfg.instruments)
     # Matrix: every pair, every player count, both orders from one set of games.
     for n in cfg.players:
-        seeds = deal_seeds(cfg.seed, "matrix", n, cfg.deals)
+        seeds = stage_seeds(cfg.seed, "matrix", n, cfg.deals)
         cells = {}
         for i, j in itertools.combinations(range(len(rungs)), 2):
             x = share(rungs[j][1].row(), rungs[i][1].row(), n, seeds, cfg, jobs)  # upper rung's share
@@ -348,7 +349,7 @@ def run_ladder(cfg, jobs=1, log=None):
         for spec, s in rungs:
             shares[spec] = {}
             for n in cfg.players:
-                x = share(ps.row(), s.row(), n, deal_seeds(cfg.seed, "matrix", n, cfg.deals), cfg, jobs)
+                x = share(ps.row(), s.row(), n, stage_seeds(cfg.seed, "matrix", n, cfg.deals), cfg, jobs)
                 shares[spec][str(n)] = _interval(x)
                 log(f"{n} players: {pspec} against {spec}: {x.mean():.1%}")
         result["placed"].append({"strategy": pspec, "shares": shares, "place": _place(pspec, shares, list(specs))})
@@ -357,7 +358,7 @@ def run_ladder(cfg, jobs=1, log=None):
     names = {n.lower() for n in lib.names()}
     others = ECHIDNA_AGAINST[1:] if echidna else ("tuned",)
     opps = [("greedy", greedy)] + [(o, lib.get(o).row()) for o in others if o in names]
-    seeds = deal_seeds(cfg.seed, "against", 4, cfg.against_deals or cfg.deals)
+    seeds = stage_seeds(cfg.seed, "against", 4, cfg.against_deals or cfg.deals)
     for oname, orow in opps:
         for spec, s in rungs + placed:
             parts = _pieces(seeds, jobs)
@@ -375,7 +376,7 @@ def run_ladder(cfg, jobs=1, log=None):
         if dspec is None:
             raise DataError("ladder", "depth_rung", "no search rung to measure the skill depth of; name one")
         base = parse_rung(dspec, lib)
-        dseeds = deal_seeds(cfg.seed, "depth", 4, cfg.depth_deals)
+        dseeds = stage_seeds(cfg.seed, "depth", 4, cfg.depth_deals)
         for b in cfg.depth_budgets:
             hi_row = replace(base, params={**base.params, "budget": 2 * b}).row()
             lo_row = replace(base, params={**base.params, "budget": b}).row()

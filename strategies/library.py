@@ -1,9 +1,9 @@
 """Named strategies as data: a TOML profile per strategy, turned into one float row for the kernel.
 
-A profile names a policy kind (``simulator.layout.KIND_NAMES``), optional flags (``focus``: the
-department or instrument a specialist favours; the parameters of ``simulator.layout.PARAMS`` such as
+A profile names a policy kind (``simulator.shuffle_swing.layout.KIND_NAMES``), optional flags (``focus``: the
+department or instrument a specialist favours; the parameters of ``simulator.shuffle_swing.layout.PARAMS`` such as
 ``budget``, ``horizon`` or ``temperature``) and the weights of the greedy evaluation
-(``simulator.layout.WEIGHT_NAMES``; unspecified weights take the ``greedy`` profile's values). A
+(``simulator.shuffle_swing.layout.WEIGHT_NAMES``; unspecified weights take the ``greedy`` profile's values). A
 ``[weights_late]`` table gives a second row for the late game: the kernel then interpolates from
 ``[weights]`` to it by game progress (unspecified late weights take the early row's values). A
 designer adds a strategy by dropping a file in a folder. A ``[provenance]`` table (written by
@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from simulator.errors import DataError
-from simulator.instruments import Checker, read_toml
-from simulator.layout import (
+from simulator.validate import Checker, read_toml
+from simulator.shuffle_swing.layout import (
     DEPT_NAMES,
     KIND_NAMES,
     KIND_RANDOM,
@@ -75,11 +75,11 @@ class Strategy:
         return self.param("budget")
 
     def param(self, name):
-        """A parameter of ``simulator.layout.PARAMS``: the profile's value or the default."""
+        """A parameter of ``simulator.shuffle_swing.layout.PARAMS``: the profile's value or the default."""
         return self.params.get(name, PARAMS[name][3])
 
     def row(self):
-        """The float row the kernel reads (``simulator.layout`` P_* offsets)."""
+        """The float row the kernel reads (``simulator.shuffle_swing.layout`` P_* offsets)."""
         r = np.zeros(STRAT_SIZE, dtype=np.float64)
         r[P_KIND] = KIND_NAMES.index(self.kind)
         r[P_FOCUS] = self.focus

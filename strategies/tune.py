@@ -33,7 +33,6 @@ greedy evaluation compares sums of weighted terms, so multiplying every weight b
 changes no choice, and fixing one weight removes that redundant direction.
 """
 
-import hashlib
 import json
 import math
 from dataclasses import asdict, dataclass, fields, replace
@@ -42,8 +41,10 @@ from pathlib import Path
 import numpy as np
 
 from simulator.errors import DataError
-from simulator.instruments import STARTER, read_toml
-from simulator.layout import S_WINNER, WEIGHT_NAMES
+from simulator.seeds import label_seed, stage_seeds
+from simulator.shuffle_swing.library import STARTER
+from simulator.validate import read_toml
+from simulator.shuffle_swing.layout import S_WINNER, WEIGHT_NAMES
 
 TUNE_FORMAT = 1
 CHAMPION = "champion"
@@ -132,20 +133,6 @@ class TuneSettings:
 # =========================================================================== seeds
 
 
-def _seed(*parts):
-    """A 63-bit seed from the run seed and labels: stable across processes and platforms."""
-    h = hashlib.sha256(json.dumps([int(p) if not isinstance(p, str) else p for p in parts]).encode())
-    return int.from_bytes(h.digest()[:8], "little") >> 1
-
-
-def deal_seeds(seed, label, nplayers, deals):
-    """The deal seeds of one stage (``label``: run/generation, rescore or verify) at one player count."""
-    from simulator.playout import game_seed
-
-    base = _seed(seed, label, nplayers)
-    return np.array([game_seed(base, d) for d in range(deals)], dtype=np.uint64)
-
-
 # =========================================================================== playing
 
 
@@ -155,7 +142,7 @@ _SETUPS = {}
 def _setup(nplayers, instruments, instrument_dirs):
     key = (nplayers, tuple(instruments), tuple(instrument_dirs))
     if key not in _SETUPS:
-        from simulator.playout import GameSetup
+        from simulator.shuffle_swing.playout import GameSetup
 
         _SETUPS[key] = GameSetup(nplayers=nplayers, instruments=tuple(instruments), instrument_dirs=tuple(instrument_dirs))
     return _SETUPS[key]
@@ -164,7 +151,7 @@ def _setup(nplayers, instruments, instrument_dirs):
 def seat_wins(row, opponent, nplayers, seeds, instruments=STARTER, instrument_dirs=()):
     """Wins per deal (0..n) of ``row`` in one seat against ``opponent`` in every other, over every
     seat rotation of each deal (the same deal seed in each rotation)."""
-    from simulator.playout import play_many
+    from simulator.shuffle_swing.playout import play_many
 
     setup = _setup(nplayers, instruments, instrument_dirs)
     wins = np.zeros(len(seeds), dtype=np.int64)
@@ -255,7 +242,7 @@ class Tuner:
         per-deal wins of every (player count, opponent) cell."""
         cells = []
         for n in self.s.players:
-            seeds = deal_seeds(self.s.seed, label, n, deals)
+            seeds = stage_seeds(self.s.seed, label, n, deals)
             for o in self.s.opponents:
                 opp = champion_row if o == CHAMPION else self.opp_rows[o]
                 cells.append((n, o, opp, seeds))
@@ -275,7 +262,7 @@ class Tuner:
 
         dim = len(self.base)
         opts = {
-            "seed": _seed(self.s.seed, "cma", r) % (2**31 - 2) + 1,
+            "seed": label_seed(self.s.seed, "cma", r) % (2**31 - 2) + 1,
             "bounds": [list(-self.base / self.scale), None],
             "verbose": -9,
             "verb_log": 0,
@@ -320,7 +307,7 @@ class Tuner:
         greedy = self.lib.get("greedy").row()
         out = {}
         for n in self.s.players:
-            seeds = deal_seeds(self.s.seed, "verify", n, self.s.verify_deals)
+            seeds = stage_seeds(self.s.seed, "verify", n, self.s.verify_deals)
             w, w0 = self._verify_games(row, start_row, greedy, n, seeds)
             self.games += 2 * n * len(seeds)
             m, lo, hi = deal_interval(w, n)
@@ -350,7 +337,7 @@ class Tuner:
     def profile(self, chosen, fit, best, verify, histories):
         import cma
 
-        from scenarios.runner import code_version
+        from simulator.provenance import code_version
 
         accepted = all(v["advantage_interval_95"][0] > 0 for v in verify.values())
         code = code_version()

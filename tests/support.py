@@ -1,6 +1,6 @@
 """Hand-built game states for tests, without data files.
 
-The kernel reads two flat arrays (``simulator.layout``): ``geo`` (int64, the components) and ``st``
+The kernel reads two flat arrays (``simulator.shuffle_swing.layout``): ``geo`` (int64, the components) and ``st``
 (int32, the state). This module packs both from short Python descriptions so a test can set up a
 rulebook situation in a few lines::
 
@@ -40,9 +40,9 @@ that need those set them by hand or call the engine's own setup.
 
 import numpy as np
 
-from simulator import layout as L
-from simulator.instruments import pack_derived
-from simulator.layout import (
+from simulator.shuffle_swing import layout as L
+from simulator.shuffle_swing.pack import pack_derived
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     BUILD_PIECES,
     COLOUR_NAMES,
@@ -551,7 +551,7 @@ def set_ready(st, p, black=0, orange=0, gray=0):
 
 def candidates(st, p):
     """The (spot, die, slice) choices the engine offers seat ``p`` this turn (R1, R3)."""
-    from simulator.kernel import engine
+    from simulator.shuffle_swing.kernel import engine
 
     c_spot = np.empty(engine.MAX_CAND, np.int64)
     c_die = np.empty(engine.MAX_CAND, np.int64)

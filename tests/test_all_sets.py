@@ -5,9 +5,10 @@ import itertools
 
 import pytest
 
-from simulator.instruments import InstrumentLibrary
-from simulator.layout import N_DEPT, N_SRC, S_OVER, S_SCORE, S_SRC, S_STALLED
-from simulator.playout import GameSetup, game_seed, play_many
+from simulator.shuffle_swing.library import InstrumentLibrary
+from simulator.shuffle_swing.layout import N_DEPT, N_SRC, S_OVER, S_SCORE, S_SRC, S_STALLED
+from simulator.shuffle_swing.playout import GameSetup, play_many
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary
 
 LIB = InstrumentLibrary()

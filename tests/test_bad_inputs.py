@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from ssb.cli import cli
-from simulator.instruments import INSTRUMENT_DIR
+from simulator.shuffle_swing.library import INSTRUMENT_DIR
 
 HORNS = (INSTRUMENT_DIR / "horns.toml").read_text()
 ORGAN = (INSTRUMENT_DIR / "organ.toml").read_text()
@@ -439,7 +439,7 @@ def test_force_removes_the_old_report(good_run, tmp_path):
 
 def test_score_bound_leaves_room_in_int32():
     """With every data number at its bound, no seat's score can reach the kernel's -2**30 start."""
-    from simulator import instruments as I
+    from simulator.shuffle_swing import board as I
 
     assert I.score_bound() * 5 < I.SCORE_LIMIT  # five owners' scores summed still fit
 
@@ -447,9 +447,9 @@ def test_score_bound_leaves_room_in_int32():
 def test_a_game_at_the_bounds_keeps_its_invariants(tmp_path):
     """An instrument with every award, points value and penalty at the maximum plays a game whose
     invariants hold (score = sum of its sources) and whose scores stay within the bound."""
-    from simulator import instruments as I
-    from simulator.layout import S_SCORE
-    from simulator.playout import GameSetup, play_one
+    from simulator.shuffle_swing import board as I
+    from simulator.shuffle_swing.layout import S_SCORE
+    from simulator.shuffle_swing.playout import GameSetup, play_one
     from strategies.library import StrategyLibrary
 
     m = I.MAX_POINTS
@@ -563,7 +563,7 @@ def _mutate(doc, data):
 
 @pytest.fixture(scope="module")
 def library():
-    from simulator.instruments import InstrumentLibrary
+    from simulator.shuffle_swing.library import InstrumentLibrary
 
     return InstrumentLibrary()
 
@@ -576,9 +576,10 @@ def test_mutated_instrument_is_valid_or_a_clear_error(library, data, which):
     import tomllib
 
     from simulator.errors import DataError
-    from simulator.instruments import instrument_from_doc, score_bound
-    from simulator.layout import S_SCORE
-    from simulator.playout import GameSetup, play_one
+    from simulator.shuffle_swing.instruments import instrument_from_doc
+    from simulator.shuffle_swing.board import score_bound
+    from simulator.shuffle_swing.layout import S_SCORE
+    from simulator.shuffle_swing.playout import GameSetup, play_one
     from strategies.library import StrategyLibrary
 
     doc = tomllib.loads((INSTRUMENT_DIR / f"{which}.toml").read_text())

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from simulator import layout as L
-from simulator.instruments import INSTRUMENT_DIR, InstrumentLibrary
-from simulator.playout import GameSetup, SoakReport, game_seed, play_many
+from simulator.shuffle_swing import layout as L
+from simulator.shuffle_swing.library import INSTRUMENT_DIR, InstrumentLibrary
+from simulator.shuffle_swing.playout import GameSetup, play_many
+from simulator.playout_common import SoakReport
+from simulator.seeds import game_seed
 from ssb.cli import cli
 from strategies.library import StrategyLibrary
 
@@ -141,7 +143,7 @@ def test_check_small_soak_is_clean():
 
 
 def test_check_reports_violations_with_a_replay_line(monkeypatch):
-    import simulator.playout as playout
+    import simulator.shuffle_swing.playout as playout
 
     def fake_soak(setup, strat, games, seed):
         if games == 1:  # the untimed warm-up game
@@ -262,7 +264,7 @@ def test_instruments_draw_writes_a_png(tmp_path):
 
 
 def test_drawing_layout_is_deterministic():
-    from simulator.drawing import _layout_for
+    from simulator.shuffle_swing.drawing import _layout_for
 
     inst = InstrumentLibrary().get("Vibes")
     a, b = _layout_for(inst), _layout_for(inst)
@@ -311,7 +313,7 @@ def test_strategy_dir_adds_a_profile(tmp_path):
 # --------------------------------------------------------------------------- layering
 
 
-@pytest.mark.parametrize("module", ["simulator/narrate.py", "simulator/drawing.py"])
+@pytest.mark.parametrize("module", ["simulator/shuffle_swing/narrate.py", "simulator/shuffle_swing/drawing.py"])
 def test_simulator_modules_do_not_import_click(module):
     tree = ast.parse((ROOT / module).read_text())
     imported = set()
@@ -328,7 +330,7 @@ def test_simulator_modules_do_not_import_click(module):
 
 
 def test_event_dicts_unpack_packed_columns():
-    from simulator.narrate import event_dicts
+    from simulator.shuffle_swing.narrate import event_dicts
 
     insts = GameSetup().insts
     rows = np.array(
@@ -350,8 +352,8 @@ def test_event_dicts_unpack_packed_columns():
 
 
 def test_narration_of_a_stalled_game_and_a_tie_break():
-    from simulator.narrate import narrate
-    from simulator.playout import play_one
+    from simulator.shuffle_swing.narrate import narrate
+    from simulator.shuffle_swing.playout import play_one
 
     setup = GameSetup(nplayers=2, max_rounds=3)
     record = play_one(setup, StrategyLibrary().matrix(["random", "random"]), 5)

@@ -6,18 +6,12 @@ import shutil
 import numpy as np
 import pytest
 
-from simulator import layout as L
+from simulator.shuffle_swing import layout as L
 from simulator.errors import DataError
-from simulator.instruments import (
-    INSTRUMENT_DIR,
-    STARTER,
-    Instrument,
-    InstrumentLibrary,
-    load_board,
-    load_instrument,
-    pack_geo,
-    unpack_geo,
-)
+from simulator.shuffle_swing.library import INSTRUMENT_DIR, STARTER, InstrumentLibrary
+from simulator.shuffle_swing.instruments import Instrument, load_instrument
+from simulator.shuffle_swing.board import load_board
+from simulator.shuffle_swing.pack import pack_geo, unpack_geo
 
 
 @pytest.fixture(scope="module")
@@ -514,7 +508,7 @@ def test_section_worths_are_packed_as_float_bits():
     point per space for a completer term, adjacency points weighted 1, divided by the size."""
     from support import make_geo
 
-    from simulator.kernel.core import float_bits
+    from simulator.shuffle_swing.kernel.core import float_bits
 
     geo = make_geo(
         spaces=[(1, "orange", [0]), (2, "gray", [0]), (1, "gray", [1]), (3, "black", [1]), (1, "orange", [1]), (2, "gray", [2])],

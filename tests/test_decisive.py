@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from simulator.layout import S_CHOICES, S_TIES, WEIGHT_NAMES
-from simulator.playout import GameSetup, game_seed, play_many
+from simulator.shuffle_swing.layout import S_CHOICES, S_TIES, WEIGHT_NAMES
+from simulator.shuffle_swing.playout import GameSetup, play_many
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary
 
 TIE_BREAKERS = {"serve_next": 0.02, "landing": 0.01}

@@ -13,7 +13,8 @@ from echidna_support import make_state, ring_setup, rows
 from simulator.echidna import kernel as K
 from simulator.echidna import layout as L
 from simulator.echidna.board import EchidnaSetup, Variants
-from simulator.echidna.playout import game_seed, play_many, soak
+from simulator.seeds import game_seed
+from simulator.echidna.playout import play_many, soak
 
 
 def _sound():
@@ -96,7 +97,8 @@ def test_same_seed_same_game_and_batches_split_freely():
 _PROBE = """
 import json
 from simulator.echidna.board import EchidnaSetup, Variants
-from simulator.echidna.playout import game_seed, play_many
+from simulator.echidna.playout import play_many
+from simulator.seeds import game_seed
 from strategies.echidna import EchidnaStrategyLibrary
 setup = EchidnaSetup(4, "snow", Variants(catch_up=True, home_stretch=True))
 strat = EchidnaStrategyLibrary().matrix(["greedy", "random", "lookahead", "saboteur"])

@@ -10,7 +10,7 @@ import pandas as pd
 from click.testing import CliRunner
 
 from reports import stats
-from reports.build import write_report
+from reports.document import write_report
 from reports.game_report import _headline, build_game_report, seat_frame
 from reports.headline import ONE_JUDGE, ROBUST, SKILL_SENSITIVE
 from reports.seats import seat_advantage

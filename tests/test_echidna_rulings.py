@@ -11,7 +11,8 @@ from echidna_support import big_log, events, make_state, nolog, ring_board, ring
 from simulator.echidna import kernel as K
 from simulator.echidna import layout as L
 from simulator.echidna.board import EchidnaSetup, Variants, load_rules
-from simulator.echidna.playout import game_seed, play_one
+from simulator.seeds import game_seed
+from simulator.echidna.playout import play_one
 
 GREEDY4 = rows(["greedy"] * 4)
 RANDOM4 = rows(["random"] * 4)

@@ -23,11 +23,12 @@ from simulator.echidna import kernel as K
 from simulator.echidna import layout as L
 from simulator.echidna.board import EchidnaSetup, Variants, load_board, load_rules, pack_geo, variants_from_dict
 from simulator.echidna.narrate import game_document, narrate
-from simulator.echidna.playout import game_seed, play_many, play_one
+from simulator.seeds import game_seed
+from simulator.echidna.playout import play_many, play_one
 from simulator.errors import DataError
 from ssb.cli import cli
 
-GOLDEN_STEP = 0x9E3779B97F4A7C15  # splitmix64 adds this to its state per draw (simulator/kernel/core.py)
+GOLDEN_STEP = 0x9E3779B97F4A7C15  # splitmix64 adds this to its state per draw (simulator/shuffle_swing/kernel/core.py)
 
 
 def _setup_log(setup, names, seed):

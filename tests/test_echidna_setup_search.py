@@ -9,7 +9,7 @@ from simulator.echidna import kernel as K
 from simulator.echidna import layout as L
 from simulator.echidna.board import EchidnaSetup
 from simulator.echidna.playout import play_many, play_one
-from simulator.playout_common import game_seed
+from simulator.seeds import game_seed
 from strategies import ladder as LD
 from strategies.echidna import EchidnaStrategyLibrary
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from simulator import games as registry
+from simulator.game_api import Lazy
 
 
 def test_importing_the_registry_loads_no_kernel():
@@ -24,7 +25,7 @@ def test_every_lazy_entry_names_a_function_that_exists():
         game = registry.get(name)
         for f in dataclasses.fields(game):
             entry = getattr(game, f.name)
-            if isinstance(entry, registry._Lazy):
+            if isinstance(entry, Lazy):
                 target = getattr(importlib.import_module(entry.module), entry.attr, None)
                 assert callable(target), f"{name}.{f.name}: {entry!r}"
                 seen += 1

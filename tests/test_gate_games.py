@@ -29,6 +29,7 @@ from scenarios.results import load_results
 from scenarios.runner import run_scenario
 from scenarios.scenario import load_scenario
 from simulator import games as registry
+from simulator.game_api import GATE_HOWS
 from ssb.cli import cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -106,7 +107,7 @@ def test_every_registered_gate_is_well_formed():
         kinds = kinds_of(g)
         columns = set(g.seat_columns) | set(g.game_columns)
         for f in g.gate.figures:
-            assert f.kind in kinds and f.how in registry.GATE_HOWS, (name, f)
+            assert f.kind in kinds and f.how in GATE_HOWS, (name, f)
             assert f.column in columns, (name, f)
             # A rate is a share of games: only a game column's share can be one.
             assert not kinds[f.kind].rate or f.how == "game_share", (name, f)

@@ -5,16 +5,12 @@ import random
 
 import pytest
 
-from simulator import layout as L
+from simulator.shuffle_swing import layout as L
 from simulator.errors import DataError
-from simulator.instruments import (
-    BOARD_PATH,
-    INSTRUMENT_DIR,
-    InstrumentLibrary,
-    load_board,
-    load_instrument,
-    pack_geo,
-)
+from simulator.shuffle_swing.board import BOARD_PATH, load_board
+from simulator.shuffle_swing.library import INSTRUMENT_DIR, InstrumentLibrary
+from simulator.shuffle_swing.instruments import load_instrument
+from simulator.shuffle_swing.pack import pack_geo
 
 BASE = """\
 # small test instrument

@@ -11,12 +11,14 @@ import sys
 
 import numpy as np
 
-from simulator.playout import GameSetup, game_seed, play_many
+from simulator.shuffle_swing.playout import GameSetup, play_many
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary
 
 PROBE = """
 import json
-from simulator.playout import GameSetup, game_seed, play_many
+from simulator.shuffle_swing.playout import GameSetup, play_many
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary
 out = {}
 for n, names in ((4, ["greedy", "inspector", "random", "builder"]), (2, ["greedy", "greedy"]), (3, ["random"] * 3)):

@@ -5,9 +5,9 @@ import re
 
 import numpy as np
 
-from simulator import layout as L
-from simulator.narrate import event_dicts, narrate_lines, pieces_reach, source_label
-from simulator.playout import GameSetup, play_one
+from simulator.shuffle_swing import layout as L
+from simulator.shuffle_swing.narrate import event_dicts, narrate_lines, pieces_reach, source_label
+from simulator.shuffle_swing.playout import GameSetup, play_one
 from strategies.library import StrategyLibrary
 
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from simulator.kernel import objectives as ob
-from simulator.layout import (
+from simulator.shuffle_swing.kernel import objectives as ob
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     EV_SCORE,
     EV_SECTION,

@@ -8,8 +8,8 @@ import pytest
 from scipy.stats import chisquare
 from support import big_log, die_of, empty_log, make_geo, make_state, place, put_in_room, put_on_wheel
 
-from simulator.kernel import engine, policy, turn
-from simulator.layout import (
+from simulator.shuffle_swing.kernel import engine, policy, turn
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     CHEESE,
     CONSTRUCT,
@@ -47,7 +47,8 @@ from simulator.layout import (
     W_WHEEL,
     WEIGHT_NAMES,
 )
-from simulator.playout import GameSetup, game_seed, play_many
+from simulator.shuffle_swing.playout import GameSetup, play_many
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary
 
 NEW_WEIGHTS = ("block", "next_pickup", "landing", "serve_next")

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from simulator.kernel import engine
-from simulator.kernel.invariants import VIOLATIONS, check_invariants
-from simulator.layout import (
+from simulator.shuffle_swing.kernel import engine
+from simulator.shuffle_swing.kernel.invariants import VIOLATIONS, check_invariants
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     DICE_PER_OWNER,
     EV_SCORE,
@@ -47,7 +47,7 @@ from simulator.layout import (
     ST_TURNS,
     W_WHEEL,
 )
-from simulator.playout import GameSetup, play_one
+from simulator.shuffle_swing.playout import GameSetup, play_one
 from strategies.library import StrategyLibrary
 
 SETTINGS = settings(max_examples=25, deadline=None)

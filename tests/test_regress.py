@@ -38,9 +38,9 @@ from reports.regress import (
     margin_tests,
     mean_and_var,
     parse_margins,
-    round_seed,
     sequential_verdicts,
 )
+from simulator.seeds import round_seed
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
 from ssb.cli import cli
@@ -467,7 +467,7 @@ def test_changed_data_file_is_named(small_runs, tmp_path):
     md = tmp_path / "s.md"
     r = _regress(small_runs["aa"], "--baseline", edited, "--summary-md", md)
     assert r.exit_code == 0, r.output
-    assert "data file **instrument Horns** (`simulator/data/instruments/horns.toml`): changed" in md.read_text()
+    assert "data file **instrument Horns** (`simulator/shuffle_swing/data/instruments/horns.toml`): changed" in md.read_text()
 
 
 def test_baseline_of_other_cells_is_a_user_error(small_runs, tmp_path):

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from fixtures.report_tables import synthetic_run
 
-from reports.build import build_report, write_report
+from reports.build import build_report
+from reports.document import write_report
 from reports.io import from_frames
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -23,10 +23,10 @@ from support import (
     source_points,
 )
 
-from simulator.kernel import engine, policy, rules
-from simulator.kernel.core import brag_step, track_beats
-from simulator.kernel.objectives import rank_owners
-from simulator.layout import (
+from simulator.shuffle_swing.kernel import engine, policy, rules
+from simulator.shuffle_swing.kernel.core import brag_step, track_beats
+from simulator.shuffle_swing.kernel.objectives import rank_owners
+from simulator.shuffle_swing.layout import (
     BLACK,
     BRAG_PICKUP,
     CHEESE,

@@ -10,10 +10,12 @@ from support import big_log, make_geo, make_state, place, scores, set_brag, sour
 
 from scenarios.scenario import load_scenario
 from simulator.errors import DataError
-from simulator.instruments import load_board, pack_geo, InstrumentLibrary, STARTER
-from simulator.kernel import objectives as ob
-from simulator.kernel import rules
-from simulator.layout import (
+from simulator.shuffle_swing.board import load_board
+from simulator.shuffle_swing.pack import pack_geo
+from simulator.shuffle_swing.library import InstrumentLibrary, STARTER
+from simulator.shuffle_swing.kernel import objectives as ob
+from simulator.shuffle_swing.kernel import rules
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     BLACK,
     G_PENALTY_LAST,
@@ -204,7 +206,7 @@ def test_bad_ruling_value_names_the_key():
 def test_swap_cells_share_deal_seeds_and_single_set_cells_keep_theirs():
     """Instruments are compared on common deals: every set of a swaps scenario at one player count
     and lineup plays the same deal seeds; a one-set scenario keeps the plain cell key."""
-    from scenarios.seeding import deal_seeds
+    from simulator.seeds import deal_seeds
 
     sc = load_scenario("expansion")
     assert len(sc.cells) == 10 and all(c.paired for c in sc.cells)

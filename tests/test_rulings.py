@@ -25,10 +25,10 @@ from support import (
     source_points,
 )
 
-from simulator.kernel import engine, rules
-from simulator.kernel.core import add_points, brag_step, track_beats
-from simulator.kernel.objectives import rank_owners
-from simulator.layout import (
+from simulator.shuffle_swing.kernel import engine, rules
+from simulator.shuffle_swing.kernel.core import add_points, brag_step, track_beats
+from simulator.shuffle_swing.kernel.objectives import rank_owners
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     BLACK,
     BRAG_ACTION,
@@ -122,7 +122,7 @@ from simulator.layout import (
     W_SUPPLY,
     W_WHEEL,
 )
-from simulator.playout import GameSetup, play_one
+from simulator.shuffle_swing.playout import GameSetup, play_one
 from strategies.library import StrategyLibrary
 
 PRI = NEUTRAL = AUTOMA

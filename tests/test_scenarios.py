@@ -19,11 +19,11 @@ from scenarios.scenario import (
     shipped_scenarios,
 )
 from scenarios.schema import GAME_COLUMNS, SEAT_COLUMNS, STRING_COLUMNS
-from scenarios.seeding import cell_hash, cell_seed, deal_seeds, rotate
+from simulator.seeds import cell_hash, cell_seed, deal_seeds, rotate
 from scenarios.worker import CellSpec, ChunkTask, chunk_tables
 from simulator.errors import DataError
-from simulator.instruments import STARTER
-from simulator.layout import SRC_NAMES
+from simulator.shuffle_swing.library import STARTER
+from simulator.shuffle_swing.layout import SRC_NAMES
 
 
 def base_doc(**changes):

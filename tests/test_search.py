@@ -1,14 +1,14 @@
-"""The search player (``simulator/kernel/search.py``): legal and deterministic games, common random
+"""The search player (``simulator/shuffle_swing/kernel/search.py``): legal and deterministic games, common random
 numbers, merged pawn spots, the halving's budget, the leaf evaluation, and that it beats greedy."""
 
 import numpy as np
 import pytest
 
-from simulator.kernel import engine, search
-from simulator.kernel.turn import MAX_CAND
-from simulator.kernel.objectives import preview_section, section_open_spaces
-from simulator.kernel.rules import cube_level
-from simulator.layout import (
+from simulator.shuffle_swing.kernel import engine, search
+from simulator.shuffle_swing.kernel.turn import MAX_CAND
+from simulator.shuffle_swing.kernel.objectives import preview_section, section_open_spaces
+from simulator.shuffle_swing.kernel.rules import cube_level
+from simulator.shuffle_swing.layout import (
     G_INST,
     I_NSECTIONS,
     I_PENALTY,
@@ -36,7 +36,8 @@ from simulator.layout import (
     S_WINNER,
     STRAT_SIZE,
 )
-from simulator.playout import GameSetup, _strat_matrix, game_seed, play_many, play_one
+from simulator.shuffle_swing.playout import GameSetup, _strat_matrix, play_many, play_one
+from simulator.seeds import game_seed
 from strategies.library import StrategyLibrary
 
 LIB = StrategyLibrary()
@@ -257,7 +258,7 @@ import sys
 import numpy as np
 sys.path.insert(0, {tests!r})
 from test_search import small_search, LIB
-from simulator.playout import GameSetup, play_many
+from simulator.shuffle_swing.playout import GameSetup, play_many
 setup = GameSetup(nplayers=2)
 st, _ = play_many(setup, np.array([small_search(budget=3, horizon=2), LIB.get("greedy").row()]), [5])
 print(st[0].tolist())

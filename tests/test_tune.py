@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from simulator.layout import WEIGHT_NAMES
+from simulator.seeds import stage_seeds
+from simulator.shuffle_swing.layout import WEIGHT_NAMES
 from ssb.cli import cli
 from strategies import ladder as LD
 from strategies import tune as T
@@ -181,7 +182,7 @@ def test_mirror_share_is_exactly_par(n):
     # exactly half of the arrangements.
     g = StrategyLibrary().get("greedy").row()
     cfg = LD.LadderConfig()
-    x = LD.share(g, g, n, T.deal_seeds(1, "test", n, 5), cfg, jobs=1)
+    x = LD.share(g, g, n, stage_seeds(1, "test", n, 5), cfg, jobs=1)
     assert np.all(x == 0.5)
 
 

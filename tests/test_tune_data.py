@@ -28,7 +28,7 @@ from scenarios.tuning import (
     write_changed_files,
 )
 from simulator.errors import DataError
-from simulator.instruments import InstrumentLibrary
+from simulator.shuffle_swing.library import InstrumentLibrary
 from ssb.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ from simulator import games
 
 def test_each_game_names_its_own_compiled_entry_point():
     from simulator.echidna import kernel as echidna_kernel
-    from simulator.kernel import engine
+    from simulator.shuffle_swing.kernel import engine
 
     assert warmup._entry(games.get().kernel_entry) is engine.play_batch
     assert warmup._entry(games.get("echidna").kernel_entry) is echidna_kernel.play_batch

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from simulator.errors import DataError
-from simulator.layout import WEIGHT_NAMES
+from simulator.shuffle_swing.layout import WEIGHT_NAMES
 from ssb.cli import cli
 from strategies.library import StrategyLibrary
 

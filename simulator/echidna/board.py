@@ -29,7 +29,7 @@ import numpy as np
 
 from simulator.echidna import layout as L
 from simulator.errors import DataError
-from simulator.instruments import Checker, read_toml
+from simulator.validate import Checker, read_toml
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 BOARD_NAMES = ("forest", "snow")

@@ -1,6 +1,6 @@
 """The Echidna Shuffle rules kernel: numba on plain arrays (``simulator.echidna.layout``).
 
-The same conventions as ``simulator/kernel/``: every function is ``@kernel`` (compiled, cached on
+The same conventions as ``simulator/shuffle_swing/kernel/``: every function is ``@kernel`` (compiled, cached on
 disk, no division checks), per-turn code allocates nothing on the heap (the few work arrays are made
 once per batch in ``play_batch``, or per game in ``play_game``, and passed down), space sets are bit
 masks, and whatever follows from the board alone (the distances along arrows) was worked out when
@@ -123,8 +123,8 @@ from simulator.echidna.layout import (
     W_TAKE,
     W_TOKEN,
 )
-from simulator.kernel import cache_dir, sources_hash
-from simulator.kernel.core import (
+from simulator.shuffle_swing.kernel import cache_dir, sources_hash
+from simulator.shuffle_swing.kernel.core import (
     CYCLE_PROBE,
     lowest_bit,
     popcount,
@@ -141,8 +141,8 @@ _HERE = Path(__file__).resolve().parent
 
 def kernel_sources():
     """The files whose content decides this compiled kernel."""
-    core = _HERE.parent / "kernel" / "core.py"
-    return [_HERE / "kernel.py", _HERE / "layout.py", core, _HERE.parent / "layout.py"]
+    first = _HERE.parent / "shuffle_swing"  # the shared core of the first game's kernel
+    return [_HERE / "kernel.py", _HERE / "layout.py", first / "kernel" / "core.py", first / "layout.py"]
 
 
 def kernel_hash():
@@ -163,7 +163,7 @@ def _decorate(fn, nrt, inline="never"):
 
 
 def kernel(fn):
-    """``simulator.kernel.core.kernel``'s equivalent for this game: compiled, cached on disk in a
+    """``simulator.shuffle_swing.kernel.core.kernel``'s equivalent for this game: compiled, cached on disk in a
     folder of its own (numba reads the cache folder when a function is decorated), and without
     numba's reference counting: these functions allocate nothing (scratch arrays live on the stack),
     so the atomic increments and decrements numba would wrap around every array passed to a call
@@ -187,7 +187,7 @@ def kernel_alloc(fn):
 BIG = 1.0e9
 
 # Cycle probe parts (``benchmarks/profile_echidna_cycles.py``): this kernel's own names for the
-# shared core's probe counters (``simulator.kernel.core.PROBE_COUNTERS``; slot k is part k). Off
+# shared core's probe counters (``simulator.shuffle_swing.kernel.core.PROBE_COUNTERS``; slot k is part k). Off
 # (``CYCLE_PROBE`` unset) the probe calls compile to nothing.
 EPROBE_PARTS = (
     "set-up (per game)",

@@ -10,7 +10,7 @@ import numpy as np
 from simulator.echidna import layout as L
 from simulator.echidna.kernel import play_batch, play_game
 from simulator.errors import DataError
-from simulator.playout_common import GameRecord, SoakReport, game_seed, soak_games  # noqa: F401 (re-exported)
+from simulator.playout_common import GameRecord, soak_games
 
 SEAT_COLUMNS = L.SEAT_COLUMNS
 GAME_COLUMNS = L.GAME_COLUMNS

@@ -82,7 +82,7 @@ QUILT_ROW = (1, 2, 2, 3, 3, 3, 4, 4, 4, 4)
 QUILT_COL = (1, 1, 2, 1, 2, 3, 1, 2, 3, 4)
 
 # --------------------------------------------------------------------------- scoring vocabulary
-# Term codes an instrument section can carry (see simulator/instruments.py for the file syntax).
+# Term codes an instrument section can carry (see simulator/shuffle_swing/instruments.py for the file syntax).
 T_NONE = 0
 T_RANK = 1  # rank owners by pieces in scope, award list by rank
 T_RANK_ORDER = 2  # as T_RANK, but the award list depends on completion order (first list, then second)

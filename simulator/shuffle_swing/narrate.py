@@ -1,6 +1,6 @@
 """A game's event log as text a person can follow, and as named records for machines.
 
-``play_one`` returns the log as int32 rows ``turn, seat, code, a, b, c, d, e`` (``simulator.layout``
+``play_one`` returns the log as int32 rows ``turn, seat, code, a, b, c, d, e`` (``simulator.shuffle_swing.layout``
 lists the codes). This module reads them back:
 
 * :func:`event_dicts` turns every row into a dict with named fields (the ``--json`` output);
@@ -14,9 +14,9 @@ instrument has just been finished. It never touches the kernel's state.
 Nothing here imports click: the CLI is one consumer among others (tests, notebooks).
 """
 
-from simulator import layout as L
-from simulator.kernel.invariants import VIOLATIONS
-from simulator.playout import game_results, seat_results
+from simulator.shuffle_swing import layout as L
+from simulator.shuffle_swing.kernel.invariants import VIOLATIONS
+from simulator.shuffle_swing.playout import game_results, seat_results
 
 # --------------------------------------------------------------------------- event vocabulary
 # code -> (name, field names of columns a..e). The select and build events pack two values into

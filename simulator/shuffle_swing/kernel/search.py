@@ -25,12 +25,12 @@ plays on, the rollout strategies and the halving's bookkeeping are scratch array
 
 import numpy as np
 
-from simulator.kernel.core import kernel, kernel_alloc, owner_present, rng_next, stack_empty, stack_full
-from simulator.kernel.objectives import preview_section, section_open_spaces
-from simulator.kernel.policy import W_CAT, W_TOKEN
-from simulator.kernel.rules import cube_level, inst_base
-from simulator.kernel.turn import VALS_SIZE, execute_turn, play_turn_basic, score_candidates
-from simulator.layout import (
+from simulator.shuffle_swing.kernel.core import kernel, kernel_alloc, owner_present, rng_next, stack_empty, stack_full
+from simulator.shuffle_swing.kernel.objectives import preview_section, section_open_spaces
+from simulator.shuffle_swing.kernel.policy import W_CAT, W_TOKEN
+from simulator.shuffle_swing.kernel.rules import cube_level, inst_base
+from simulator.shuffle_swing.kernel.turn import VALS_SIZE, execute_turn, play_turn_basic, score_candidates
+from simulator.shuffle_swing.layout import (
     I_NSECTIONS,
     I_PENALTY,
     I_TRACK_VP,

@@ -4,7 +4,7 @@ Numba's on-disk cache keys each compiled function by its own source file only: a
 callee lives in another file (every engine function calls into rules and policy) would be loaded
 from the cache with the callee's old code after the callee changed. So, unless ``NUMBA_CACHE_DIR``
 is set explicitly, the cache lives in a folder named after a hash of every kernel source file and
-``simulator/layout.py``: any change to the kernel starts a fresh cache, and an old one is never read.
+``simulator/shuffle_swing/layout.py``: any change to the kernel starts a fresh cache, and an old one is never read.
 """
 
 import hashlib

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simulator.errors import DataError
-from simulator.instruments import STARTER, InstrumentLibrary, load_board, pack_geo
-from simulator.kernel.engine import play_batch, play_game
-from simulator.kernel.invariants import VIOLATIONS
-from simulator.layout import (
+from simulator.shuffle_swing.library import STARTER, InstrumentLibrary
+from simulator.shuffle_swing.board import load_board
+from simulator.shuffle_swing.pack import pack_geo
+from simulator.shuffle_swing.kernel.engine import play_batch, play_game
+from simulator.shuffle_swing.kernel.invariants import VIOLATIONS
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     DEPT_NAMES,
     G_MAX_ROUNDS,
@@ -41,7 +43,7 @@ from simulator.layout import (
     ST_PENALTY_TAKEN,
     STATE_SIZE,
 )
-from simulator.playout_common import GameRecord, SoakReport, game_seed, soak_games  # noqa: F401 (re-exported)
+from simulator.playout_common import GameRecord, soak_games
 
 PLAYER_COUNTS = (2, 3, 4)
 

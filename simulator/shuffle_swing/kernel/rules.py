@@ -6,9 +6,9 @@ says which spot, which die, which space, which quilt space. Rulings of ``DECISIO
 
 import numpy as np
 
-from simulator.kernel.core import add_points, brag_step, emit, kernel, kernel_alloc, owner_present, stat_add
-from simulator.kernel.objectives import mark_completions
-from simulator.layout import (
+from simulator.shuffle_swing.kernel.core import add_points, brag_step, emit, kernel, kernel_alloc, owner_present, stat_add
+from simulator.shuffle_swing.kernel.objectives import mark_completions
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     BRAG_PRI,
     CONSTRUCT,

@@ -8,10 +8,10 @@ so that callers may keep importing them from here.
 
 import numpy as np
 
-from simulator.kernel.core import PR_CHOICE, PR_LIST, PR_TURN, kernel, kernel_alloc, probe_add, probe_clock, rng_next, stack_empty
-from simulator.kernel.invariants import check_invariants
-from simulator.kernel.search import lookahead_pick, rollout_strat, search_pick  # noqa: F401
-from simulator.kernel.turn import (  # noqa: F401
+from simulator.shuffle_swing.kernel.core import PR_CHOICE, PR_LIST, PR_TURN, kernel, kernel_alloc, probe_add, probe_clock, rng_next, stack_empty
+from simulator.shuffle_swing.kernel.invariants import check_invariants
+from simulator.shuffle_swing.kernel.search import lookahead_pick, rollout_strat, search_pick  # noqa: F401
+from simulator.shuffle_swing.kernel.turn import (  # noqa: F401
     EV_SIZE,
     MAX_CAND,
     OCCS_SIZE,
@@ -36,7 +36,7 @@ from simulator.kernel.turn import (  # noqa: F401
     take_brag,
     turn_start,
 )
-from simulator.layout import KIND_LOOKAHEAD, KIND_SEARCH, P_KIND, S_CUR, S_OVER, S_TURN
+from simulator.shuffle_swing.layout import KIND_LOOKAHEAD, KIND_SEARCH, P_KIND, S_CUR, S_OVER, S_TURN
 
 
 # --------------------------------------------------------------------------- the turn choice

@@ -1,6 +1,6 @@
 """Small shared kernel pieces: the random generator, the event log, points, brag steps, tie order.
 
-Everything here is ``@kernel`` (compiled, cached) on plain arrays (see ``simulator.layout`` for the
+Everything here is ``@kernel`` (compiled, cached) on plain arrays (see ``simulator.shuffle_swing.layout`` for the
 offsets).
 """
 
@@ -13,7 +13,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
-from simulator.layout import (
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     BRAG_PRI,
     EV_BRAG,

@@ -1,6 +1,6 @@
 """Instrument objectives: section completion, ranking and the scoring-term vocabulary (R10).
 
-Every instrument section carries up to ``MAX_TERMS`` scoring terms (``simulator.layout`` lists the
+Every instrument section carries up to ``MAX_TERMS`` scoring terms (``simulator.shuffle_swing.layout`` lists the
 codes). The engine calls :func:`mark_completions` after every inner piece it places and
 :func:`resolve_objectives` once at the end of the turn; sections completed during the turn are
 scored there, in data order, each term in its order.
@@ -21,7 +21,7 @@ The point computation (:func:`term_points`, :func:`preview_section`) is separate
 
 import numpy as np
 
-from simulator.kernel.core import (
+from simulator.shuffle_swing.kernel.core import (
     add_points,
     emit,
     kernel,
@@ -31,7 +31,7 @@ from simulator.kernel.core import (
     stack_full,
     track_beats,
 )
-from simulator.layout import (
+from simulator.shuffle_swing.layout import (
     EV_SECTION,
     G_INST,
     I_LINK,

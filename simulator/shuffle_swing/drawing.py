@@ -14,7 +14,7 @@ import zlib
 
 import numpy as np
 
-from simulator import layout as L
+from simulator.shuffle_swing import layout as L
 
 # Fill and text colour per cat colour: readable on white and in print.
 SPACE_FILL = {L.BLACK: "#3b3b3b", L.ORANGE: "#f39c33", L.GRAY: "#cfcfcf"}
@@ -127,7 +127,7 @@ def picture_format(path):
 
 
 def draw_instrument(inst, path, dpi=120, format=None):
-    """Write a picture of ``inst`` (an :class:`simulator.instruments.Instrument`) to ``path``, in the
+    """Write a picture of ``inst`` (an :class:`simulator.shuffle_swing.instruments.Instrument`) to ``path``, in the
     format its suffix names (PNG, SVG, PDF or JPEG; ``format`` overrides it, default PNG)."""
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D

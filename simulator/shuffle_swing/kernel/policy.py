@@ -2,20 +2,20 @@
 
 One compiled code path serves every strategy: ``strat[P_KIND]`` selects the uniformly random legal
 policy or the greedy one-step heuristic, and the greedy evaluation reads its weights from the same row
-(``WEIGHT_NAMES`` in ``simulator.layout``). A new named strategy is a new row of numbers, never new code.
+(``WEIGHT_NAMES`` in ``simulator.shuffle_swing.layout``). A new named strategy is a new row of numbers, never new code.
 """
 
 import numpy as np
 
-from simulator.kernel.core import float_bits, kernel, lowest_bit, popcount, rng_below, rng_unit, stack_empty, stack_full
-from simulator.kernel.rules import (
+from simulator.shuffle_swing.kernel.core import float_bits, kernel, lowest_bit, popcount, rng_below, rng_unit, stack_empty, stack_full
+from simulator.shuffle_swing.kernel.rules import (
     cube_level,
     die_owner,
     inst_base,
     level_for,
     refresh_count,
 )
-from simulator.layout import (
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     I_COLOUR,
     I_COST,

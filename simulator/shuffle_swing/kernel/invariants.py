@@ -6,8 +6,8 @@ codes for people.
 """
 
 
-from simulator.kernel.core import kernel_alloc, owner_present
-from simulator.layout import (
+from simulator.shuffle_swing.kernel.core import kernel_alloc, owner_present
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     DICE_PER_OWNER,
     EXPERT_START,

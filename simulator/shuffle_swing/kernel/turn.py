@@ -8,7 +8,7 @@ the searches that replay it (numba compiles no recursion between them).
 
 import numpy as np
 
-from simulator.kernel.core import (
+from simulator.shuffle_swing.kernel.core import (
     PR_BRAG,
     PR_BRAGWORTH,
     PR_REFRWORTH,
@@ -36,8 +36,8 @@ from simulator.kernel.core import (
     stack_full,
     stat_add,
 )
-from simulator.kernel.objectives import resolve_objectives
-from simulator.kernel.policy import (
+from simulator.shuffle_swing.kernel.objectives import resolve_objectives
+from simulator.shuffle_swing.kernel.policy import (
     ROUTE_LEN,
     W_BLOCK,
     W_CAT,
@@ -67,7 +67,7 @@ from simulator.kernel.policy import (
     OCC_SIZE,
     occupancy,
 )
-from simulator.kernel.rules import (
+from simulator.shuffle_swing.kernel.rules import (
     bump,
     construct_slices,
     die_owner,
@@ -97,7 +97,7 @@ from simulator.kernel.rules import (
     tick_up,
     wheel_count,
 )
-from simulator.layout import (
+from simulator.shuffle_swing.layout import (
     AUTOMA,
     BRAG_ACTION,
     BRAG_BUMP,

@@ -1,0 +1,95 @@
+"""The report's data model (:class:`Table`, :class:`Section`, :class:`Report`) and the files a built
+report is written to (:func:`write_report`): ``report.html``, ``summary.md``, every table as CSV and
+every chart as PNG. Every game's report is made of these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from reports.io import ReportInputError
+
+
+@dataclass
+class Table:
+    """A section table: ``frame`` goes to ``<name>.csv`` as is, ``display`` is shown to the reader."""
+
+    name: str
+    caption: str
+    frame: pd.DataFrame
+    display: pd.DataFrame
+
+
+@dataclass
+class Section:
+    """One section of the report; ``findings`` are the short lines of the Markdown summary."""
+
+    key: str
+    title: str
+    question: str
+    charts: list = field(default_factory=list)
+    tables: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """A built report, ready to be written (:func:`write_report`)."""
+
+    scenario: str
+    description: str
+    source: str
+    partial: bool
+    partial_reason: str
+    margin: float
+    confidence: float
+    games: int
+    settings: int
+    headline: pd.DataFrame
+    headline_text: str
+    sections: list
+    generated: str = ""
+    # Plain lines shown under the headline table: instruments out of line, rules that never bite.
+    headline_lines: list = field(default_factory=list)
+    # What was played and the caveats, shown above the headline.
+    about: list = field(default_factory=list)
+
+    @property
+    def title(self):
+        return f"Shuffle and Swing balance report: {self.scenario}"
+
+
+def write_report(report, out_dir):
+    """Write ``report.html``, ``summary.md``, every table as CSV and every chart as PNG to ``out_dir``.
+
+    Returns a dict: ``html``, ``markdown`` (paths), ``csv`` and ``png`` (lists of paths).
+    """
+    from reports.render import render_html, render_markdown
+
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        written = {"csv": [], "png": []}
+        report.headline.to_csv(out / "headline.csv", index=False)
+        written["csv"].append(out / "headline.csv")
+        for sec in report.sections:
+            for t in sec.tables:
+                path = out / f"{t.name}.csv"
+                t.frame.to_csv(path, index=False)
+                written["csv"].append(path)
+            for ch in sec.charts:
+                path = out / f"{ch.name}.png"
+                path.write_bytes(ch.png)
+                written["png"].append(path)
+        html_path = out / "report.html"
+        html_path.write_text(render_html(report), encoding="utf-8")
+        md_path = out / "summary.md"
+        md_path.write_text(render_markdown(report), encoding="utf-8")
+    except OSError as exc:
+        raise ReportInputError(out, "", f"cannot write the report: {exc.strerror or exc}") from None
+    written["html"] = html_path
+    written["markdown"] = md_path
+    return written

@@ -1,0 +1,84 @@
+"""Echidna Shuffle's entry in the game registry (:mod:`simulator.games`): its facts, columns, gate and tunable switches."""
+
+from __future__ import annotations
+
+from simulator.game_api import Game, GateFigure, GateKind, GateSpec, Lazy, package_entries
+
+
+def _ech_setup(players, board="forest", variants=None):
+    from simulator.echidna.board import EchidnaSetup, Variants
+
+    return EchidnaSetup(players, board, variants or Variants())
+
+
+_ech_play_batch, _ech_play_one, _ech_soak, _ech_narrate, _ech_document, _ech_sources = package_entries("simulator.echidna")
+_ech_variants = Lazy("simulator.echidna.board", "variants_from_dict")
+_ech_strategies = Lazy("strategies.echidna", "EchidnaStrategyLibrary")
+_ech_draw = Lazy("simulator.echidna.drawing", "draw_board")
+
+
+def _ech_tunable(table):
+    from simulator.echidna.board import load_rules, variants_from_dict
+
+    v = variants_from_dict(dict(table))
+    rules = load_rules()
+    return {
+        "catch_up": v.catch_up,
+        "home_stretch": v.home_stretch,
+        "extra_bugs": v.extra_bugs,
+        "roll_every_turn": v.roll_every_turn,
+        "token_schedule": list(rules.catch_up if v.token_schedule is None else v.token_schedule),
+        "max_rounds": int(v.max_rounds or rules.max_rounds),
+        "pickup_order": v.pickup_order,
+        "home_stretch_cap": int(rules.home_stretch_cap if v.home_stretch_cap is None else v.home_stretch_cap),
+    }
+
+
+def _ech_columns():
+    from simulator.echidna.layout import GAME_COLUMNS, SEAT_COLUMNS
+
+    return SEAT_COLUMNS, GAME_COLUMNS
+
+
+_ECH_SEAT, _ECH_GAME = _ech_columns()
+
+GAME = Game(
+    name="echidna",
+    title="Echidna Shuffle",
+    player_counts=(2, 3, 4, 5, 6),
+    boards=("forest", "snow"),
+    setup=_ech_setup,
+    variants_from_dict=_ech_variants,
+    seat_columns=_ECH_SEAT,
+    game_columns=_ECH_GAME,
+    score_sources=(),
+    strategies=_ech_strategies,
+    play_batch=_ech_play_batch,
+    play_one=_ech_play_one,
+    narrate=_ech_narrate,
+    document=_ech_document,
+    soak=_ech_soak,
+    kernel_sources=_ech_sources,
+    draw_board=_ech_draw,
+    aliases=("echidna-shuffle",),
+    kernel_entry="simulator.echidna.kernel:play_batch",
+    # Per game, summed over the seats: catch-up tokens spent (E7, E8), moves lost (E3), bugs
+    # delivered on another player's turn (E5), pick-ups (E4); and the stall cap (E9).
+    gate=GateSpec(
+        figures=(
+            GateFigure("tokens_spent", "tokens_spent", "tokens spent per game (all seats)", "tokens_spent"),
+            GateFigure("moves_lost", "moves_lost", "moves lost per game", "moves_lost", "game"),
+            GateFigure("deliveries_off_turn", "deliveries_off_turn",
+                       "deliveries on others' turns per game (all seats)", "deliveries_off_turn"),
+            GateFigure("pickups", "pickups", "pick-ups per game (all seats)", "pickups"),
+        ),
+        kinds=(
+            GateKind("tokens_spent", "tokens per game", 0.5),
+            GateKind("moves_lost", "moves per game", 0.5),
+            GateKind("deliveries_off_turn", "deliveries per game", 0.1),
+            GateKind("pickups", "pick-ups per game", 0.5),
+        ),
+        stalls=True,
+    ),
+    tunable=_ech_tunable,
+)

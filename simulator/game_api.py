@@ -1,0 +1,148 @@
+"""The games the lab can play, each declared once with its facts (after OpenSpiel's game registry).
+
+A game declares, up front:
+
+* ``name`` (what a scenario's ``game = "..."`` and ``--game`` say), ``title``, ``player_counts``;
+* its data: ``boards`` (names a scenario may list) and ``setup(players, board, variants)`` that
+  loads and validates the data files and packs the kernel's arrays;
+* ``variants_from_dict(table, file, key)``: a scenario's named variants, validated;
+* its results: ``seat_columns`` and ``game_columns`` (every column after the generic cell columns,
+  all integers) and ``score_sources`` (the seat columns that add up to a score, if it has scores);
+* ``strategies(extra_dirs)``: its strategy library (``.get(name)``, ``.matrix(names)``, ``.names()``);
+* ``play_batch(setup, seeds, strat) -> (seats, games)``: per-seat arrays (games x seats) and per-game
+  arrays, keyed by those columns; ``play_one``, ``narrate``, ``document`` (one game as text or JSON);
+  ``soak(setup, strat, games, seed)``; ``kernel_sources()`` (the files whose change changes a game);
+* optionally ``gate``: a :class:`GateSpec`, the figures it adds to the regression gate (``ssb regress``).
+
+Each game declares its entry in its own package (``simulator/<game>/game.py``: ``GAME = Game(...)``);
+the registry (:mod:`simulator.games`) lists those modules.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+# How a game's gate figure is worked out from its result tables, per game (``reports.baseline``).
+GATE_HOWS = (
+    "seat_sum",  # a seat column summed over the seats (e.g. tokens spent in the game)
+    "seat_spread",  # the standard deviation of a seat column over the seats (e.g. score spread)
+    "game",  # a game column as it is (e.g. moves lost in the game)
+    "game_share",  # 1 when a game column is above 0, else 0 (a rate, e.g. the instrument was built)
+)
+
+
+@dataclass(frozen=True)
+class GateFigure:
+    """One figure a game adds to the balance regression gate (``ssb regress``).
+
+    ``name`` is the figure's id in a baseline file, ``kind`` one of the game's :class:`GateKind`
+    (its margin), ``label`` what the summary prints (``{column}`` is filled in from the cell's
+    games table, e.g. ``{inst_black}``), ``column`` the result column read and ``how`` one of
+    :data:`GATE_HOWS`.
+    """
+
+    name: str
+    kind: str
+    label: str
+    column: str
+    how: str = "seat_sum"
+
+
+@dataclass(frozen=True)
+class GateKind:
+    """A kind of gate figure: its unit, its default margin (a rate's as a fraction) and whether it is a rate."""
+
+    name: str
+    unit: str
+    margin: float
+    rate: bool = False
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    """What a game declares for the regression gate, beyond the figures every game has (each seat's
+    win rate, each strategy's in mixed lineups, rounds per game): ``figures`` (:class:`GateFigure`),
+    the ``kinds`` they use (:class:`GateKind`), and ``stalls``: the game can stall (a game column
+    ``stalled``), so its stalled-game rate is a figure too."""
+
+    figures: tuple = ()
+    kinds: tuple = ()
+    stalls: bool = False
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    title: str
+    player_counts: tuple
+    boards: tuple
+    setup: Callable
+    variants_from_dict: Callable
+    seat_columns: tuple
+    game_columns: tuple
+    score_sources: tuple
+    strategies: Callable
+    play_batch: Callable
+    play_one: Callable
+    narrate: Callable
+    document: Callable
+    soak: Callable
+    kernel_sources: Callable
+    default_strategy: str = "greedy"
+    draw_board: Callable | None = None
+    aliases: tuple = field(default_factory=tuple)
+    gate: GateSpec = GateSpec()
+    # The compiled batch entry point the runner warms up before its workers start
+    # (``simulator.warmup``): an attribute of the first game's engine, or ``module:attr``.
+    kernel_entry: str = "play_batch"
+    # Optional, for ``ssb tune``: ``tunable(table)`` gives a variant table (a scenario's
+    # ``[variants]`` entry) with every switch filled in from the game's data, the values a balance
+    # search starts from (keys of a search space name these switches, or one entry of a list).
+    tunable: Callable | None = None
+
+    def kernel_entry_named(self, attr):
+        """Another compiled entry point of the same kernel module as ``kernel_entry`` (``play_game``)."""
+        module = self.kernel_entry.rpartition(":")[0]
+        return f"{module}:{attr}" if module else attr
+
+    # How the compile notice names this game's kernel (default: "the <title> rules kernel").
+    kernel_label: str = ""
+
+    def kernel_what(self):
+        """How the compile notice names this game's kernel."""
+        return self.kernel_label or f"the {self.title} rules kernel"
+
+
+class Lazy:
+    """``module.attr`` called with the caller's arguments, the module imported on the first call: a
+    game's entry is written as data, and importing the registry loads no kernel."""
+
+    __slots__ = ("module", "attr")
+
+    def __init__(self, module, attr):
+        self.module, self.attr = module, attr
+
+    def __call__(self, *args, **kwargs):
+        return getattr(importlib.import_module(self.module), self.attr)(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<{self.module}.{self.attr}, imported on first use>"
+
+
+def package_entries(prefix):
+    """``(play_batch, play_one, soak, narrate, document, kernel_sources)`` of a game whose package
+    follows the convention: ``<prefix>.playout`` offers ``batch_results``, ``play_one`` and ``soak``,
+    ``<prefix>.narrate`` offers ``narrate`` and ``game_document``, ``<prefix>.kernel`` offers
+    ``kernel_sources``."""
+    playout, narrate = f"{prefix}.playout", f"{prefix}.narrate"
+    return (
+        Lazy(playout, "batch_results"),
+        Lazy(playout, "play_one"),
+        Lazy(playout, "soak"),
+        Lazy(narrate, "narrate"),
+        Lazy(narrate, "game_document"),
+        Lazy(f"{prefix}.kernel", "kernel_sources"),
+    )

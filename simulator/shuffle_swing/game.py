@@ -1,0 +1,95 @@
+"""Shuffle and Swing's entry in the game registry (:mod:`simulator.games`): its facts, columns and gate."""
+
+from __future__ import annotations
+
+from simulator.errors import DataError
+from simulator.game_api import Game, GateFigure, GateKind, GateSpec, Lazy, package_entries
+
+
+def _sns_setup(players, board=None, variants=None):
+    from simulator.shuffle_swing.playout import GameSetup
+
+    return GameSetup(nplayers=players)
+
+
+def _sns_variants(table, file="variants", key="variants"):
+    if table:
+        raise DataError(file, key, "Shuffle and Swing scenarios change the game through [overrides], not variants")
+    return None
+
+
+# The rest of the interface: functions of the game's own modules, each imported on first use.
+_sns_play_batch, _sns_play_one, _sns_soak, _sns_narrate, _sns_document, _sns_sources = package_entries("simulator.shuffle_swing")
+_sns_strategies = Lazy("strategies.library", "StrategyLibrary")
+
+
+def _sns_columns():
+    from simulator.shuffle_swing.layout import DEPT_NAMES, SRC_NAMES, STAT_NAMES
+
+    seat = (
+        "score",
+        *SRC_NAMES,
+        *(f"pieces_{d}" for d in DEPT_NAMES),
+        *(f"brag_space_{d}" for d in DEPT_NAMES),
+        *STAT_NAMES,
+        "won",
+        "rank",
+    )
+    game = (
+        "winner",
+        "tiebreak",
+        "tied",
+        "rounds",
+        "turns",
+        "stalled",
+        "decisions",
+        *(f"built_{d}" for d in DEPT_NAMES),
+        "pri_or_neutral_pieces",
+    )
+    return seat, game, tuple(SRC_NAMES)
+
+
+_SNS_SEAT, _SNS_GAME, _SNS_SOURCES = _sns_columns()
+
+GAME = Game(
+    name="shuffle-swing",
+    kernel_label="the rules kernel",
+    title="Shuffle and Swing",
+    player_counts=(2, 3, 4),
+    boards=(),
+    setup=_sns_setup,
+    variants_from_dict=_sns_variants,
+    seat_columns=_SNS_SEAT,
+    game_columns=_SNS_GAME,
+    score_sources=_SNS_SOURCES,
+    strategies=_sns_strategies,
+    play_batch=_sns_play_batch,
+    play_one=_sns_play_one,
+    narrate=_sns_narrate,
+    document=_sns_document,
+    soak=_sns_soak,
+    kernel_sources=_sns_sources,
+    aliases=("shuffle", "sns"),
+    # Per department (its instrument named in the label): objective points, built or not; and
+    # how close the final scores were. Its round cap ends a game by the usual scoring: no stall.
+    gate=GateSpec(
+        figures=(
+            *(
+                GateFigure(f"objective_points.{d}", "objective_points",
+                           f"objective points per game, {d} ({{inst_{d}}})", f"objective_{d}", "seat_sum")
+                for d in ("black", "orange", "gray")
+            ),
+            *(
+                GateFigure(f"build_rate.{d}", "build_rate", f"build rate, {d} ({{inst_{d}}})", f"built_{d}", "game_share")
+                for d in ("black", "orange", "gray")
+            ),
+            GateFigure("score_spread", "score_spread", "score spread (std of final scores in a game)", "score",
+                       "seat_spread"),
+        ),
+        kinds=(
+            GateKind("objective_points", "points per game", 1.0),
+            GateKind("build_rate", "rate", 0.03, rate=True),
+            GateKind("score_spread", "points", 2.0),
+        ),
+    ),
+)
