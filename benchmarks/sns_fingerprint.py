@@ -39,7 +39,7 @@ from strategies.library import StrategyLibrary  # noqa: E402
 # (``--compare``), every other profile's 108 configurations are the same.
 REFERENCE = {
     (4, 1, 1): "c81d81a56f55b0e7a9dcf78e3173589f0c3943106c531021bafba23a2389b6f2",
-    (20, 3, 2): "357bddc2f2b16b134a1dae243559b10e2e08284372a6e9001b8de2b1040813d3",
+    (20, 3, 2): "4601a1c09b39ca6f6bd9d5dbd1792b45c74c1dceec95ac9c08ab61340d23b5e0",
 }
 
 INSTRUMENT_SETS = (
