@@ -36,7 +36,7 @@ from simulator.echidna import board as board_now  # noqa: E402
 from simulator.echidna import kernel as kernel_now  # noqa: E402
 from simulator.echidna import layout as layout_now  # noqa: E402
 from simulator.seeds import game_seed  # noqa: E402
-from strategies.echidna import EchidnaStrategyLibrary  # noqa: E402
+from simulator.echidna.strategies import EchidnaStrategyLibrary  # noqa: E402
 
 BASE = "1be3246"  # the kernel before any speed work
 

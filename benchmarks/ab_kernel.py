@@ -40,7 +40,7 @@ from ab_common import full_commit, ratio_stats, time_alternately, write_if_chang
 from bench_echidna import cpu_model  # noqa: E402
 from simulator.shuffle_swing import playout as playout_now  # noqa: E402
 from simulator.seeds import game_seed  # noqa: E402
-from strategies.library import StrategyLibrary  # noqa: E402
+from simulator.shuffle_swing.strategies import StrategyLibrary  # noqa: E402
 
 BASE = "2712961"  # the kernel before the speed experiment
 

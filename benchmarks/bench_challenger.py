@@ -19,7 +19,7 @@ from scipy import stats
 from simulator.shuffle_swing.layout import S_WINNER
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 
 def main():

@@ -30,7 +30,7 @@ import numpy as np
 from simulator.echidna.board import EchidnaSetup
 from simulator.seeds import game_seed
 from simulator.echidna.playout import play_many
-from strategies.echidna import EchidnaStrategyLibrary
+from simulator.echidna.strategies import EchidnaStrategyLibrary
 
 
 # Per-core targets (games/s) and the same as ratios to the Shuffle and Swing greedy mirror at
@@ -55,7 +55,7 @@ def shuffle_swing_reference(games, seed):
     from simulator.shuffle_swing.playout import GameSetup
     from simulator.seeds import game_seed as sns_seed
     from simulator.shuffle_swing.playout import play_many as sns_play
-    from strategies.library import StrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     sns = GameSetup(nplayers=4)
     strat = StrategyLibrary().matrix(["greedy"] * 4)

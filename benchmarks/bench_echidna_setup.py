@@ -19,7 +19,7 @@ from simulator.echidna.board import EchidnaSetup
 from simulator.echidna.layout import S_WINNER
 from simulator.seeds import game_seed
 from simulator.echidna.playout import play_many
-from strategies.echidna import EchidnaStrategyLibrary
+from simulator.echidna.strategies import EchidnaStrategyLibrary
 
 CANDIDATES = (
     {},

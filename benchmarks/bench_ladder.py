@@ -6,7 +6,7 @@ rung's cost per game as a ratio to greedy measured in the same run. Prints the C
     .venv/bin/python benchmarks/bench_ladder.py --deals 400 --against-deals 1000 --depth-deals 200 --jobs 2
     .venv/bin/python benchmarks/bench_ladder.py --rungs greedy@temperature=2,greedy,tuned --players 2,4
 
-The default rungs are the shipped ladder (``strategies.ladder.DEFAULT_RUNGS``: softmax rungs of greedy,
+The default rungs are the shipped ladder (``simulator.shuffle_swing.strategies.DEFAULT_RUNGS``: softmax rungs of greedy,
 greedy, tuned, the fast and the strong search player; the lookahead stands in where no search player
 is installed). The starter set, paired deals, every seat arrangement, intervals counting deals; see
 ``strategies/ladder.py`` for the definitions. ``ssb strategies ladder`` runs the same code. Exits 1 if

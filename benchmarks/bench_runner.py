@@ -28,8 +28,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scenarios.results import chunk_paths, write_atomic
-from scenarios.runner import cell_specs, run_scenario
-from scenarios.scenario import load_scenario
+from scenarios.runner import run_scenario
+from scenarios.load import load_scenario
 from simulator.seeds import deal_seeds
 from scenarios.worker import ChunkTask, cell_setup, chunk_tables, parquet_bytes, play_chunk
 from simulator.shuffle_swing.library import STARTER
@@ -46,7 +46,7 @@ def line(label, value):
 def bench_overhead(chunk, repeats):
     print(f"\n[1] runner overhead vs bare kernel: grid.toml cells (starter set), chunks of {chunk} games")
     sc = load_scenario("grid", games=chunk)
-    specs = cell_specs(sc)
+    specs = sc.cell_specs()
     cells = [c for c in sc.cells if c.instruments == STARTER]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)

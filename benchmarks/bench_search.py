@@ -40,14 +40,14 @@ from reports.stats import wilson_clustered
 from simulator.shuffle_swing.layout import PARAMS, S_WINNER
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 
 def parse_setting(text, lib, profile):
     """A profile name, a ladder rung (``NAME@param=value...``), or BUDGET:HORIZON[:CANDIDATES] on top
     of ``profile``: (label, row)."""
     if "@" in text:
-        from strategies.ladder import parse_rung
+        from simulator.shuffle_swing.strategies import parse_rung
 
         return text, parse_rung(text, lib).row()
     if ":" not in text:

@@ -19,7 +19,7 @@ import numpy as np
 from simulator.shuffle_swing.layout import S_CHOICES, S_TIES, S_TIES_SPOT
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 
 def ratio_interval(num, den):

@@ -8,7 +8,7 @@ import argparse
 from simulator.shuffle_swing.layout import N_STAT, S_STAT, S_TOKENS, ST_TOKENS_GAINED, ST_TOKENS_SPENT, TOKEN_NAMES
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 
 def main():

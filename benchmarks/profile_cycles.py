@@ -20,7 +20,7 @@ os.environ["SSB_CYCLE_PROBE"] = "1"
 from simulator.shuffle_swing.kernel.core import N_PROBE, PROBE_COUNTERS, PROBE_PARTS, PR_TURN  # noqa: E402
 from simulator.shuffle_swing.playout import GameSetup, play_many  # noqa: E402
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary  # noqa: E402
+from simulator.shuffle_swing.strategies import StrategyLibrary  # noqa: E402
 
 # Display depth of each part: 0 the turn, 1 a part of it, 2 a part of a part.
 DEPTH = {

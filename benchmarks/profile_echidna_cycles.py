@@ -26,7 +26,7 @@ from simulator.seeds import game_seed  # noqa: E402
 from simulator.echidna.playout import play_many
 from simulator.shuffle_swing.kernel.core import N_PROBE, PROBE_COUNTERS  # noqa: E402
 from profile_cycles import compile_probed, print_parts, probe_args  # noqa: E402  (the first game's options and table)
-from strategies.echidna import EchidnaStrategyLibrary  # noqa: E402
+from simulator.echidna.strategies import EchidnaStrategyLibrary  # noqa: E402
 
 
 def main():

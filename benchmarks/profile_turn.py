@@ -41,7 +41,7 @@ from simulator.shuffle_swing.layout import (
     STATE_SIZE,
 )
 from simulator.shuffle_swing.playout import GameSetup
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 BRAG = 3  # kind code for "brag instead of acting" in the table of choices
 

@@ -1,16 +1,14 @@
 """What was played, said up front: the lineups, each bot and its rung on the skill ladder, and the
 caveats a designer needs before reading a figure (reconstructed layouts, seats counted from 1).
 
-The strategy descriptions are read from the profile files (``strategies/profiles/*.toml``), as data;
+The strategy descriptions are read from the profile files (``simulator/shuffle_swing/data/strategies/*.toml``), as data;
 nothing here imports the kernel.
 """
 
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
-
-PROFILES = Path(__file__).resolve().parents[1] / "strategies" / "profiles"
+from simulator.shuffle_swing.strategies import PROFILE_DIR
 
 # The skill ladder, weakest first: where each kind of player stands.
 LADDER = {
@@ -23,7 +21,7 @@ LADDER = {
 
 def _profile(name):
     base = name.split(":")[0].strip()
-    path = PROFILES / f"{base}.toml"
+    path = PROFILE_DIR / f"{base}.toml"
     if not path.is_file():
         return None, None
     try:

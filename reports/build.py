@@ -458,6 +458,9 @@ def make_report(
         gap_margin=gap_margin,
         instrument_margins=instrument_margins,
     )
+    from reports.feel_section import add_feel  # the game-feel section, when the run recorded the lead
+
+    add_feel(report, results_dir)
     out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
     return report, write_report(report, out)
 

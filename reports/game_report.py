@@ -58,8 +58,10 @@ def is_game_run(results_dir):
         manifest = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
+    from simulator import games as registry
+
     game = manifest.get("game")
-    return game if game and "columns" in manifest else None
+    return game if game and registry.get(game).name != registry.DEFAULT_GAME else None
 
 
 def load_game_run(results_dir, allow_partial=False):
@@ -262,6 +264,9 @@ def make_game_report(results_dir, out_dir=None, margin=0.03, confidence=0.95, al
     seats, games, manifest = load_game_run(results_dir, allow_partial)
     partial = manifest.get("status") != "complete"
     rep = build_game_report(seats, games, manifest, margin, confidence, seed, str(results_dir), partial)
+    from reports.feel_section import add_feel  # the game-feel section, when the run recorded the lead
+
+    add_feel(rep, results_dir)
     out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
     return rep, write_report(rep, out)
 

@@ -1,4 +1,4 @@
-"""Scenarios of any registered game but the first (``game = "echidna"``): cells, seeds, chunk tables.
+"""Scenarios of the games set up by boards and variants (``Game.scenario_keys = "boards"``): cells, seeds, chunk tables.
 
 The runner (``scenarios/runner.py``), the result files and resume work unchanged: a
 :class:`GameScenario` offers what the runner asks of a scenario (cells, seed, text and hash,
@@ -41,9 +41,12 @@ import numpy as np
 import pandas as pd
 
 from scenarios.canonical import to_toml
-from scenarios.scenario import LINEUP_KEYS, MAX_GAMES, MAX_SEED, LineupCell, _lineups, apply_set, lineup_period, parse_set
+from scenarios.record import LEAD_COLUMN, check_record, lead_lists
+from scenarios.schema import result_columns
+from scenarios.spec import MAX_GAMES, LineupCell, lineup_period, parse_lineups, parse_max_games, parse_set, set_lineup_key
 from simulator import games as registry
 from simulator.errors import DataError
+from simulator.seeds import MAX_SEED
 from simulator.validate import Checker
 
 TOP_KEYS = (
@@ -58,24 +61,9 @@ TOP_KEYS = (
     "reference",
     "strategy_dirs",
     "lineup",
+    "record",
 )
 REQUIRED = ("game", "name", "seed", "games", "players", "lineup")
-
-# Columns every game's tables start with (one cell: players x board x variant x lineup).
-CELL_COLUMNS = (
-    "cell",
-    "cell_key",
-    "players",
-    "board",
-    "variant",
-    "lineup",
-    "deal",
-    "rotation",
-    "game",
-    "seed",
-)
-STRING_COLUMNS = ("cell_key", "board", "variant", "lineup", "strategy", "winner_strategy")
-
 
 @dataclass(frozen=True)
 class GameCell(LineupCell):
@@ -118,9 +106,14 @@ class GameCellSpec:
     cell: GameCell
     setup: object
     strategy_rows: np.ndarray
+    record: tuple = ()  # ``scenarios.record``
 
     def chunk_tables(self, task):
         return chunk_tables(task)
+
+    def compiles(self):
+        """How many times this process compiled the game's batch kernel (not counted for these games)."""
+        return 0
 
 
 @dataclass
@@ -143,6 +136,7 @@ class GameScenario:
     board_objects: dict = field(repr=False, default_factory=dict)
     strategy_dirs: tuple = ()
     set_args: tuple = ()
+    record: tuple = ()
 
     @property
     def total_games(self):
@@ -159,16 +153,12 @@ class GameScenario:
             "reference": self.reference,
             "strategy_dirs": list(self.strategy_dirs),
             "set": list(self.set_args),
+            **({"record": list(self.record)} if self.record else {}),
         }
 
     def columns(self):
-        g = registry.get(self.game)
-        return {
-            "seats": list(CELL_COLUMNS + ("seat", "strategy") + tuple(g.seat_columns)),
-            "games": list(CELL_COLUMNS + tuple(g.game_columns) + ("winner_strategy",)),
-            "score_sources": list(g.score_sources),
-            "strings": list(STRING_COLUMNS),
-        }
+        """The columns of the run's tables, as the manifest records them (``scenarios.schema``)."""
+        return result_columns(registry.get(self.game))
 
     def data_files(self):
         """Paths and SHA-256 of the boards, the game's rule numbers and the strategy files, in the
@@ -190,9 +180,6 @@ class GameScenario:
             out["strategies"][n] = {"path": p, "sha256": sha256_file(p)}
         return out
 
-    def kernel_files(self):
-        return registry.get(self.game).kernel_sources()
-
     def _setups(self):
         if not hasattr(self, "_setup_cache"):
             g = registry.get(self.game)
@@ -207,16 +194,11 @@ class GameScenario:
         setups = self._setups()
         return {
             c.index: GameCellSpec(
-                run_id, self.game, c, setups[(c.players, c.board, c.variant)], self.strategies.matrix(list(c.lineup))
+                run_id, self.game, c, setups[(c.players, c.board, c.variant)], self.strategies.matrix(list(c.lineup)),
+                record=self.record,
             )
             for c in self.cells
         }
-
-
-def is_generic(doc):
-    """True when a scenario document names a game other than the default one."""
-    g = doc.get("game") if isinstance(doc, dict) else None
-    return g is not None and registry.get(g, "scenario", "game").name != registry.DEFAULT_GAME
 
 
 def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
@@ -238,7 +220,7 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
                 table = table.setdefault(p, {})
             table[parts[-1]] = value
         elif top == "lineup":
-            apply_set(doc, key, value, path)
+            set_lineup_key(doc, key, value, path)
         else:
             doc[top] = value
     if games is not None:
@@ -310,9 +292,7 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
                 g.setup(n, board_objects[boards[0]], v)
             except DataError as exc:
                 raise DataError(path, f"variants.{vname}", f"with {n} players: {exc.reason}") from None
-    from scenarios.scenario import _max_games
-
-    caps = _max_games(ck, doc["lineup"], lib, path)  # fewer games for a lineup holding a slow strategy
+    caps = parse_max_games(ck, doc["lineup"], lib, path)  # fewer games for a lineup holding a slow strategy
     cells = []
     for n in players:
         for b in boards:
@@ -333,6 +313,11 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         "strategy_dirs": list(sdirs),
         "lineup": doc["lineup"],
     }
+    record = check_record(ck, doc.get("record"))
+    if record and g.play_batch_lead is None:
+        ck.fail("record", f"{g.title} has no lead record")
+    if record:
+        eff["record"] = list(record)
     text = to_toml(eff)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return GameScenario(
@@ -354,6 +339,7 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         board_objects=board_objects,
         strategy_dirs=tuple(resolved),
         set_args=set_args,
+        record=record,
     )
 
 
@@ -361,19 +347,19 @@ def _game_lineups(ck, raw, players, lib, path, game):
     """``scenario._lineups`` with ``lineup.seats = { N = [...] }`` keyed by this game's player counts
     (the shared parser knows only Shuffle and Swing's)."""
     if not isinstance(raw, dict) or not isinstance(raw.get("seats"), dict):
-        return _lineups(ck, raw, players, lib, path)
+        return parse_lineups(ck, raw, players, lib, path, game.player_counts)
     seats = raw["seats"]
     for k in seats:
         if k not in {str(n) for n in game.player_counts}:
             ck.fail(f"lineup.seats.{k}", f"keys of lineup.seats are player counts ({', '.join(map(str, game.player_counts))})")
     rest = {k: v for k, v in raw.items() if k != "seats"}
-    out = _lineups(ck, rest, players, lib, path) if rest else {n: [] for n in players}
+    out = parse_lineups(ck, rest, players, lib, path, game.player_counts) if rest else {n: [] for n in players}
     for k, v in seats.items():
         n = int(k)
         if n not in players:
             continue
         try:
-            more = _lineups(ck, {"seats": v}, [n], lib, path)[n]
+            more = parse_lineups(ck, {"seats": v}, [n], lib, path, game.player_counts)[n]
         except DataError as exc:
             raise DataError(exc.file, exc.key.replace("lineup.seats", f"lineup.seats.{k}", 1), exc.reason) from None
         out[n] += [x for x in more if x not in out[n]]
@@ -397,8 +383,14 @@ def chunk_tables(task):
     gidx, deal, rotation, seeds = chunk_games(task)
     seat_cols = {k: np.zeros((len(gidx), n), dtype=np.int64) for k in g.seat_columns}
     game_cols = {k: np.zeros(len(gidx), dtype=np.int64) for k in g.game_columns}
+    lead = [None] * len(gidx) if "lead" in getattr(spec, "record", ()) else None
     for idx, strat in rotation_groups(spec, rotation):
-        sr, gr = g.play_batch(spec.setup, seeds[idx], strat)
+        if lead is None:
+            sr, gr = g.play_batch(spec.setup, seeds[idx], strat)
+        else:
+            sr, gr, rec, nrec = g.play_batch_lead(spec.setup, seeds[idx], strat)  # the game's lead record
+            for i, row in zip(idx, lead_lists(rec, nrec)):
+                lead[i] = row
         for k in g.seat_columns:
             seat_cols[k][idx] = sr[k]
         for k in g.game_columns:
@@ -425,7 +417,10 @@ def chunk_tables(task):
         games[k] = game_cols[k].astype(np.int32)
     winner = game_cols.get("winner", np.full(m, -1))
     games["winner_strategy"] = winner_strategy(winner, lineup, rotation, n)
-    return pd.DataFrame(seats), pd.DataFrame(games)
+    games_df = pd.DataFrame(games)
+    if lead is not None:
+        games_df[LEAD_COLUMN] = pd.Series(lead, dtype=object)  # beyond the schema: readers select theirs
+    return pd.DataFrame(seats), games_df
 
 
-__all__ = ["GameScenario", "game_scenario_from_doc", "is_generic", "chunk_tables", "LINEUP_KEYS"]
+__all__ = ["GameScenario", "game_scenario_from_doc", "chunk_tables"]

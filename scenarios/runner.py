@@ -46,11 +46,11 @@ from scenarios.results import (
     write_atomic,
     write_manifest,
 )
-from scenarios.scenario import Scenario, load_scenario, scenario_from_doc
+from scenarios.load import load_scenario, scenario_from_doc
 from scenarios.schema import FORMAT_VERSION
-from scenarios.worker import CellSpec, ChunkTask, parent_token, play_chunk
+from scenarios.worker import ChunkTask, parent_token, play_chunk
 from simulator.errors import DataError
-from simulator.provenance import code_version, sha256_file
+from simulator.provenance import code_version
 
 DEFAULT_CHUNK_SIZE = 1000
 RESULTS_ROOT = Path("results")
@@ -81,23 +81,6 @@ class RunSummary:
 
 
 # =========================================================================== identity of a run
-
-
-def data_files(scenario):
-    """Paths and SHA-256 of the board and of every instrument and strategy file the cells use."""
-    if hasattr(scenario, "data_files"):  # another game's scenario knows its own files
-        return scenario.data_files()
-    insts = sorted({n for c in scenario.cells for n in c.instruments})
-    strats = sorted({s.partition(":")[0] for c in scenario.cells for s in c.lineup})
-    board = scenario.board.path
-    out = {"board": {"path": board, "sha256": sha256_file(board)}, "instruments": {}, "strategies": {}}
-    for n in insts:
-        p = scenario.instruments.original(n).path
-        out["instruments"][n] = {"path": p, "sha256": sha256_file(p)}
-    for n in strats:
-        p = scenario.strategies.get(n).path
-        out["strategies"][n] = {"path": p, "sha256": sha256_file(p)}
-    return out
 
 
 def plan_chunks(cells, chunk_size):
@@ -141,7 +124,8 @@ def _new_manifest(scenario, plan, chunk_size, data, code):
         "chunks": {"size": chunk_size, "plan": plan},
         "data_files": data,
         "code": code,
-        **({"game": scenario.game, "columns": scenario.columns()} if hasattr(scenario, "columns") else {}),
+        "game": scenario.game,
+        "columns": scenario.columns(),
         "timings": {
             "created": _now(),
             "finished": None,
@@ -321,24 +305,6 @@ def dispatcher(backend, jobs, scheduler):
 _dispatcher = dispatcher  # the older private name: run_scenario calls it (tests replace it)
 
 
-def cell_specs(scenario, run_id="adhoc"):
-    """Cell index -> :class:`CellSpec`: what a worker needs to play the cell."""
-    if hasattr(scenario, "cell_specs"):  # another game's scenario
-        return scenario.cell_specs(run_id)
-    specs = {}
-    for cell in scenario.cells:
-        specs[cell.index] = CellSpec(
-            run_id=run_id,
-            cell=cell,
-            board=scenario.board,
-            instruments=tuple(scenario.instruments.get(n) for n in cell.instruments),
-            shuffle_wheels=scenario.shuffle_wheels,
-            max_rounds=scenario.max_rounds,
-            strategy_rows=scenario.strategy_rows(cell.lineup),
-        )
-    return specs
-
-
 def _progress_bar(total, initial, desc, enabled):
     from tqdm import tqdm
 
@@ -407,7 +373,7 @@ def run_scenario(
         raise ValueError("resume and force exclude each other")
     jobs = resolve_jobs(jobs)
 
-    if isinstance(scenario, Scenario) or hasattr(scenario, "cell_specs"):
+    if not isinstance(scenario, (str, Path)):  # an already loaded scenario (any game)
         if games is not None or seed is not None or sets:
             scenario = scenario_from_doc(scenario.doc, scenario.path, sets=sets, games=games, seed=seed)
     else:
@@ -424,8 +390,8 @@ def run_scenario(
     if out_dir.exists() and not out_dir.is_dir():
         raise RunDirError(out_dir, "", "exists and is not a directory")
 
-    data = data_files(scenario)
-    code = code_version(getattr(scenario, "game", None))
+    data = scenario.data_files()
+    code = code_version(scenario.game)
     if chunk_size is None and resume and (out_dir / MANIFEST).is_file():
         try:
             chunk_size = int(read_manifest(out_dir)["chunks"]["size"])
@@ -482,9 +448,9 @@ def compile_in_parent(scenario, announce=_stderr_line):
     from simulator import games
     from simulator.warmup import compile_once
 
-    game = games.get(getattr(scenario, "game", None))
+    game = games.get(scenario.game)
     cell = scenario.cells[0]
-    spec = cell_specs(scenario, run_id="compile")[cell.index]
+    spec = scenario.cell_specs(run_id="compile")[cell.index]
     task = ChunkTask(chunk=-1, spec=spec, start=0, stop=1, run_seed=scenario.seed)
     return compile_once(lambda: play_chunk(task), announce, entry=game.kernel_entry, what=game.kernel_what())
 
@@ -524,7 +490,7 @@ def _execute(
     run_id = hashlib.sha256(
         json.dumps([scenario.sha256, _hashes(manifest["data_files"]), manifest["code"]["kernel_sha256"]]).encode()
     ).hexdigest()
-    specs = cell_specs(scenario, run_id)
+    specs = scenario.cell_specs(run_id)
     todo = [row for row in plan if row[0] not in done]
     total = sum(c.games for c in cells.values())
     skipped_games = sum(row[3] - row[2] for row in plan if row[0] in done)

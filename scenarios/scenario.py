@@ -14,6 +14,7 @@ cell is played for ``games`` games (paired design, see :mod:`simulator.seeds`)::
     max_rounds = 60                   # optional: safety cap on rounds (default from board.toml)
     instrument_dirs = ["my_instruments"]   # optional: extra instrument files (relative to this file)
     strategy_dirs = ["my_strategies"]      # optional: extra strategy profiles
+    record = ["lead"]                 # optional: the per-round lead record (``scenarios.record``)
 
     [instruments]                     # exactly one of sets / swaps / all
     sets = [["Violin", "Piano", "Horns"], ["Piano", "Bass", "Drums"]]   # any order within a set
@@ -59,26 +60,39 @@ import copy
 import hashlib
 import itertools
 import math
-import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scenarios.canonical import to_toml, toml_key
+from scenarios.record import check_record
+from scenarios.schema import result_columns
+from scenarios.spec import (
+    MAX_GAMES,
+    ROUND_ROBIN_KEYS,
+    LineupCell,
+    check_scenario_name,
+    lineup_period,
+    parse_lineups,
+    parse_max_games,
+    parse_set,
+    set_lineup_key,
+)
+from simulator.seeds import MAX_SEED
+from scenarios.worker import CellSpec
+from simulator import games as registry
 from simulator.errors import DataError
+from simulator.provenance import sha256_file
 from simulator.shuffle_swing.library import STARTER, InstrumentLibrary
 from simulator.validate import Checker, read_toml
 from simulator.shuffle_swing.instruments import instrument_from_doc
 from simulator.shuffle_swing.board import load_board
 from simulator.shuffle_swing.layout import DEPT_NAMES
 from simulator.shuffle_swing.playout import PLAYER_COUNTS
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
-SCENARIO_DIR = Path(__file__).resolve().parent
 
+GAME = "shuffle-swing"  # the game whose scenarios this schema reads (Game.scenario_keys "instruments")
 WHEELS = {"shuffled": True, "fixed": False}
-MAX_GAMES = 1_000_000_000
-MAX_SEED = 2**63 - 1  # TOML integers are signed 64-bit
 
 TOP_KEYS = (
     "name",
@@ -93,59 +107,18 @@ TOP_KEYS = (
     "instruments",
     "lineup",
     "overrides",
+    "record",
 )
 REQUIRED_KEYS = ("name", "seed", "games", "players", "instruments", "lineup")
 SET_MODES = ("sets", "swaps", "all")
 INSTRUMENT_KEYS = SET_MODES + ("base",)
-LINEUP_KEYS = ("mirror", "seats", "round_robin", "max_games")
-ROUND_ROBIN_KEYS = ("pool", "mix", "mirrors")
-MIXES = ("all", "pairs")
 FIXED_INSTRUMENT_KEYS = (("instrument", "name"), ("instrument", "department"))
-# A scenario's name is the folder of its results (results/<name>): one plain path component.
-SCENARIO_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
-
-
-def check_scenario_name(ck, value, key="name"):
-    """The scenario name as one folder name: letters, digits, '.', '_' and '-', starting with a letter
-    or digit, at most 80 characters; so ``results/<name>`` never leaves ``results/``."""
-    name = ck.string(value, key).strip()
-    if not SCENARIO_NAME.fullmatch(name) or ".." in name:
-        ck.fail(
-            key,
-            f"{name!r} cannot name a results folder: use letters, digits, '.', '_' and '-' (starting with a "
-            "letter or digit, no '..', at most 80 characters); choose where results go with --out",
-        )
-    return name
 
 
 def cell_key(players, instruments, lineup):
     """The stable text naming a cell; its hash seeds the cell's deals."""
     b, o, g = instruments
     return f"players={players}|black={b}|orange={o}|gray={g}|lineup={','.join(lineup)}"
-
-
-def lineup_period(lineup):
-    """Smallest shift k > 0 that maps the lineup onto itself; shifts 0..k-1 are the distinct rotations."""
-    n = len(lineup)
-    for k in range(1, n + 1):
-        if all(lineup[(s - k) % n] == lineup[s] for s in range(n)):
-            return k
-    return n
-
-
-class LineupCell:
-    """What every game's cell derives from its ``lineup`` and ``deals`` (``scenarios.generic``'s
-    cells too): its seat rotations and its game count."""
-
-    @property
-    def rotations(self):
-        """Distinct cyclic rotations of the lineup over the seats: a mirror lineup has one (its
-        rotations would replay the same game), (A, B, A, B) two, (A, B, B, B) four."""
-        return lineup_period(self.lineup)
-
-    @property
-    def games(self):
-        return self.deals * self.rotations
 
 
 @dataclass(frozen=True)
@@ -235,6 +208,7 @@ class Scenario:
     instruments: InstrumentView = field(repr=False)
     strategies: StrategyLibrary = field(repr=False)
     set_args: tuple = ()
+    record: tuple = ()  # what the run records beyond its tables (``scenarios.record``)
 
     @property
     def board(self):
@@ -252,6 +226,45 @@ class Scenario:
         """The kernel's strategy matrix for a lineup, one row per seat."""
         return self.strategies.matrix(lineup)
 
+    @property
+    def game(self):
+        """The registered game this schema is for."""
+        return GAME
+
+    def columns(self):
+        """The columns of the run's tables, as the manifest records them (``scenarios.schema``)."""
+        return result_columns(registry.get(GAME))
+
+    def data_files(self):
+        """Paths and SHA-256 of the board and of every instrument and strategy file the cells use."""
+        insts = sorted({n for c in self.cells for n in c.instruments})
+        strats = sorted({s.partition(":")[0] for c in self.cells for s in c.lineup})
+        board = self.board.path
+        out = {"board": {"path": board, "sha256": sha256_file(board)}, "instruments": {}, "strategies": {}}
+        for n in insts:
+            p = self.instruments.original(n).path
+            out["instruments"][n] = {"path": p, "sha256": sha256_file(p)}
+        for n in strats:
+            p = self.strategies.get(n).path
+            out["strategies"][n] = {"path": p, "sha256": sha256_file(p)}
+        return out
+
+    def cell_specs(self, run_id="adhoc"):
+        """Cell index -> :class:`scenarios.worker.CellSpec`: what a worker needs to play the cell."""
+        return {
+            cell.index: CellSpec(
+                run_id=run_id,
+                cell=cell,
+                board=self.board,
+                instruments=tuple(self.instruments.get(n) for n in cell.instruments),
+                shuffle_wheels=self.shuffle_wheels,
+                max_rounds=self.max_rounds,
+                strategy_rows=self.strategy_rows(cell.lineup),
+                record=self.record,
+            )
+            for cell in self.cells
+        }
+
     def settings(self):
         """The effective settings, as recorded in the manifest."""
         return {
@@ -264,57 +277,16 @@ class Scenario:
             "strategy_dirs": list(self.strategy_dirs),
             "overrides": dict(self.overrides),
             "set": list(self.set_args),
+            **({"record": list(self.record)} if self.record else {}),
         }
 
 
-# =========================================================================== finding and loading
+# =========================================================================== loading
 
 
-def shipped_scenarios():
-    """Names of the scenario files that come with the package."""
-    return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
-
-
-def find_shipped_file(name_or_path, folder, shipped_names, what):
-    """A TOML file by path, or by the name of one shipped in ``folder`` (``starter`` ->
-    ``folder/starter.toml``); ``shipped_names()`` lists those for the error, ``what`` names the kind
-    of file (shared by scenarios and tuning files)."""
-    p = Path(name_or_path)
-    if p.is_file():
-        return p
-    if p.is_dir():
-        raise DataError(p, "", f"is a directory, expected a {what} TOML file")
-    shipped = Path(folder) / (p.name if p.suffix == ".toml" else f"{p.name}.toml")
-    if p.parent == Path(".") and shipped.is_file():
-        return shipped
-    return None
-
-
-def find_scenario(name_or_path):
-    """A scenario file by path, or by the name of a shipped one (``starter`` -> scenarios/starter.toml)."""
-    found = find_shipped_file(name_or_path, SCENARIO_DIR, shipped_scenarios, "scenario")
-    if found is None:
-        raise DataError(Path(name_or_path), "",
-                        f"scenario file not found (shipped scenarios: {', '.join(shipped_scenarios())})")
-    return found
-
-
-def load_scenario(path, sets=(), games=None, seed=None):
-    """Read, change (``sets``: ``KEY=VALUE`` strings; ``games``, ``seed``), validate and expand a scenario."""
-    path = find_scenario(path)
-    doc = read_toml(path)
-    return scenario_from_doc(doc, path, sets=sets, games=games, seed=seed)
-
-
-def scenario_from_doc(doc, path, sets=(), games=None, seed=None):
-    """Validate an already-parsed scenario document; ``path`` names it in errors and anchors its dirs.
-
-    A document naming another registered game (``game = "echidna"``) is that game's scenario
-    (``scenarios.generic``)."""
-    from scenarios.generic import game_scenario_from_doc, is_generic
-
-    if is_generic(doc):
-        return game_scenario_from_doc(doc, path, sets=sets, games=games, seed=seed)
+def instrument_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
+    """Validate an already-parsed Shuffle and Swing scenario document; ``path`` names it in errors
+    and anchors its dirs. (Every scenario comes through :func:`scenarios.load.scenario_from_doc`.)"""
     if isinstance(doc, dict) and "game" in doc:
         doc = {k: v for k, v in doc.items() if k != "game"}  # the default game, named explicitly
     doc = copy.deepcopy(doc)
@@ -337,25 +309,6 @@ def scenario_from_doc(doc, path, sets=(), games=None, seed=None):
 # =========================================================================== --set
 
 
-def parse_value(text):
-    """A ``--set`` value: TOML if it parses as one (``4``, ``[2, 3]``, ``true``, ``"x"``), else the text."""
-    if not isinstance(text, str):
-        return text
-    try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        return text
-
-
-def parse_set(item, path="--set"):
-    """``"KEY=VALUE"`` -> (key, parsed value)."""
-    key, sep, value = str(item).partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise DataError(path, str(item), "expected KEY=VALUE (for example games=500 or wheel=fixed)")
-    return key, parse_value(value.strip())
-
-
 def apply_set(doc, key, value, path):
     """Change one key of a scenario document in place; unknown keys raise DataError."""
     parts = key.split(".")
@@ -370,8 +323,11 @@ def apply_set(doc, key, value, path):
             raise DataError(path, "overrides", "expected a table")
         table[".".join(parts[1:])] = value
         return
-    if top in ("instruments", "lineup") and len(parts) > 1:
-        allowed = INSTRUMENT_KEYS if top == "instruments" else LINEUP_KEYS
+    if top == "lineup":
+        set_lineup_key(doc, key, value, path)
+        return
+    if top == "instruments" and len(parts) > 1:
+        allowed = INSTRUMENT_KEYS
         if parts[1] not in allowed:
             raise DataError(path, key, f"unknown key '{parts[1]}' (known: {', '.join(allowed)})")
         table = doc.get(top)
@@ -468,9 +424,10 @@ def _validate(doc, path, set_args):
     view = InstrumentView(library, _apply_overrides(inst_over, library, path), board=board)
 
     sets = _instrument_sets(ck, doc["instruments"], view, path)
-    lineups = _lineups(ck, doc["lineup"], players, strategies, path)
+    lineups = parse_lineups(ck, doc["lineup"], players, strategies, path, PLAYER_COUNTS)
 
-    caps = _max_games(ck, doc["lineup"], strategies, path)
+    caps = parse_max_games(ck, doc["lineup"], strategies, path)
+    record = check_record(ck, doc.get("record"))
     cells = []
     for n in players:
         for s in sets:
@@ -498,6 +455,8 @@ def _validate(doc, path, set_args):
     eff["instruments"] = doc["instruments"]
     eff["lineup"] = doc["lineup"]
     eff["overrides"] = overrides
+    if record:
+        eff["record"] = list(record)
     text = to_toml(eff)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -522,6 +481,7 @@ def _validate(doc, path, set_args):
         instruments=view,
         strategies=strategies,
         set_args=set_args,
+        record=record,
     )
 
 
@@ -607,138 +567,6 @@ def _instrument_sets(ck, raw, view, path):
 
 
 # --------------------------------------------------------------------------- lineups
-
-
-def _strategy(lib, name, path, key):
-    """Canonical spelling of a strategy name (``Greedy`` -> ``greedy``, ``spec:Orange`` -> ``spec:orange``)."""
-    if not isinstance(name, str) or not name.strip():
-        raise DataError(path, key, f"expected a strategy name, got {name!r}")
-    try:
-        s = lib.get(name.strip())
-    except DataError as exc:
-        raise DataError(path, key, f"'{name}': {exc.reason}") from None
-    _, _, focus = name.strip().partition(":")
-    return s.name + (f":{focus.strip().lower()}" if focus else "")
-
-
-def _lineup_list(ck, raw, key):
-    """One lineup (a list of names) or several (a list of lists) -> list of (key, names)."""
-    if not isinstance(raw, list) or not raw:
-        ck.fail(key, "expected a list of strategy names (one lineup) or a list of such lists")
-    if all(isinstance(x, str) for x in raw):
-        return [(key, raw)]
-    out = []
-    for i, x in enumerate(raw):
-        if not isinstance(x, list) or not x:
-            ck.fail(f"{key}[{i}]", f"expected a list of strategy names, got {x!r}")
-        out.append((f"{key}[{i}]", x))
-    return out
-
-
-def _check_length(ck, key, names, n, hint=""):
-    if len(names) != n:
-        ck.fail(key, f"a lineup for {n} players needs {n} strategies, one per seat, got {len(names)}{hint}")
-
-
-def round_robin(pool, n, mix="all", mirrors=False):
-    """Lineups of ``n`` seats drawn from ``pool`` (see the module docstring)."""
-    out = [(s,) * n for s in pool] if mirrors else []
-    for combo in itertools.combinations_with_replacement(pool, n):
-        kinds = len(set(combo))
-        if kinds == 1:
-            continue
-        if mix == "pairs" and kinds != 2:
-            continue
-        out.append(tuple(combo))
-    if mix == "pairs":
-        # Group by pair: A,A,A,B / A,A,B,B / A,B,B,B, then the next pair.
-        order = {s: i for i, s in enumerate(pool)}
-        head = out[: len(pool) if mirrors else 0]
-        rest = out[len(head) :]
-        rest.sort(key=lambda c: (sorted({order[s] for s in c}), -c.count(c[0])))
-        out = head + rest
-    return out
-
-
-def _max_games(ck, raw, lib, path):
-    """``lineup.max_games``: strategy name -> most games per cell of a lineup holding it."""
-    t = raw.get("max_games", {}) if isinstance(raw, dict) else {}
-    if not isinstance(t, dict):
-        ck.fail("lineup.max_games", "expected a table of strategy = games, e.g. { lookahead = 1500 }")
-    return {
-        _strategy(lib, name, path, f"lineup.max_games.{name}"): ck.integer(v, f"lineup.max_games.{name}", lo=1, hi=MAX_GAMES)
-        for name, v in t.items()
-    }
-
-
-def _lineups(ck, raw, players, lib, path):
-    t = ck.table(raw, "lineup", optional=LINEUP_KEYS)
-    if not t:
-        ck.fail("lineup", "no lineup, so the scenario has no cells (give mirror, seats or round_robin)")
-    out = {n: [] for n in players}
-
-    if "mirror" in t:
-        m = t["mirror"]
-        if isinstance(m, str):
-            names = [(("lineup.mirror"), m)]
-        else:
-            ck.array(m, "lineup.mirror", min_len=1, what="strategies")
-            names = [(f"lineup.mirror[{i}]", x) for i, x in enumerate(m)]
-        for key, x in names:
-            s = _strategy(lib, x, path, key)
-            for n in players:
-                out[n].append((s,) * n)
-
-    if "seats" in t:
-        v = t["seats"]
-        if isinstance(v, dict):
-            for k, lv in v.items():
-                key = f"lineup.seats.{k}"
-                if k not in {str(n) for n in PLAYER_COUNTS}:
-                    ck.fail(key, f"keys of lineup.seats are player counts ({', '.join(map(str, PLAYER_COUNTS))})")
-                n = int(k)
-                for lkey, names in _lineup_list(ck, lv, key):
-                    canon = tuple(_strategy(lib, x, path, f"{lkey}[{j}]") for j, x in enumerate(names))
-                    _check_length(ck, lkey, canon, n)
-                    if n in out:
-                        out[n].append(canon)
-        else:
-            for lkey, names in _lineup_list(ck, v, "lineup.seats"):
-                canon = tuple(_strategy(lib, x, path, f"{lkey}[{j}]") for j, x in enumerate(names))
-                for n in players:
-                    hint = ""
-                    if len(players) > 1:
-                        hint = (
-                            "; for several player counts give one lineup per count: "
-                            "seats = { 2 = [...], 3 = [...], 4 = [...] }"
-                        )
-                    _check_length(ck, lkey, canon, n, hint)
-                    out[n].append(canon)
-
-    if "round_robin" in t:
-        key = "lineup.round_robin"
-        rr = ck.table(t["round_robin"], key, required=("pool",), optional=ROUND_ROBIN_KEYS)
-        raw_pool = ck.array(rr["pool"], f"{key}.pool", min_len=2, what="strategies")
-        pool = []
-        for i, x in enumerate(raw_pool):
-            s = _strategy(lib, x, path, f"{key}.pool[{i}]")
-            if s in pool:
-                ck.fail(f"{key}.pool[{i}]", f"'{s}' is listed twice")
-            pool.append(s)
-        mix = ck.string(rr.get("mix", "all"), f"{key}.mix", choices=MIXES)
-        mirrors = ck.boolean(rr.get("mirrors", False), f"{key}.mirrors")
-        for n in players:
-            out[n].extend(round_robin(pool, n, mix, mirrors))
-
-    for n in players:
-        seen = []
-        for lineup in out[n]:
-            if lineup not in seen:
-                seen.append(lineup)
-        out[n] = seen
-        if not seen:
-            ck.fail("lineup", f"no lineup for {n} players (lineup.seats has none for that count)")
-    return out
 
 
 # --------------------------------------------------------------------------- overrides

@@ -1,61 +1,69 @@
-"""Columns of the result tables a run writes and the reports read.
+"""The columns of the result tables a run writes and the reports read: one schema for every game.
 
 A run directory holds ``seats/`` (one row per game and seat) and ``games/`` (one row per game) as
-Parquet chunk files, plus ``manifest.json``. ``reports`` relies on these names only; it never imports
-the kernel. Bump ``FORMAT_VERSION`` whenever a column changes meaning.
+Parquet chunk files, plus ``manifest.json``, which records the game and these columns. Every game's
+tables start with the same cell columns, the cell's setting columns being the game's own
+(``Game.setting_columns``: Shuffle and Swing's instruments, Echidna Shuffle's board and variant)::
+
+    cell, cell_key, players, <setting columns>, lineup, deal, rotation, game, seed
+
+then the seats table has ``seat`` and ``strategy`` and the game's ``seat_columns``; the games table
+the game's ``game_columns`` and ``winner_strategy``. Text columns: ``cell_key``, the setting
+columns, ``lineup``, ``strategy``, ``winner_strategy``; every other column is an integer.
+``reports`` relies on these names only; it never imports a kernel. Bump ``FORMAT_VERSION`` whenever
+a column changes meaning.
+
+* ``cell``: index of the cell in the scenario's expansion order; ``cell_key``: the text naming it
+  (``players=4|black=Violin|orange=Piano|gray=Horns|lineup=greedy,random,...``);
+* ``lineup``: the lineup before rotation, comma-separated; ``deal``: index of the deal (setup seed)
+  within the cell; ``rotation``: cyclic shift of the lineup over the seats (paired design);
+  ``game``: game index within the cell (deal * rotations + rotation); ``seed``: the game's seed
+  (uint64 as int64, the same for every rotation of a deal).
+
+A manifest written before the game and its columns were recorded (result format 1 of Shuffle and
+Swing) reads as the default game's.
 """
 
-from simulator.shuffle_swing.layout import DEPT_NAMES, SRC_NAMES, STAT_NAMES
+from simulator import games as registry
 
 FORMAT_VERSION = 1
 
-# Identify the cell (one instrument set x player count x lineup) and the game within it.
-CELL_COLUMNS = (
-    "cell",  # int: index of the cell in the scenario's expansion order
-    "cell_key",  # str: "players=4|black=Violin|orange=Piano|gray=Horns|lineup=greedy,random,..."
-    "players",  # int 2..4
-    "inst_black",  # str instrument names
-    "inst_orange",
-    "inst_gray",
-    "lineup",  # str: the lineup before rotation, comma-separated strategy names
-    "deal",  # int: index of the deal (setup seed) within the cell
-    "rotation",  # int: cyclic shift of the lineup over the seats for this game (paired design)
-    "game",  # int: game index within the cell (deal * rotations + rotation)
-    "seed",  # uint64 as int64: the game's seed (identical for every rotation of a deal)
-)
 
-SEAT_COLUMNS = CELL_COLUMNS + (
-    "seat",  # int 0..players-1, turn order
-    "strategy",  # str: strategy name at this seat
-    "score",  # int: final score = sum of the source columns
-    *SRC_NAMES,  # inspector, objective_<dept>, brag_<dept>, penalty_<dept>
-    *(f"pieces_{d}" for d in DEPT_NAMES),
-    # Brag-track space of the seat's disc per department (-1 = no disc). Not "brag_<dept>": that
-    # name is the score source above (points from brag awards).
-    *(f"brag_space_{d}" for d in DEPT_NAMES),
-    *STAT_NAMES,
-    "won",  # 0/1
-    "rank",  # 1 = best; ties ordered by the turn-order tie-break (R13)
-)
+def cell_columns(game):
+    """The cell columns of a game's tables (its setting columns after ``players``)."""
+    return ("cell", "cell_key", "players", *game.setting_columns, "lineup", "deal", "rotation", "game", "seed")
 
-GAME_COLUMNS = CELL_COLUMNS + (
-    "winner",  # winning seat
-    "winner_strategy",
-    "tiebreak",  # 1 if the winner was decided by the tie-break (R13)
-    "tied",  # seats sharing the top score
-    "rounds",
-    "turns",
-    "stalled",  # 1 if the safety cap ended the game (R11)
-    "decisions",
-    *(f"built_{d}" for d in DEPT_NAMES),
-    "pri_or_neutral_pieces",
-    "pri_penalty_absorbed",  # unbuilt penalty points on Pri's disc (2 players, R12/R14): paid by no player
-)
 
-# Columns holding text; every other column is an integer.
-STRING_COLUMNS = frozenset(
-    {"cell_key", "inst_black", "inst_orange", "inst_gray", "lineup", "strategy", "winner_strategy"}
-)
+def string_columns(game):
+    """The text columns of a game's tables."""
+    return ("cell_key", *game.setting_columns, "lineup", "strategy", "winner_strategy")
+
+
+def seat_columns(game):
+    return cell_columns(game) + ("seat", "strategy") + tuple(game.seat_columns)
+
+
+def game_columns(game):
+    own = tuple(game.game_columns)
+    return cell_columns(game) + own + (() if "winner_strategy" in own else ("winner_strategy",))
+
+
+def result_columns(game):
+    """What a manifest records of a game's tables: ``seats``, ``games``, ``score_sources``, ``strings``."""
+    return {
+        "seats": list(seat_columns(game)),
+        "games": list(game_columns(game)),
+        "score_sources": list(game.score_sources),
+        "strings": list(string_columns(game)),
+    }
+
+
+# The default game's columns (Shuffle and Swing), which its reports and old result folders use.
+_DEFAULT = registry.get(registry.DEFAULT_GAME)
+CELL_COLUMNS = cell_columns(_DEFAULT)
+SEAT_COLUMNS = seat_columns(_DEFAULT)
+GAME_COLUMNS = game_columns(_DEFAULT)
+STRING_COLUMNS = frozenset(string_columns(_DEFAULT))
 
 assert len(set(SEAT_COLUMNS)) == len(SEAT_COLUMNS), "duplicate seat column names"
 assert len(set(GAME_COLUMNS)) == len(GAME_COLUMNS), "duplicate game column names"

@@ -99,17 +99,11 @@ from pathlib import Path
 import pandas as pd
 
 from scenarios.generic import GameScenario
-from scenarios.runner import cell_specs, data_files, dispatcher, resolve_jobs
+from scenarios.runner import dispatcher, resolve_jobs
 from simulator.provenance import code_version
-from scenarios.scenario import (
-    SCENARIO_DIR,
-    find_scenario,
-    find_shipped_file,
-    flatten_overrides,
-    parse_set,
-    scenario_from_doc,
-    set_path,
-)
+from scenarios.spec import SCENARIO_DIR, find_scenario, find_shipped_file, parse_set
+from scenarios.scenario import flatten_overrides, set_path
+from scenarios.load import scenario_from_doc
 from scenarios.worker import ChunkTask, play_chunk
 from simulator import games as registry
 from simulator.errors import DataError
@@ -457,7 +451,7 @@ class TuneSpec:
 
     def identity(self):
         """What a stored study must match to be resumed."""
-        data = data_files(self.scenario)
+        data = self.scenario.data_files()
         return {
             "tuning_sha256": self.sha256,
             "scenario_sha256": self.scenario.sha256,
@@ -466,7 +460,7 @@ class TuneSpec:
                 **{k: v["sha256"] for k, v in data["instruments"].items()},
                 **{k: v["sha256"] for k, v in data["strategies"].items()},
             },
-            "kernel_sha256": code_version(getattr(self.scenario, "game", None))["kernel_sha256"],
+            "kernel_sha256": code_version(self.scenario.game)["kernel_sha256"],
         }
 
 
@@ -633,7 +627,7 @@ def _validate(doc, path, set_args):
     sc_raw = ck.string(doc["scenario"], "scenario")
     try:
         sc_path = _find_scenario(sc_raw, base_dir)
-        from scenarios.scenario import load_scenario
+        from scenarios.load import load_scenario
 
         scenario = load_scenario(sc_path)
     except DataError as exc:
@@ -864,7 +858,7 @@ class GamePlayer:
             if n_have >= n:
                 continue
             sc, cell = source[key]
-            spec = cell_specs(sc)[cell.index]
+            spec = sc.cell_specs()[cell.index]
             # The worker keeps a cell's setup by run id: make it name the cell's content.
             spec = dataclasses.replace(spec, run_id=hashlib.sha256(key.encode()).hexdigest())
             step = max(100, math.ceil((n - n_have) / max(1, 2 * self.jobs)))

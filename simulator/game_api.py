@@ -13,6 +13,9 @@ A game declares, up front:
   arrays, keyed by those columns; ``play_one``, ``narrate``, ``document`` (one game as text or JSON);
   ``soak(setup, strat, games, seed)``; ``kernel_sources()`` (the files whose change changes a game);
 * optionally ``gate``: a :class:`GateSpec`, the figures it adds to the regression gate (``ssb regress``).
+* optionally ``play_batch_lead(setup, seeds, strat) -> (seats, games, rec, nrec)``: ``play_batch``
+  plus the per-round lead record of a scenario's ``record = ["lead"]`` (``simulator.lead_record``:
+  ``rec[game, round, seat]`` each seat's standing after each round, ``nrec`` the rows per game).
 
 Each game declares its entry in its own package (``simulator/<game>/game.py``: ``GAME = Game(...)``);
 the registry (:mod:`simulator.games`) lists those modules.
@@ -74,6 +77,29 @@ class GateSpec:
 
 
 @dataclass(frozen=True)
+class LadderSpec:
+    """What a game's skill ladder (``ssb strategies ladder``, :mod:`strategies.ladder`) uses.
+
+    ``default_rungs(library)``: the rungs, weakest first, that the library holds; ``parse_rung(spec,
+    library)``: a rung ``name[@param=value...]`` as a strategy (with ``row()``); ``winners(nplayers,
+    strat, seeds, settings)``: the winner seat of each game (-1: none), ``settings`` holding
+    ``instruments``, ``instrument_dirs`` and ``board`` (a game reads those it has; no seeds: only
+    check that the setting sets up). ``players``: the player counts of the matrix by default;
+    ``placed``: strategies measured against every rung and placed where they fall; ``against``: the
+    opponents besides greedy of the one-against-three figure; ``depth``: the skill-depth figure
+    (search budgets); ``note``: a line the printed ladder shows."""
+
+    default_rungs: Callable
+    parse_rung: Callable
+    winners: Callable
+    players: tuple = (2, 3, 4)
+    placed: tuple = ()
+    against: tuple = ()
+    depth: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Game:
     name: str
     title: str
@@ -102,12 +128,23 @@ class Game:
     # ``[variants]`` entry) with every switch filled in from the game's data, the values a balance
     # search starts from (keys of a search space name these switches, or one entry of a list).
     tunable: Callable | None = None
+    # Optional, for a scenario's ``record = ["lead"]``: ``play_batch`` plus the per-round lead record,
+    # ``(seats, games, rec, nrec)`` (``simulator.lead_record``); ``None``: the game has no record.
+    play_batch_lead: Callable | None = None
 
     def kernel_entry_named(self, attr):
         """Another compiled entry point of the same kernel module as ``kernel_entry`` (``play_game``)."""
         module = self.kernel_entry.rpartition(":")[0]
         return f"{module}:{attr}" if module else attr
 
+    # The skill ladder (``ssb strategies ladder``), if the game has one.
+    ladder: LadderSpec | None = None
+    # The scenario schema of the game's scenarios (``scenarios.load``): "boards" (a list of boards
+    # and named [variants] of the game's switches, read by ``setup`` and ``variants_from_dict``) or
+    # "instruments" (Shuffle and Swing's instrument sets and [overrides]).
+    scenario_keys: str = "boards"
+    # The cell columns naming a cell's setting, after ``players`` (text; the report groups by them).
+    setting_columns: tuple = ("board", "variant")
     # How the compile notice names this game's kernel (default: "the <title> rules kernel").
     kernel_label: str = ""
 

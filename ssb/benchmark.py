@@ -17,7 +17,7 @@ import numpy as np
 from simulator.shuffle_swing.layout import S_DECISIONS, S_TURN, S_WINNER
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 # Child-process probe: plays GAMES games and prints one JSON line with the time it took.
 _PROBE = """
@@ -25,7 +25,7 @@ import json, sys, time
 t0 = time.perf_counter()
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 setup = GameSetup(nplayers={players})
 strat = StrategyLibrary().matrix([{lineup}])
 t1 = time.perf_counter()

@@ -130,7 +130,7 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
         raise click.BadParameter(f"'{players}' is not a player count (2, 3 or 4)", param_hint="--players")
     from simulator.shuffle_swing.narrate import game_document, narrate
     from simulator.shuffle_swing.playout import GameSetup, play_one
-    from strategies.library import StrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     setup = _game_setup(players, instruments, instrument_dirs=tuple(instrument_dirs))
     names = lineup(strategies, players)
@@ -194,7 +194,7 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
 
     from simulator.shuffle_swing.library import InstrumentLibrary
     from simulator.shuffle_swing.playout import GameSetup, soak
-    from strategies.library import StrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     lib = StrategyLibrary()
     library = InstrumentLibrary(extra_dirs=tuple(instrument_dirs))
@@ -424,7 +424,7 @@ def instruments_draw(name, output, instrument_dirs):
 
 @cli.group(cls=SsbGroup)
 def strategies():
-    """List and show the named strategies (profiles in strategies/profiles).
+    """List and show the named strategies (profiles in simulator/shuffle_swing/data/strategies).
 
     Example:
 
@@ -443,7 +443,7 @@ def strategies_list(strategy_dirs):
     \b
         ssb strategies list --strategy-dir my_profiles/
     """
-    from strategies.library import StrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     lib = StrategyLibrary(extra_dirs=tuple(strategy_dirs))
     rows = [
@@ -465,7 +465,7 @@ def strategies_show(name, strategy_dirs):
     \b
         ssb strategies show greedy
     """
-    from strategies.library import StrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     s = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).get(name, source="NAME")
     click.echo(f"{s.name}: {s.kind}")
@@ -485,6 +485,10 @@ from ssb.strategy_tune_cmd import strategies_ladder, strategies_tune  # noqa: E4
 
 strategies.add_command(strategies_tune)
 strategies.add_command(strategies_ladder)
+
+from ssb.meta_cmd import strategies_meta  # noqa: E402  (the meta-game of a strategy pool)
+
+strategies.add_command(strategies_meta)
 
 
 @cli.command()

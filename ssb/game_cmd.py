@@ -13,7 +13,7 @@ from ssb.common import SsbGroup, UserError, lineup
 
 
 def _variants(game, items):
-    from scenarios.scenario import parse_value
+    from scenarios.spec import parse_value
 
     table = {}
     for item in items:

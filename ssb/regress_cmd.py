@@ -72,6 +72,11 @@ def baseline(results_dir, out):
     if len(games) == 0:
         raise GateError(f"{results_dir}: the run holds no games")
     doc = build_baseline(seats, games, manifest, source=results_dir)
+    from reports.feel_section import gate_figures  # descriptive game-feel figures of a run with the lead record
+
+    feel = gate_figures(results_dir)
+    if feel:
+        doc["feel"] = feel
     write_baseline(doc, out)
     nfig = sum(len(c["figures"]) for c in doc["cells"])
     click.echo(
@@ -87,9 +92,9 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     """The function that plays an adaptive round: fresh deals (a new run seed) for the given cells."""
     from simulator.seeds import round_seed
     from scenarios.results import RunDirError
-    from scenarios.runner import _hashes, data_files, run_scenario
+    from scenarios.runner import _hashes, run_scenario
     from simulator.provenance import code_version
-    from scenarios.scenario import scenario_from_doc
+    from scenarios.load import scenario_from_doc
 
     sc = manifest["scenario"]
     doc = tomllib.loads(sc["text"])
@@ -100,7 +105,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     # The new games must be played by the same data and rules as the run they are merged with.
     # (Any game: scenario_from_doc reads a scenario of another game through scenarios.generic.)
     probe = scenario_from_doc(doc, path)
-    now = _hashes(data_files(probe))
+    now = _hashes(probe.data_files())
     then = _hashes(manifest["data_files"])
     changed = sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
     if changed:
@@ -108,7 +113,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
             f"{results_dir}: data files changed since the run was played ({', '.join(changed)}); "
             "--adaptive would mix two versions: play the run again first"
         )
-    if code_version(getattr(probe, "game", None))["kernel_sha256"] != manifest.get("code", {}).get("kernel_sha256"):
+    if code_version(probe.game)["kernel_sha256"] != manifest.get("code", {}).get("kernel_sha256"):
         raise GateError(
             f"{results_dir}: the rules kernel changed since the run was played; --adaptive would mix two "
             "versions: play the run again first"
@@ -312,6 +317,10 @@ def regress(
         Path(json_path).write_text(json.dumps(result_json(result, mode, strict), indent=1) + "\n", encoding="utf-8")
     if not quiet:
         click.echo(summary_text(result, mode, strict))
+        from reports.feel_section import gate_lines  # descriptive game-feel figures, never a verdict
+
+        for line in gate_lines(base.get("feel"), results_dir):
+            click.echo(line)
     _, status = gate_status(result, mode, strict)
     if status:
         raise click.exceptions.Exit(status)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import click
 
+from simulator import games as registry
 from simulator.shuffle_swing.library import STARTER
 
 
@@ -79,7 +80,7 @@ def strategies_tune(
         ssb strategies tune --players 4 --jobs 2 -o my_profiles/tuned.toml
         ssb strategies tune --instrument-dir my_instruments/ --instruments Bass,Vibes,Mine -o mine.toml
         ssb strategies tune --deals 8 --generations 4 --runs 2 --rescore-deals 50 --verify-deals 100
-        ssb strategies tune --replay strategies/profiles/tuned.toml --jobs 2
+        ssb strategies tune --replay simulator/shuffle_swing/data/strategies/tuned.toml --jobs 2
     """
     from strategies import tune as T
 
@@ -133,9 +134,9 @@ def strategies_tune(
 
 @click.command("ladder")
 @click.option("--rungs", default=None, metavar="A,B,...", help="Rungs from weakest to strongest (default: the shipped ladder); NAME@param=value sets a parameter, e.g. greedy@temperature=1.")
-@click.option("--game", type=click.Choice(["shuffle-swing", "echidna"]), default="shuffle-swing", show_default=True, help="The game whose ladder is measured (echidna: its own profiles, strategies/profiles/echidna).")
-@click.option("--board", default="forest", show_default=True, metavar="NAME", help="echidna: the board every game is played on (forest or snow).")
-@click.option("--players", "players", default=None, metavar="2,3,4", help="Player counts of the win-rate matrix (default 2,3,4; echidna 2,4, any of 2-6).")
+@click.option("--game", default=registry.DEFAULT_GAME, show_default=True, metavar="NAME", help=f"The game whose ladder is measured, with its own profiles: {', '.join(registry.names())}.")
+@click.option("--board", default=None, metavar="NAME", help="A game of boards: the board every game is played on (default: the game's first).")
+@click.option("--players", "players", default=None, metavar="2,3,4", help="Player counts of the win-rate matrix (default: the game's ladder's, 2,3,4 for Shuffle and Swing; any the game supports).")
 @click.option("--deals", type=click.IntRange(2), default=40, show_default=True, help="Deals per matrix cell (each played in every seat arrangement).")
 @click.option("--depth-budgets", default="1,2,4,8", show_default=True, metavar="B1,B2,...", help="Budgets of the skill-depth figure (each against its double); empty to skip.")
 @click.option("--depth-rung", default=None, metavar="NAME", help="Search strategy of the skill-depth figure (default: the fast search rung).")
@@ -146,7 +147,7 @@ def strategies_tune(
 @click.option("--seed", type=click.IntRange(0), default=2024, show_default=True, help="Seed of every deal.")
 @click.option("--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the figures (not the timings) do not depend on it.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE", help="Also write every figure as JSON.")
-@click.option("--placed", default=None, metavar="A,B,...", help="echidna: strategies measured against every rung and placed where they fall, not rungs (default saboteur,lookahead-near; '' for none).")
+@click.option("--placed", default=None, metavar="A,B,...", help="Strategies measured against every rung and placed where they fall, not rungs (default: the game's, e.g. saboteur,lookahead-near for Echidna Shuffle; '' for none).")
 @click.option("--cost-time", type=click.FloatRange(0.001, 60), default=0.5, show_default=True, metavar="S", help="Seconds each timed batch of the cost figure aims at (5 batches per rung and greedy).")
 def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_rung, depth_deals, instruments, instrument_dirs,
                       strategy_dirs, seed, jobs, json_path, placed, cost_time):
@@ -161,7 +162,7 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
     mirror of the rung divided by greedy's on the same deals, measured in the same run (fastest of 5). Exits 1 when the
     ladder is not monotone.
 
-    With --game echidna the ladder of Echidna Shuffle on one --board: rungs random, plain-setup,
+    Another game's ladder (--game) uses its own profiles, rungs and settings, e.g. Echidna Shuffle on one --board: rungs random, plain-setup,
     greedy, lookahead, setup-search (NAME@weight=value or NAME@depth=k sets a parameter); saboteur and
     lookahead-near are placed where they fall against the rungs (--placed); one seat against three
     greedy and three lookahead; no skill-depth figure.
@@ -180,12 +181,15 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
         raise click.BadParameter(f"'{depth_budgets}' is not a list of positive integers", param_hint="--depth-budgets")
     if any(b < 1 for b in budgets):
         raise click.BadParameter("budgets are positive integers", param_hint="--depth-budgets")
-    echidna = game == "echidna"
-    if echidna and board not in ("forest", "snow"):
-        raise click.BadParameter(f"'{board}' is not a board of Echidna Shuffle (forest or snow)", param_hint="--board")
-    counts = _counts(players, (2, 3, 4, 5, 6) if echidna else (2, 3, 4)) if players else ((2, 4) if echidna else (2, 3, 4))
+    g = registry.get(game, "--game", "game")
+    if g.ladder is None:
+        raise click.BadParameter(f"{g.title} declares no skill ladder", param_hint="--game")
+    if board is not None and board not in g.boards:
+        known = f"({', '.join(g.boards)})" if g.boards else "(it has no boards)"
+        raise click.BadParameter(f"'{board}' is not a board of {g.title} {known}", param_hint="--board")
+    counts = _counts(players, tuple(g.player_counts)) if players else tuple(g.ladder.players)
     cfg = LD.LadderConfig(
-        rungs=_names(rungs, "rung") if rungs else None, players=counts, deals=deals, game=game, board=board,
+        rungs=_names(rungs, "rung") if rungs else None, players=counts, deals=deals, game=g.name, board=board,
         depth_budgets=budgets, depth_rung=depth_rung, depth_deals=depth_deals,
         instruments=_names(instruments, "instrument"), instrument_dirs=tuple(instrument_dirs),
         strategy_dirs=tuple(strategy_dirs), seed=seed, cost_s=cost_time,

@@ -21,14 +21,12 @@ Used by ``ssb strategies ladder`` and ``benchmarks/bench_ladder.py``.
   both timed in this process on the same deals, alternating, fastest of five, so the ratio survives a busy machine
   better than games per second would.
 
-The second game (``game="echidna"``, one board per ladder) uses the same matrix, monotone check,
-one-against-three and cost figures on its own kernel and profiles (``strategies/profiles/echidna``):
-rungs ``random``, ``plain-setup``, ``greedy``, ``lookahead``, ``setup-search`` (the lookahead with a search
-over the set-up choice, the third judge); parameters after
-``@`` are the profile's weights or ``depth`` (``greedy@setup_radius=5``). The one-against-three
-opponents are ``greedy`` and ``lookahead``; ``saboteur`` and ``lookahead-near`` are not rungs but *placed*: measured against
-every rung in the matrix and put above the rungs it beats and below those that beat it. A stalled
-game (no winner, E9) counts half to each side. The skill-depth figure is the first game's alone.
+Every game plays the same matrix, monotone check, one-against-three and cost figures through its
+registry entry (``Game.ladder``, a :class:`simulator.game_api.LadderSpec`): its profiles, default
+rungs, rung parameters (``NAME@param=value``), the player counts, the strategies *placed* rather than
+ranked (measured against every rung and put above the rungs they beat and below those that beat
+them), the opponents of the one-against-three figure, and whether the skill-depth figure applies.
+A game without a winner (a stall cap) counts half to each side.
 """
 
 import itertools
@@ -38,29 +36,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from simulator import games as registry
 from simulator.errors import DataError
-from simulator.shuffle_swing.library import STARTER
-from simulator.shuffle_swing.layout import PARAMS, S_WINNER
 from simulator.seeds import stage_seeds
-from strategies.tune import _setup, deal_interval
+from simulator.shuffle_swing.library import STARTER
+from strategies.tune import deal_interval
 
-# The shipped ladder, weakest first. Rungs whose strategy the library does not hold are left out.
-# The top rung, ``search_deep``, costs several times ``search``'s per game (the cost table says how
-# much); ``--rungs`` without it gives a quicker ladder.
-DEFAULT_RUNGS = (
-    "greedy@temperature=2",
-    "greedy@temperature=0.5",
-    "greedy",
-    "tuned",
-    "search",
-    "search_deep",
-)
-FALLBACK_SEARCH = ("lookahead@budget=1", "lookahead@budget=4")
 MONOTONE_PLAYERS = (2, 4)
-# The second game's ladder, weakest first, and strategies placed where they fall (not rungs).
-ECHIDNA_RUNGS = ("random", "plain-setup", "greedy", "lookahead", "setup-search")
-ECHIDNA_PLACED = ("saboteur", "lookahead-near")  # lookahead-near: not shown above lookahead on both boards
-ECHIDNA_AGAINST = ("greedy", "lookahead")
 
 
 @dataclass(frozen=True)
@@ -76,69 +58,17 @@ class LadderConfig:
     strategy_dirs: tuple = ()
     seed: int = 2024
     against_deals: int | None = None  # default: deals
-    game: str = "shuffle-swing"  # or "echidna"
-    board: str = "forest"  # echidna: the board every game of the ladder is played on
-    placed: tuple | None = None  # echidna: strategies placed on the ladder (default ECHIDNA_PLACED)
+    game: str = "shuffle-swing"  # a registered game (``simulator.games``)
+    board: str | None = None  # a game of boards: the board every game of the ladder is played on (default its first)
+    placed: tuple | None = None  # strategies placed on the ladder, not rungs (default the game's LadderSpec.placed)
     cost_s: float = 0.5  # seconds each timed batch of the cost figure aims at
 
     @property
     def where(self):
-        """What a worker needs to play a game of this ladder (picklable)."""
-        return (self.game, tuple(self.instruments), tuple(self.instrument_dirs), self.board)
-
-
-def parse_rung(spec, lib):
-    """A rung's strategy: ``name[@param=value...]``."""
-    name, *assigns = str(spec).split("@")
-    s = lib.get(name)
-    params = dict(s.params)
-    for a in assigns:
-        key, eq, value = a.partition("=")
-        if not eq or key not in PARAMS:
-            raise DataError("rung", spec, f"expected NAME@param=value with a parameter of {', '.join(PARAMS)}")
-        _off, lo, hi, _d, integer = PARAMS[key]
-        try:
-            v = int(value) if integer else float(value)
-        except ValueError:
-            raise DataError("rung", spec, f"'{value}' is not a {'whole ' if integer else ''}number") from None
-        if not lo <= v <= hi:
-            raise DataError("rung", spec, f"{key} {v} is outside {lo}..{hi}")
-        params[key] = v
-    return replace(s, params=params)
-
-
-def parse_echidna_rung(spec, lib):
-    """A rung of the second game: ``name[@weight=value...][@depth=k]`` (weights of
-    ``simulator.echidna.layout.WEIGHT_NAMES``)."""
-    from simulator.echidna.layout import WEIGHT_NAMES
-    from strategies.library import check_weight
-
-    name, *assigns = str(spec).split("@")
-    s = lib.get(name)
-    weights, depth = dict(s.weights), s.depth
-    for a in assigns:
-        key, eq, value = a.partition("=")
-        if not eq or (key != "depth" and key not in WEIGHT_NAMES):
-            raise DataError("rung", spec, f"expected NAME@param=value with depth or a weight of {', '.join(WEIGHT_NAMES)}")
-        try:
-            v = int(value) if key == "depth" else float(value)
-        except ValueError:
-            raise DataError("rung", spec, f"'{value}' is not a {'whole ' if key == 'depth' else ''}number") from None
-        if key == "depth":
-            if not 0 <= v <= 20:
-                raise DataError("rung", spec, f"depth {v} is outside 0..20")
-            depth = v
-        else:
-            weights[key] = check_weight(v, "rung", spec)
-    return replace(s, weights=weights, depth=depth)
-
-
-def default_rungs(lib):
-    names = {n.lower() for n in lib.names()}
-    rungs = [r for r in DEFAULT_RUNGS if r.split("@")[0] in names]
-    if "search" not in names:
-        rungs += list(FALLBACK_SEARCH)
-    return tuple(rungs)
+        """What a worker needs to play a game of this ladder (picklable): the game's name and the
+        settings its ``LadderSpec.winners`` reads."""
+        return (self.game, (("instruments", tuple(self.instruments)), ("instrument_dirs", tuple(self.instrument_dirs)),
+                            ("board", self.board)))
 
 
 def arrangements(nplayers):
@@ -150,26 +80,10 @@ def arrangements(nplayers):
     return out
 
 
-_ECHIDNA_SETUPS = {}
-
-
 def _play(where, nplayers, strat, seeds):
-    """Winner seat of each game (-1 when none: an Echidna Shuffle game stopped by the stall cap)."""
-    game, instruments, instrument_dirs, board = where
-    if game == "echidna":
-        from simulator.echidna.board import EchidnaSetup
-        from simulator.echidna.layout import S_WINNER as E_WINNER
-        from simulator.echidna.playout import play_many as e_play
-
-        key = (nplayers, board)
-        if key not in _ECHIDNA_SETUPS:
-            _ECHIDNA_SETUPS[key] = EchidnaSetup(nplayers, board)
-        states, _ = e_play(_ECHIDNA_SETUPS[key], strat, seeds)
-        return states[:, E_WINNER]
-    from simulator.shuffle_swing.playout import play_many
-
-    states, _ = play_many(_setup(nplayers, instruments, instrument_dirs), strat, seeds)
-    return states[:, S_WINNER]
+    """Winner seat of each game (-1 when none, e.g. a game stopped by a stall cap)."""
+    name, settings = where
+    return registry.get(name).ladder.winners(nplayers, strat, seeds, dict(settings))
 
 
 def _share_task(row_a, row_b, nplayers, arrs, seeds, where):
@@ -184,10 +98,7 @@ def _share_task(row_a, row_b, nplayers, arrs, seeds, where):
 
 
 def _one_against_task(row, opp, nplayers, seeds, where):
-    if where[0] != "echidna":
-        from strategies.tune import seat_wins
-
-        return seat_wins(row, opp, nplayers, seeds, where[1], where[2])
+    """Wins per deal (0..n) of ``row`` in one seat against ``opp`` in every other, every rotation."""
     wins = np.zeros(len(seeds), dtype=np.int64)
     for seat in range(nplayers):
         strat = np.repeat(np.asarray(opp, dtype=np.float64)[None, :], nplayers, axis=0)
@@ -268,17 +179,13 @@ def cost_ratios(rungs, greedy_row, cfg, reps=5, target_s=0.5):
 
 
 def _library(cfg):
-    """The rung library, the rung parser and the default rungs of the ladder's game."""
-    if cfg.game == "echidna":
-        from strategies.echidna import EchidnaStrategyLibrary
-
-        lib = EchidnaStrategyLibrary(extra_dirs=tuple(cfg.strategy_dirs))
-        names = {n.lower() for n in lib.names()}
-        return lib, parse_echidna_rung, tuple(r for r in ECHIDNA_RUNGS if r in names)
-    from strategies.library import StrategyLibrary
-
-    lib = StrategyLibrary(extra_dirs=tuple(cfg.strategy_dirs))
-    return lib, parse_rung, default_rungs(lib)
+    """The game, its ladder spec, its strategy library and the default rungs (those the library holds)."""
+    game = registry.get(cfg.game, "--game", "game")
+    spec = game.ladder
+    if spec is None:
+        raise DataError("--game", game.name, f"{game.title} declares no skill ladder (Game.ladder)")
+    lib = game.strategies(tuple(cfg.strategy_dirs))
+    return game, spec, lib, spec.default_rungs(lib)
 
 
 def _place(name, shares, specs):
@@ -299,32 +206,35 @@ def _place(name, shares, specs):
 
 def run_ladder(cfg, jobs=1, log=None):
     log = log or (lambda m: None)
-    lib, parse, default = _library(cfg)
+    game, ladder, lib, default = _library(cfg)
+    if cfg.board is None and game.boards:
+        cfg = replace(cfg, board=game.boards[0])
+    parse = ladder.parse_rung
     specs = tuple(cfg.rungs) if cfg.rungs else default
     if len(specs) < 2:
         raise DataError("ladder", "rungs", "a ladder needs at least two rungs")
     rungs = [(spec, parse(spec, lib)) for spec in specs]
-    echidna = cfg.game == "echidna"
-    placed_specs = tuple(cfg.placed if cfg.placed is not None else (ECHIDNA_PLACED if echidna else ()))
+    placed_specs = tuple(cfg.placed if cfg.placed is not None else ladder.placed)
     placed = [(spec, parse(spec, lib)) for spec in placed_specs]
-    if not echidna:
-        for n in cfg.players:
-            _setup(n, cfg.instruments, cfg.instrument_dirs)
+    for n in cfg.players:  # a setting the game cannot set up fails here, before any game is played
+        _play(cfg.where, n, np.repeat(lib.get("greedy").row()[None, :], n, axis=0), np.zeros(0, dtype=np.uint64))
     greedy = lib.get("greedy").row()
     started = time.perf_counter()
     result = {
         "cpu": cpu_model(),
-        "game": cfg.game,
+        "game": game.name,
         "rungs": list(specs),
         "players": list(cfg.players),
         "deals": cfg.deals,
         "seed": cfg.seed,
         "matrix": {},
     }
-    if echidna:
+    if game.boards:
         result["board"] = cfg.board
     else:
         result["instruments"] = list(cfg.instruments)
+    if ladder.note:
+        result["note"] = f"{game.title} on the {cfg.board} board; {ladder.note}" if game.boards else ladder.note
     # Matrix: every pair, every player count, both orders from one set of games.
     for n in cfg.players:
         seeds = stage_seeds(cfg.seed, "matrix", n, cfg.deals)
@@ -356,8 +266,7 @@ def run_ladder(cfg, jobs=1, log=None):
     # One seat against three greedy (and three tuned, or for the second game three lookahead) at 4 players.
     against = {}
     names = {n.lower() for n in lib.names()}
-    others = ECHIDNA_AGAINST[1:] if echidna else ("tuned",)
-    opps = [("greedy", greedy)] + [(o, lib.get(o).row()) for o in others if o in names]
+    opps = [("greedy", greedy)] + [(o, lib.get(o).row()) for o in ladder.against if o in names]
     seeds = stage_seeds(cfg.seed, "against", 4, cfg.against_deals or cfg.deals)
     for oname, orow in opps:
         for spec, s in rungs + placed:
@@ -370,12 +279,12 @@ def run_ladder(cfg, jobs=1, log=None):
     result["against"] = against
     # Skill depth.
     depth = []
-    if cfg.depth_budgets and not echidna:
+    if cfg.depth_budgets and ladder.depth:
         dspec = cfg.depth_rung or ("search" if "search" in specs else None)
         dspec = dspec or next((sp for sp, s in reversed(rungs) if s.kind in ("search", "lookahead")), None)
         if dspec is None:
             raise DataError("ladder", "depth_rung", "no search rung to measure the skill depth of; name one")
-        base = parse_rung(dspec, lib)
+        base = parse(dspec, lib)
         dseeds = stage_seeds(cfg.seed, "depth", 4, cfg.depth_deals)
         for b in cfg.depth_budgets:
             hi_row = replace(base, params={**base.params, "budget": 2 * b}).row()
@@ -392,8 +301,8 @@ def run_ladder(cfg, jobs=1, log=None):
 
 def format_ladder(r):
     lines = [f"CPU: {r['cpu']} (shared machine: absolute speeds are noisy, ratios are measured side by side)"]
-    if r.get("game") == "echidna":
-        lines.append(f"Echidna Shuffle on the {r['board']} board; a game stopped by the stall cap counts half to each side")
+    if r.get("note"):
+        lines.append(r["note"])
     specs = r["rungs"]
     width = max(len(s) for s in specs + [p["strategy"] for p in r.get("placed", [])])
     for n in r["players"]:

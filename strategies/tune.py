@@ -199,7 +199,7 @@ class Tuner:
     """One tune: resolves the strategies, runs CMA-ES, re-scores, verifies, builds the profile."""
 
     def __init__(self, settings, jobs=1, log=None):
-        from strategies.library import StrategyLibrary
+        from simulator.shuffle_swing.strategies import StrategyLibrary
 
         self.s = settings.checked()
         self.jobs = jobs

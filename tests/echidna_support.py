@@ -16,7 +16,7 @@ import numpy as np
 
 from simulator.echidna import layout as L
 from simulator.echidna.board import Board, EchidnaSetup, Variants, load_rules
-from strategies.echidna import EchidnaStrategyLibrary
+from simulator.echidna.strategies import EchidnaStrategyLibrary
 
 LIB = EchidnaStrategyLibrary()
 

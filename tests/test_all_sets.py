@@ -9,7 +9,7 @@ from simulator.shuffle_swing.library import InstrumentLibrary
 from simulator.shuffle_swing.layout import N_DEPT, N_SRC, S_OVER, S_SCORE, S_SRC, S_STALLED
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 LIB = InstrumentLibrary()
 SETS = list(itertools.product(*[[i.name for i in LIB.by_department(d)] for d in range(N_DEPT)]))

@@ -450,7 +450,7 @@ def test_a_game_at_the_bounds_keeps_its_invariants(tmp_path):
     from simulator.shuffle_swing import board as I
     from simulator.shuffle_swing.layout import S_SCORE
     from simulator.shuffle_swing.playout import GameSetup, play_one
-    from strategies.library import StrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     m = I.MAX_POINTS
     text = _tuba(HORNS).replace("awards = [8, 6, 2]", f"awards = [{m}, {m}, {m}]", 1)
@@ -580,7 +580,7 @@ def test_mutated_instrument_is_valid_or_a_clear_error(library, data, which):
     from simulator.shuffle_swing.board import score_bound
     from simulator.shuffle_swing.layout import S_SCORE
     from simulator.shuffle_swing.playout import GameSetup, play_one
-    from strategies.library import StrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     doc = tomllib.loads((INSTRUMENT_DIR / f"{which}.toml").read_text())
     mutated = _mutate(doc, data)
@@ -616,7 +616,8 @@ def test_mutated_scenario_is_valid_or_a_clear_error(data, which):
     results folder are sound. Never another exception."""
     import tomllib
 
-    from scenarios.scenario import SCENARIO_DIR, scenario_from_doc
+    from scenarios.spec import SCENARIO_DIR
+    from scenarios.load import scenario_from_doc
     from simulator.errors import DataError
 
     path = SCENARIO_DIR / f"{which}.toml"

@@ -15,7 +15,7 @@ from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.playout_common import SoakReport
 from simulator.seeds import game_seed
 from ssb.cli import cli
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -302,7 +302,7 @@ def test_strategies_list_and_show():
 
 
 def test_strategy_dir_adds_a_profile(tmp_path):
-    shutil.copy(ROOT / "strategies" / "profiles" / "random.toml", tmp_path / "chaos.toml")
+    shutil.copy(ROOT / "simulator" / "shuffle_swing" / "data" / "strategies" / "random.toml", tmp_path / "chaos.toml")
     text = (tmp_path / "chaos.toml").read_text().replace('name = "random"', 'name = "chaos"')
     (tmp_path / "chaos.toml").write_text(text)
     result = run("play", "--players", 2, "--strategies", "chaos", "--strategy-dir", tmp_path, "--seed", 1)

@@ -5,7 +5,7 @@ import numpy as np
 from simulator.shuffle_swing.layout import S_CHOICES, S_TIES, WEIGHT_NAMES
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 TIE_BREAKERS = {"serve_next": 0.02, "landing": 0.01}
 

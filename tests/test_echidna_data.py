@@ -17,7 +17,7 @@ from simulator.echidna.board import (
     variants_from_dict,
 )
 from simulator.errors import DataError
-from strategies.echidna import EchidnaStrategyLibrary, load_strategy
+from simulator.echidna.strategies import EchidnaStrategyLibrary, load_strategy
 
 
 @pytest.mark.parametrize("name", ["forest", "snow"])
@@ -194,7 +194,7 @@ def test_strategy_profiles_load_and_stay_apart_from_shuffle_and_swing():
     sab = lib.get("saboteur")
     assert sab.weights["opponent_distance"] > lib.get("greedy").weights["opponent_distance"]
     assert sab.weights["take_bug"] == lib.get("greedy").weights["take_bug"]  # unspecified: greedy's
-    from strategies.library import StrategyLibrary
+    from simulator.shuffle_swing.strategies import StrategyLibrary
 
     assert "saboteur" not in StrategyLibrary().names() and "plain-setup" not in StrategyLibrary().names()
     m = lib.matrix(["greedy", "random"])

@@ -14,7 +14,7 @@ import pytest
 from simulator.echidna.board import EchidnaSetup, Variants
 from simulator.echidna.narrate import narrate
 from simulator.echidna.playout import play_one
-from strategies.echidna import EchidnaStrategyLibrary
+from simulator.echidna.strategies import EchidnaStrategyLibrary
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("SSB_UPDATE_GOLDEN") == "1"

@@ -99,7 +99,7 @@ import json
 from simulator.echidna.board import EchidnaSetup, Variants
 from simulator.echidna.playout import play_many
 from simulator.seeds import game_seed
-from strategies.echidna import EchidnaStrategyLibrary
+from simulator.echidna.strategies import EchidnaStrategyLibrary
 setup = EchidnaSetup(4, "snow", Variants(catch_up=True, home_stretch=True))
 strat = EchidnaStrategyLibrary().matrix(["greedy", "random", "lookahead", "saboteur"])
 st, bad = play_many(setup, strat, [game_seed(5, i) for i in range(2)], check=True)

@@ -14,12 +14,13 @@ from reports.document import write_report
 from reports.game_report import _headline, build_game_report, seat_frame
 from reports.headline import ONE_JUDGE, ROBUST, SKILL_SENSITIVE
 from reports.seats import seat_advantage
+from simulator.echidna.strategies import parse_rung as parse_echidna_rung
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
-from scenarios.scenario import scenario_from_doc
+from scenarios.load import scenario_from_doc
 from ssb.cli import cli
 from strategies import ladder as LD
-from strategies.echidna import EchidnaStrategyLibrary
+from simulator.echidna.strategies import EchidnaStrategyLibrary
 
 
 def _games(settings, seed=0):
@@ -119,7 +120,7 @@ def test_two_judge_run_counts_seats_from_one(tmp_path):
 
 def test_echidna_rungs_and_placement():
     lib = EchidnaStrategyLibrary()
-    s = LD.parse_echidna_rung("greedy@setup_radius=5@depth=2", lib)
+    s = parse_echidna_rung("greedy@setup_radius=5@depth=2", lib)
     assert s.weights["setup_radius"] == 5.0 and s.depth == 2 and s.kind == "greedy"
     assert lib.get("greedy").weights["setup_radius"] == 8.0  # the profile is untouched
     c = {"2": {"lo": 0.6, "hi": 0.8}, "4": {"lo": 0.55, "hi": 0.7}}

@@ -12,7 +12,7 @@ from reports.variants import CHANGED, UNCHANGED, compare_variants
 from scenarios.generic import GameScenario
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
-from scenarios.scenario import load_scenario, scenario_from_doc
+from scenarios.load import load_scenario, scenario_from_doc
 from simulator import games as registry
 from simulator.errors import DataError
 from ssb.cli import cli

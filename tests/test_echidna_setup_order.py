@@ -248,7 +248,7 @@ SWITCH_DIGEST = "963f1506a35d5a2b2ec137b3298951919ae86739682d89bb0c6f50e359fb827
 def switch_digest(games=6, log_games=1, seed=20261202):
     import hashlib
 
-    from strategies.echidna import EchidnaStrategyLibrary
+    from simulator.echidna.strategies import EchidnaStrategyLibrary
 
     lib = EchidnaStrategyLibrary()
     rules = load_rules()
@@ -286,7 +286,7 @@ def test_the_new_switches_play_the_recorded_games():
 
 
 def test_shipped_scenario_and_search_name_the_switches():
-    from scenarios.scenario import load_scenario
+    from scenarios.load import load_scenario
     from scenarios.tuning import load_tuning
 
     sc = load_scenario("echidna-setup-order")

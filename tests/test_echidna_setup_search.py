@@ -10,8 +10,7 @@ from simulator.echidna import layout as L
 from simulator.echidna.board import EchidnaSetup
 from simulator.echidna.playout import play_many, play_one
 from simulator.seeds import game_seed
-from strategies import ladder as LD
-from strategies.echidna import EchidnaStrategyLibrary
+from simulator.echidna.strategies import RUNGS, EchidnaStrategyLibrary
 
 LIB = EchidnaStrategyLibrary()
 
@@ -45,7 +44,7 @@ def test_the_profile_is_the_lookahead_with_a_set_up_search():
     search_keys = ("setup_rollouts", "setup_candidates")
     assert {k: v for k, v in s.weights.items() if k not in search_keys} == {
         k: v for k, v in la.weights.items() if k not in search_keys}
-    assert LD.ECHIDNA_RUNGS[-2:] == ("lookahead", "setup-search")
+    assert RUNGS[-2:] == ("lookahead", "setup-search")
 
 
 def test_one_candidate_is_the_greedy_set_up_and_the_same_game():

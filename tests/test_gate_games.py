@@ -27,7 +27,7 @@ from reports.regress import (
 )
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
-from scenarios.scenario import load_scenario
+from scenarios.load import load_scenario
 from simulator import games as registry
 from simulator.game_api import GATE_HOWS
 from ssb.cli import cli

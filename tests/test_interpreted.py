@@ -13,13 +13,13 @@ import numpy as np
 
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 PROBE = """
 import json
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 out = {}
 for n, names in ((4, ["greedy", "inspector", "random", "builder"]), (2, ["greedy", "greedy"]), (3, ["random"] * 3)):
     states, _ = play_many(GameSetup(nplayers=n), StrategyLibrary().matrix(names), [game_seed(5, 0)])

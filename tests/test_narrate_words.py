@@ -8,7 +8,7 @@ import numpy as np
 from simulator.shuffle_swing import layout as L
 from simulator.shuffle_swing.narrate import event_dicts, narrate_lines, pieces_reach, source_label
 from simulator.shuffle_swing.playout import GameSetup, play_one
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 
 def _game(n=4, seed=7):

@@ -49,7 +49,7 @@ from simulator.shuffle_swing.layout import (
 )
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 NEW_WEIGHTS = ("block", "next_pickup", "landing", "serve_next")
 

@@ -48,7 +48,7 @@ from simulator.shuffle_swing.layout import (
     W_WHEEL,
 )
 from simulator.shuffle_swing.playout import GameSetup, play_one
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 SETTINGS = settings(max_examples=25, deadline=None)
 

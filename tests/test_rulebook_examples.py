@@ -80,7 +80,7 @@ from simulator.shuffle_swing.layout import (
     W_SUPPLY,
     WEIGHT_NAMES,
 )
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 ANGELO, KRIS, LUCIA, DANE = 0, 1, 2, 3
 

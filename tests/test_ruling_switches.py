@@ -8,7 +8,7 @@ award, penalty points taken (for Pri: absorbed).
 import pytest
 from support import big_log, make_geo, make_state, place, scores, set_brag, source_points
 
-from scenarios.scenario import load_scenario
+from scenarios.load import load_scenario
 from simulator.errors import DataError
 from simulator.shuffle_swing.board import load_board
 from simulator.shuffle_swing.pack import pack_geo

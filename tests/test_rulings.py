@@ -123,7 +123,7 @@ from simulator.shuffle_swing.layout import (
     W_WHEEL,
 )
 from simulator.shuffle_swing.playout import GameSetup, play_one
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 PRI = NEUTRAL = AUTOMA
 ROOM_BETWEEN = {(BLACK, ORANGE): 0, (ORANGE, GRAY): 1, (GRAY, BLACK): 2}

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 import scenarios.runner as runner_mod
 from scenarios.results import MANIFEST, RunDirError, chunk_paths, load_results, read_manifest, write_manifest
+from scenarios.load import load_scenario
 from scenarios.runner import run_scenario
 from scenarios.schema import FORMAT_VERSION, GAME_COLUMNS, SEAT_COLUMNS
 from simulator.errors import DataError
@@ -247,7 +248,7 @@ def test_changed_data_refuses_resume(tiny, tmp_path):
     with pytest.raises(RunDirError, match="data changed.*instrument Horns"):
         run_scenario(tiny, out, jobs=1, resume=True)
     m["data_files"] = read_manifest(out)["data_files"]
-    m["data_files"]["instruments"]["Horns"]["sha256"] = runner_mod.data_files(runner_mod.load_scenario(tiny))[
+    m["data_files"]["instruments"]["Horns"]["sha256"] = load_scenario(tiny).data_files()[
         "instruments"
     ]["Horns"]["sha256"]
     m["code"]["kernel_sha256"] = "0" * 64

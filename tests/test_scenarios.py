@@ -8,16 +8,9 @@ import pandas as pd
 import pytest
 
 from scenarios.runner import plan_chunks
-from scenarios.scenario import (
-    cell_key,
-    find_scenario,
-    flatten_overrides,
-    load_scenario,
-    parse_value,
-    round_robin,
-    scenario_from_doc,
-    shipped_scenarios,
-)
+from scenarios.scenario import cell_key, flatten_overrides
+from scenarios.spec import find_scenario, parse_value, round_robin, shipped_scenarios
+from scenarios.load import load_scenario, scenario_from_doc
 from scenarios.schema import GAME_COLUMNS, SEAT_COLUMNS, STRING_COLUMNS
 from simulator.seeds import cell_hash, cell_seed, deal_seeds, rotate
 from scenarios.worker import CellSpec, ChunkTask, chunk_tables

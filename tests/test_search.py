@@ -38,7 +38,7 @@ from simulator.shuffle_swing.layout import (
 )
 from simulator.shuffle_swing.playout import GameSetup, _strat_matrix, play_many, play_one
 from simulator.seeds import game_seed
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 LIB = StrategyLibrary()
 
@@ -258,7 +258,7 @@ def test_search_deep_is_the_rung_above_search():
     """``search_deep``: a narrower field (4 actions) with 5x the rollouts, the top default rung.
     Measured (docs/guide/skill-ladder.md) 74.5% [68.3, 80.7] head to head at 2 players over 100
     deals; 30 deals of both seatings must give more than 55%."""
-    from strategies.ladder import DEFAULT_RUNGS
+    from simulator.shuffle_swing.strategies import DEFAULT_RUNGS
 
     deep, fast = LIB.get("search_deep"), LIB.get("search")
     assert deep.kind == fast.kind == "search"

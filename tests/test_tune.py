@@ -10,11 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from simulator.seeds import stage_seeds
+from simulator.shuffle_swing.strategies import parse_rung
 from simulator.shuffle_swing.layout import WEIGHT_NAMES
 from ssb.cli import cli
 from strategies import ladder as LD
 from strategies import tune as T
-from strategies.library import StrategyLibrary, load_strategy
+from simulator.shuffle_swing.strategies import StrategyLibrary, load_strategy
 
 TINY = T.TuneSettings(deals=3, generations=2, popsize=4, runs=2, rescore_deals=4, verify_deals=6, seed=5)
 
@@ -119,7 +120,7 @@ def test_cli_tune_and_replay(tmp_path):
         (["--start", "lookahead"], "greedy-kind"),
         (["--deals", "0"], "--deals"),
         (["--instruments", "Violin,Piano"], "instruments"),
-        (["--replay", "strategies/profiles/greedy.toml"], "provenance"),
+        (["--replay", "simulator/shuffle_swing/data/strategies/greedy.toml"], "provenance"),
         (["--replay", "no/such/file.toml"], "no such file"),
         (["-o", "no/such/dir/t.toml"], "does not exist"),
     ],
@@ -188,12 +189,12 @@ def test_mirror_share_is_exactly_par(n):
 
 def test_parse_rung():
     lib = StrategyLibrary()
-    s = LD.parse_rung("greedy@temperature=1.5", lib)
+    s = parse_rung("greedy@temperature=1.5", lib)
     assert s.param("temperature") == 1.5 and s.weights == lib.get("greedy").weights
-    assert LD.parse_rung("lookahead@budget=2", lib).budget == 2
+    assert parse_rung("lookahead@budget=2", lib).budget == 2
     for bad in ("greedy@nosuch=1", "greedy@budget=x", "greedy@temperature=-1", "nosuch"):
         with pytest.raises(Exception):
-            LD.parse_rung(bad, lib)
+            parse_rung(bad, lib)
 
 
 def test_cli_ladder_small(tmp_path):

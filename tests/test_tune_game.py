@@ -256,7 +256,7 @@ def test_the_answer_is_the_changed_scenario(planted, tmp_path):
     assert f"+planted = {{ catch_up = true, token_schedule = [{after}, 0] }}" in diff
     assert "Diff of the scenario (variant `planted`)" in (tmp_path / "summary.md").read_text()
     # The written scenario plays as it is, with the new schedule.
-    from scenarios.scenario import load_scenario
+    from scenarios.load import load_scenario
 
     (written,) = [p for p in paths if p.parent.name == "scenario"]
     sc = load_scenario(written)

@@ -44,7 +44,7 @@ def test_an_echidna_run_warms_up_the_echidna_kernel(tmp_path, monkeypatch):
 def test_a_cached_echidna_kernel_is_seen_as_cached():
     from simulator.echidna.board import EchidnaSetup
     from simulator.echidna.playout import play_many
-    from strategies.echidna import EchidnaStrategyLibrary
+    from simulator.echidna.strategies import EchidnaStrategyLibrary
 
     setup = EchidnaSetup(2, "forest")
     play_many(setup, EchidnaStrategyLibrary().matrix(["random"] * 2), [1])

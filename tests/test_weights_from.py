@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from simulator.errors import DataError
 from simulator.shuffle_swing.layout import WEIGHT_NAMES
 from ssb.cli import cli
-from strategies.library import StrategyLibrary
+from simulator.shuffle_swing.strategies import StrategyLibrary
 
 # Profiles whose weights are tuned's (plus their own entries, listed here).
 ON_TUNED = {"search": {}, "search_deep": {}, "decisive": {"serve_next": 0.02, "landing": 0.01}}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simulator.game_api import Game, GateFigure, GateKind, GateSpec, Lazy, package_entries
+from simulator.game_api import Game, GateFigure, GateKind, GateSpec, LadderSpec, Lazy, package_entries
 
 
 def _ech_setup(players, board="forest", variants=None):
@@ -13,7 +13,7 @@ def _ech_setup(players, board="forest", variants=None):
 
 _ech_play_batch, _ech_play_one, _ech_soak, _ech_narrate, _ech_document, _ech_sources = package_entries("simulator.echidna")
 _ech_variants = Lazy("simulator.echidna.board", "variants_from_dict")
-_ech_strategies = Lazy("strategies.echidna", "EchidnaStrategyLibrary")
+_ech_strategies = Lazy("simulator.echidna.strategies", "EchidnaStrategyLibrary")
 _ech_draw = Lazy("simulator.echidna.drawing", "draw_board")
 
 
@@ -61,6 +61,7 @@ GAME = Game(
     kernel_sources=_ech_sources,
     draw_board=_ech_draw,
     aliases=("echidna-shuffle",),
+    play_batch_lead=Lazy("simulator.lead_record", "echidna_batch_results_lead"),  # the per-round lead record
     kernel_entry="simulator.echidna.kernel:play_batch",
     # Per game, summed over the seats: catch-up tokens spent (E7, E8), moves lost (E3), bugs
     # delivered on another player's turn (E5), pick-ups (E4); and the stall cap (E9).
@@ -81,4 +82,16 @@ GAME = Game(
         stalls=True,
     ),
     tunable=_ech_tunable,
+    # The skill ladder on one board: the matrix at 2 and 4 players, saboteur and lookahead-near
+    # placed where they fall, one seat against three greedy and three lookahead; a stalled game
+    # (no winner, E9) counts half to each side.
+    ladder=LadderSpec(
+        default_rungs=Lazy("simulator.echidna.strategies", "default_rungs"),
+        parse_rung=Lazy("simulator.echidna.strategies", "parse_rung"),
+        winners=Lazy("simulator.echidna.playout", "ladder_winners"),
+        players=(2, 4),
+        placed=("saboteur", "lookahead-near"),
+        against=("lookahead",),
+        note="a game stopped by the stall cap counts half to each side",
+    ),
 )

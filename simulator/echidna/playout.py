@@ -83,3 +83,21 @@ def game_results(states, nplayers):
 def soak(setup, strat, games, seed):
     """Play ``games`` games checking every invariant after every turn."""
     return soak_games(play_many, setup, strat, games, seed, L.VIOLATIONS, L.S_TURN)
+
+
+_LADDER_SETUPS = {}
+
+
+def ladder_winners(nplayers, strat, seeds, settings):
+    """Winner seat of each game on ``settings["board"]`` (-1: stopped by the stall cap, E9), for the
+    skill ladder; the setups are kept per (players, board)."""
+    from simulator.echidna.board import EchidnaSetup
+
+    key = (nplayers, settings["board"])
+    if key not in _LADDER_SETUPS:
+        _LADDER_SETUPS[key] = EchidnaSetup(nplayers, settings["board"])
+    if not len(seeds):
+        return np.zeros(0, dtype=np.int64)
+    states, _ = play_many(_LADDER_SETUPS[key], strat, seeds)
+    return states[:, L.S_WINNER]
+

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from simulator.errors import DataError
-from simulator.game_api import Game, GateFigure, GateKind, GateSpec, Lazy, package_entries
+from simulator.game_api import Game, GateFigure, GateKind, GateSpec, LadderSpec, Lazy, package_entries
 
 
 def _sns_setup(players, board=None, variants=None):
@@ -20,7 +20,7 @@ def _sns_variants(table, file="variants", key="variants"):
 
 # The rest of the interface: functions of the game's own modules, each imported on first use.
 _sns_play_batch, _sns_play_one, _sns_soak, _sns_narrate, _sns_document, _sns_sources = package_entries("simulator.shuffle_swing")
-_sns_strategies = Lazy("strategies.library", "StrategyLibrary")
+_sns_strategies = Lazy("simulator.shuffle_swing.strategies", "StrategyLibrary")
 
 
 def _sns_columns():
@@ -37,6 +37,7 @@ def _sns_columns():
     )
     game = (
         "winner",
+        "winner_strategy",  # text: the winner's strategy (filled in by the runner, not the kernel)
         "tiebreak",
         "tied",
         "rounds",
@@ -45,6 +46,7 @@ def _sns_columns():
         "decisions",
         *(f"built_{d}" for d in DEPT_NAMES),
         "pri_or_neutral_pieces",
+        "pri_penalty_absorbed",
     )
     return seat, game, tuple(SRC_NAMES)
 
@@ -54,6 +56,18 @@ _SNS_SEAT, _SNS_GAME, _SNS_SOURCES = _sns_columns()
 GAME = Game(
     name="shuffle-swing",
     kernel_label="the rules kernel",
+    scenario_keys="instruments",
+    # The skill ladder: the matrix at 2, 3 and 4 players, one seat against three greedy and three
+    # tuned, and the skill depth of the search player.
+    ladder=LadderSpec(
+        default_rungs=Lazy("simulator.shuffle_swing.strategies", "default_rungs"),
+        parse_rung=Lazy("simulator.shuffle_swing.strategies", "parse_rung"),
+        winners=Lazy("simulator.shuffle_swing.playout", "ladder_winners"),
+        players=(2, 3, 4),
+        against=("tuned",),
+        depth=True,
+    ),
+    setting_columns=("inst_black", "inst_orange", "inst_gray"),
     title="Shuffle and Swing",
     player_counts=(2, 3, 4),
     boards=(),
@@ -70,6 +84,7 @@ GAME = Game(
     soak=_sns_soak,
     kernel_sources=_sns_sources,
     aliases=("shuffle", "sns"),
+    play_batch_lead=Lazy("simulator.lead_record", "sns_batch_results_lead"),  # the per-round lead record
     # Per department (its instrument named in the label): objective points, built or not; and
     # how close the final scores were. Its round cap ends a game by the usual scoring: no stall.
     gate=GateSpec(

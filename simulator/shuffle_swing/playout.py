@@ -161,3 +161,19 @@ def game_results(states):
 def soak(setup, strat, games, seed):
     """Play ``games`` games checking every invariant after every turn."""
     return soak_games(play_many, setup, strat, games, seed, VIOLATIONS, S_TURN)
+
+
+_LADDER_SETUPS = {}
+
+
+def ladder_winners(nplayers, strat, seeds, settings):
+    """Winner seat of each game with ``settings["instruments"]`` (and ``instrument_dirs``), for the
+    skill ladder; the setups are kept per (players, instruments, folders)."""
+    key = (nplayers, tuple(settings["instruments"]), tuple(settings["instrument_dirs"]))
+    if key not in _LADDER_SETUPS:
+        _LADDER_SETUPS[key] = GameSetup(nplayers=nplayers, instruments=key[1], instrument_dirs=key[2])
+    if not len(seeds):
+        return np.zeros(0, dtype=np.int64)
+    states, _ = play_many(_LADDER_SETUPS[key], strat, seeds)
+    return states[:, S_WINNER]
+

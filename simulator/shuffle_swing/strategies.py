@@ -10,14 +10,13 @@ designer adds a strategy by dropping a file in a folder. A ``[provenance]`` tabl
 ``strategies.tune``) records how a tuned profile was found; the loader does not read it.
 """
 
-import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from simulator.errors import DataError
-from simulator.validate import Checker, read_toml
+from simulator.profiles import STRATEGY_ARG, ProfileLibrary, read_profile_head, weight_table
 from simulator.shuffle_swing.layout import (
     DEPT_NAMES,
     KIND_NAMES,
@@ -33,22 +32,7 @@ from simulator.shuffle_swing.layout import (
     WEIGHT_NAMES,
 )
 
-PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
-BASE_PROFILE = "greedy"
-MAX_WEIGHT = 1e6  # |weight|: the greedy sums weighted figures in float64; inf or nan would poison them
-STRATEGY_ARG = "strategy name"  # what errors name when a strategy name given by the user is wrong
-
-
-def check_weight(value, file, key):
-    """A finite number of at most ``MAX_WEIGHT`` in size, as a float; DataError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise DataError(file, key, f"expected a number, got {value!r}")
-    v = float(value)
-    if not math.isfinite(v):
-        raise DataError(file, key, f"{value!r} is not a finite number")
-    if abs(v) > MAX_WEIGHT:
-        raise DataError(file, key, f"{value!r} is outside -{MAX_WEIGHT:g} .. {MAX_WEIGHT:g}")
-    return v
+PROFILE_DIR = Path(__file__).resolve().parent / "data" / "strategies"
 
 
 @dataclass(frozen=True)
@@ -109,23 +93,6 @@ def _focus_index(value, file, key):
     raise DataError(file, key, f"expected a department ({', '.join(DEPT_NAMES)}), got {value!r}")
 
 
-def read_profile_head(path, kinds, tables=(), keys=()):
-    """``(raw, checker, head, name, kind, description)`` of one profile file: its ``[strategy]``
-    table with the name, the kind (one of ``kinds``) and the description checked. ``tables`` are the
-    other top-level tables and ``keys`` the other ``[strategy]`` keys the game allows. Shared by the
-    games' profile loaders."""
-    raw = read_toml(path)
-    ck = Checker(path)
-    ck.table(raw, "", required=("strategy",), optional=tables)
-    head = ck.table(raw["strategy"], "strategy", required=("name", "kind"), optional=("description", *keys))
-    name = ck.name(head["name"], "strategy.name")
-    kind = ck.string(head["kind"], "strategy.kind", choices=kinds)
-    description = head.get("description", "")
-    if not isinstance(description, str):
-        raise DataError(path, "strategy.description", "expected a string")
-    return raw, ck, head, name, kind, description
-
-
 def load_strategy(path, base_weights=None):
     """Read and validate one strategy profile; errors name the file and the key."""
     path = Path(path)
@@ -141,17 +108,17 @@ def load_strategy(path, base_weights=None):
             params[key] = ck.integer(head[key], f"strategy.{key}", lo=lo, hi=hi)
         else:
             params[key] = _number(head[key], path, f"strategy.{key}", lo, hi)
-    weights = weight_table(raw.get("weights", {}), "weights", dict(base_weights or {}), ck, path)
+    weights = weight_table(raw.get("weights", {}), "weights", dict(base_weights or {}), ck, path, WEIGHT_NAMES)
     late = None
     if "weights_late" in raw:
-        late = weight_table(raw["weights_late"], "weights_late", dict(weights), ck, path)
+        late = weight_table(raw["weights_late"], "weights_late", dict(weights), ck, path, WEIGHT_NAMES)
     source = ""
     own = own_late = None
     if "weights_from" in head:
         source = ck.name(head["weights_from"], "strategy.weights_from")
-        own = weight_table(raw.get("weights", {}), "weights", {}, ck, path)
+        own = weight_table(raw.get("weights", {}), "weights", {}, ck, path, WEIGHT_NAMES)
         if "weights_late" in raw:
-            own_late = weight_table(raw["weights_late"], "weights_late", {}, ck, path)
+            own_late = weight_table(raw["weights_late"], "weights_late", {}, ck, path, WEIGHT_NAMES)
     if kind != KIND_NAMES[KIND_RANDOM] and not weights and not source:
         raise DataError(path, "weights", "a non-random strategy needs weights")
     return Strategy(name, kind, description, weights, focus, params, str(path), late, source, own, own_late)
@@ -200,58 +167,6 @@ def _number(value, path, key, lo, hi):
     return value
 
 
-def weight_table(table, where, weights, ck, path, names=WEIGHT_NAMES):
-    """``weights`` updated from one ``[weights]``-style table of the profile (keys among ``names``,
-    the game's weight names). Shared by the games' profile loaders."""
-    ck.table(table, where, optional=names)
-    for key, value in table.items():
-        weights[key] = check_weight(value, path, f"{where}.{key}")
-    return weights
-
-
-def read_profiles(profile_dir, extra_dirs, load):
-    """``{lower-case name: strategy}`` of every ``*.toml`` in ``profile_dir`` then in ``extra_dirs``,
-    each read by ``load(path, base_weights)`` with the weights of ``profile_dir``'s base profile;
-    a missing folder or a name defined twice (in any case) is a DataError. Shared by the games'
-    strategy libraries."""
-    base = load(Path(profile_dir) / f"{BASE_PROFILE}.toml", None)
-    files = sorted(Path(profile_dir).glob("*.toml"))
-    for d in extra_dirs:
-        d = Path(d)
-        if not d.is_dir():
-            raise DataError(d, "", "strategy folder not found")
-        files += sorted(d.glob("*.toml"))
-    by_name = {}
-    for f in files:
-        s = load(f, base.weights)
-        key = s.name.lower()
-        if key in by_name:
-            raise DataError(f, "strategy.name", f"'{s.name}' is already defined in {by_name[key].path}")
-        by_name[key] = s
-    return by_name
-
-
-class ProfileLibrary:
-    """A game's packaged profiles (``profile_dir``) plus every ``*.toml`` in ``extra_dirs``, each read
-    by ``load``; a game's library names those two and its own ``get``. Shared by the games."""
-
-    profile_dir = PROFILE_DIR
-    load = staticmethod(load_strategy)
-
-    def __init__(self, extra_dirs=()):
-        self._by_name = read_profiles(self.profile_dir, extra_dirs, self.load)
-
-    def names(self):
-        return [s.name for s in self._by_name.values()]
-
-    def all(self):
-        return list(self._by_name.values())
-
-    def matrix(self, names, *args, **kwargs):
-        """Rows for a lineup of strategy names, one per seat (the rest goes to ``get``)."""
-        return np.array([self.get(n, *args, **kwargs).row() for n in names], dtype=np.float64)
-
-
 class StrategyLibrary(ProfileLibrary):
     """The packaged profiles plus every ``*.toml`` in ``extra_dirs``; ``matrix(names, source)``
     passes ``source`` (what errors name) to ``get``. ``weights_from`` keys are resolved across
@@ -260,6 +175,9 @@ class StrategyLibrary(ProfileLibrary):
     def __init__(self, extra_dirs=()):
         super().__init__(extra_dirs)
         self._by_name = resolve_weights_from(self._by_name)
+
+    profile_dir = PROFILE_DIR
+    load = staticmethod(load_strategy)
 
     def get(self, name, source=STRATEGY_ARG):
         """A strategy by name; ``name:focus`` (e.g. ``specialist:orange``) sets the focus flag.
@@ -281,3 +199,48 @@ class StrategyLibrary(ProfileLibrary):
                 source, text, f"focus '{focus}' is not a department; give {base}:{'|'.join(DEPT_NAMES)}"
             )
         return s.with_focus(focus)
+
+
+# =========================================================================== the skill ladder
+
+# The shipped ladder, weakest first. Rungs whose strategy the library does not hold are left out.
+# The top rung, ``search_deep``, costs several times ``search``'s per game (the cost table says how
+# much); ``--rungs`` without it gives a quicker ladder.
+DEFAULT_RUNGS = (
+    "greedy@temperature=2",
+    "greedy@temperature=0.5",
+    "greedy",
+    "tuned",
+    "search",
+    "search_deep",
+)
+FALLBACK_SEARCH = ("lookahead@budget=1", "lookahead@budget=4")
+
+
+def default_rungs(lib):
+    """The shipped rungs the library holds (the lookahead at two budgets when it has no search)."""
+    names = {n.lower() for n in lib.names()}
+    rungs = [r for r in DEFAULT_RUNGS if r.split("@")[0] in names]
+    if "search" not in names:
+        rungs += list(FALLBACK_SEARCH)
+    return tuple(rungs)
+
+
+def parse_rung(spec, lib):
+    """A rung's strategy: ``name[@param=value...]``."""
+    name, *assigns = str(spec).split("@")
+    s = lib.get(name)
+    params = dict(s.params)
+    for a in assigns:
+        key, eq, value = a.partition("=")
+        if not eq or key not in PARAMS:
+            raise DataError("rung", spec, f"expected NAME@param=value with a parameter of {', '.join(PARAMS)}")
+        _off, lo, hi, _d, integer = PARAMS[key]
+        try:
+            v = int(value) if integer else float(value)
+        except ValueError:
+            raise DataError("rung", spec, f"'{value}' is not a {'whole ' if integer else ''}number") from None
+        if not lo <= v <= hi:
+            raise DataError("rung", spec, f"{key} {v} is outside {lo}..{hi}")
+        params[key] = v
+    return replace(s, params=params)

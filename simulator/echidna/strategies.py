@@ -1,4 +1,4 @@
-"""Echidna Shuffle strategies as data: ``strategies/profiles/echidna/*.toml``.
+"""Echidna Shuffle strategies as data: ``simulator/echidna/data/strategies/*.toml``.
 
 A profile names a kind (``random``, ``greedy``, ``lookahead``), an optional ``depth`` (lookahead:
 steps planned ahead, 0 for the rest of the turn) and weights (``simulator.echidna.layout.WEIGHT_NAMES``;
@@ -7,16 +7,16 @@ Shuffle and Swing library (``strategies/library.py``, a non-recursive glob of ``
 never reads.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from simulator.echidna.layout import KIND_NAMES, KIND_RANDOM, P_DEPTH, P_KIND, P_WEIGHTS, STRAT_SIZE, WEIGHT_NAMES
 from simulator.errors import DataError
-from strategies.library import ProfileLibrary, read_profile_head, weight_table
+from simulator.profiles import ProfileLibrary, check_weight, read_profile_head, weight_table
 
-PROFILE_DIR = Path(__file__).resolve().parent / "profiles" / "echidna"
+PROFILE_DIR = Path(__file__).resolve().parent / "data" / "strategies"
 
 
 @dataclass(frozen=True)
@@ -60,3 +60,39 @@ class EchidnaStrategyLibrary(ProfileLibrary):
         if s is None:
             raise DataError("strategy", name, f"unknown Echidna Shuffle strategy; known: {', '.join(sorted(self._by_name))}")
         return s
+
+
+# =========================================================================== the skill ladder
+
+# The ladder, weakest first, and strategies placed where they fall (not rungs).
+RUNGS = ("random", "plain-setup", "greedy", "lookahead", "setup-search")  # setup-search: the third judge
+PLACED = ("saboteur", "lookahead-near")  # lookahead-near: not shown above lookahead on both boards
+AGAINST = ("lookahead",)  # besides greedy
+
+
+def default_rungs(lib):
+    names = {n.lower() for n in lib.names()}
+    return tuple(r for r in RUNGS if r in names)
+
+
+def parse_rung(spec, lib):
+    """A rung of the ladder: ``name[@weight=value...][@depth=k]`` (weights of
+    ``simulator.echidna.layout.WEIGHT_NAMES``)."""
+    name, *assigns = str(spec).split("@")
+    s = lib.get(name)
+    weights, depth = dict(s.weights), s.depth
+    for a in assigns:
+        key, eq, value = a.partition("=")
+        if not eq or (key != "depth" and key not in WEIGHT_NAMES):
+            raise DataError("rung", spec, f"expected NAME@param=value with depth or a weight of {', '.join(WEIGHT_NAMES)}")
+        try:
+            v = int(value) if key == "depth" else float(value)
+        except ValueError:
+            raise DataError("rung", spec, f"'{value}' is not a {'whole ' if key == 'depth' else ''}number") from None
+        if key == "depth":
+            if not 0 <= v <= 20:
+                raise DataError("rung", spec, f"depth {v} is outside 0..20")
+            depth = v
+        else:
+            weights[key] = check_weight(v, "rung", spec)
+    return replace(s, weights=weights, depth=depth)

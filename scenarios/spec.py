@@ -1,0 +1,279 @@
+"""What every game's scenario shares: the limits, the scenario name, the shipped scenario files,
+``--set KEY=VALUE``, and the ``[lineup]`` vocabulary (mirror, seats, round_robin, max_games) with
+the cells it expands to (:class:`LineupCell`: rotations and game counts of the paired design).
+
+A game's own keys (Shuffle and Swing's instruments and overrides, Echidna Shuffle's boards and
+variants) are read by its scenario schema (``scenarios.scenario``, ``scenarios.generic``); the one
+front door that picks the schema from the registry is :mod:`scenarios.load`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import tomllib
+from pathlib import Path
+
+from simulator.errors import DataError
+
+SCENARIO_DIR = Path(__file__).resolve().parent
+MAX_GAMES = 1_000_000_000
+LINEUP_KEYS = ("mirror", "seats", "round_robin", "max_games")
+ROUND_ROBIN_KEYS = ("pool", "mix", "mirrors")
+MIXES = ("all", "pairs")
+# A scenario's name is the folder of its results (results/<name>): one plain path component.
+SCENARIO_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
+
+
+def check_scenario_name(ck, value, key="name"):
+    """The scenario name as one folder name: letters, digits, '.', '_' and '-', starting with a letter
+    or digit, at most 80 characters; so ``results/<name>`` never leaves ``results/``."""
+    name = ck.string(value, key).strip()
+    if not SCENARIO_NAME.fullmatch(name) or ".." in name:
+        ck.fail(
+            key,
+            f"{name!r} cannot name a results folder: use letters, digits, '.', '_' and '-' (starting with a "
+            "letter or digit, no '..', at most 80 characters); choose where results go with --out",
+        )
+    return name
+
+
+def lineup_period(lineup):
+    """Smallest shift k > 0 that maps the lineup onto itself; shifts 0..k-1 are the distinct rotations."""
+    n = len(lineup)
+    for k in range(1, n + 1):
+        if all(lineup[(s - k) % n] == lineup[s] for s in range(n)):
+            return k
+    return n
+
+
+class LineupCell:
+    """What every game's cell derives from its ``lineup`` and ``deals`` (``scenarios.generic``'s
+    cells too): its seat rotations and its game count."""
+
+    @property
+    def rotations(self):
+        """Distinct cyclic rotations of the lineup over the seats: a mirror lineup has one (its
+        rotations would replay the same game), (A, B, A, B) two, (A, B, B, B) four."""
+        return lineup_period(self.lineup)
+
+    @property
+    def games(self):
+        return self.deals * self.rotations
+
+
+
+# =========================================================================== finding
+
+
+def shipped_scenarios():
+    """Names of the scenario files that come with the package."""
+    return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
+
+
+def find_shipped_file(name_or_path, folder, shipped_names, what):
+    """A TOML file by path, or by the name of one shipped in ``folder`` (``starter`` ->
+    ``folder/starter.toml``); ``shipped_names()`` lists those for the error, ``what`` names the kind
+    of file (shared by scenarios and tuning files)."""
+    p = Path(name_or_path)
+    if p.is_file():
+        return p
+    if p.is_dir():
+        raise DataError(p, "", f"is a directory, expected a {what} TOML file")
+    shipped = Path(folder) / (p.name if p.suffix == ".toml" else f"{p.name}.toml")
+    if p.parent == Path(".") and shipped.is_file():
+        return shipped
+    return None
+
+
+def find_scenario(name_or_path):
+    """A scenario file by path, or by the name of a shipped one (``starter`` -> scenarios/starter.toml)."""
+    found = find_shipped_file(name_or_path, SCENARIO_DIR, shipped_scenarios, "scenario")
+    if found is None:
+        raise DataError(Path(name_or_path), "",
+                        f"scenario file not found (shipped scenarios: {', '.join(shipped_scenarios())})")
+    return found
+
+
+
+# =========================================================================== --set
+
+
+def parse_value(text):
+    """A ``--set`` value: TOML if it parses as one (``4``, ``[2, 3]``, ``true``, ``"x"``), else the text."""
+    if not isinstance(text, str):
+        return text
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_set(item, path="--set"):
+    """``"KEY=VALUE"`` -> (key, parsed value)."""
+    key, sep, value = str(item).partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise DataError(path, str(item), "expected KEY=VALUE (for example games=500 or wheel=fixed)")
+    return key, parse_value(value.strip())
+
+
+
+def set_lineup_key(doc, key, value, path):
+    """``--set lineup[.KEY[.SUB]]=VALUE`` applied to a scenario document in place (every game)."""
+    parts = key.split(".")
+    if len(parts) == 1:
+        doc["lineup"] = value
+        return
+    if parts[1] not in LINEUP_KEYS:
+        raise DataError(path, key, f"unknown key '{parts[1]}' (known: {', '.join(LINEUP_KEYS)})")
+    table = doc.get("lineup")
+    if not isinstance(table, dict):
+        table = doc["lineup"] = {}
+    if len(parts) > 2 and parts[1] != "round_robin":
+        raise DataError(path, key, f"'lineup.{parts[1]}' has no sub-keys")
+    for p in parts[1:-1]:
+        sub = table.get(p)
+        if not isinstance(sub, dict):
+            sub = table[p] = {}
+        table = sub
+    if len(parts) == 3 and parts[2] not in ROUND_ROBIN_KEYS:
+        raise DataError(path, key, f"unknown key '{parts[2]}' (known: {', '.join(ROUND_ROBIN_KEYS)})")
+    table[parts[-1]] = value
+
+
+# =========================================================================== lineups
+
+
+def strategy_name(lib, name, path, key):
+    """Canonical spelling of a strategy name (``Greedy`` -> ``greedy``, ``spec:Orange`` -> ``spec:orange``)."""
+    if not isinstance(name, str) or not name.strip():
+        raise DataError(path, key, f"expected a strategy name, got {name!r}")
+    try:
+        s = lib.get(name.strip())
+    except DataError as exc:
+        raise DataError(path, key, f"'{name}': {exc.reason}") from None
+    _, _, focus = name.strip().partition(":")
+    return s.name + (f":{focus.strip().lower()}" if focus else "")
+
+
+def lineup_list(ck, raw, key):
+    """One lineup (a list of names) or several (a list of lists) -> list of (key, names)."""
+    if not isinstance(raw, list) or not raw:
+        ck.fail(key, "expected a list of strategy names (one lineup) or a list of such lists")
+    if all(isinstance(x, str) for x in raw):
+        return [(key, raw)]
+    out = []
+    for i, x in enumerate(raw):
+        if not isinstance(x, list) or not x:
+            ck.fail(f"{key}[{i}]", f"expected a list of strategy names, got {x!r}")
+        out.append((f"{key}[{i}]", x))
+    return out
+
+
+def check_length(ck, key, names, n, hint=""):
+    if len(names) != n:
+        ck.fail(key, f"a lineup for {n} players needs {n} strategies, one per seat, got {len(names)}{hint}")
+
+
+def round_robin(pool, n, mix="all", mirrors=False):
+    """Lineups of ``n`` seats drawn from ``pool`` (see the module docstring)."""
+    out = [(s,) * n for s in pool] if mirrors else []
+    for combo in itertools.combinations_with_replacement(pool, n):
+        kinds = len(set(combo))
+        if kinds == 1:
+            continue
+        if mix == "pairs" and kinds != 2:
+            continue
+        out.append(tuple(combo))
+    if mix == "pairs":
+        # Group by pair: A,A,A,B / A,A,B,B / A,B,B,B, then the next pair.
+        order = {s: i for i, s in enumerate(pool)}
+        head = out[: len(pool) if mirrors else 0]
+        rest = out[len(head) :]
+        rest.sort(key=lambda c: (sorted({order[s] for s in c}), -c.count(c[0])))
+        out = head + rest
+    return out
+
+
+def parse_max_games(ck, raw, lib, path):
+    """``lineup.max_games``: strategy name -> most games per cell of a lineup holding it."""
+    t = raw.get("max_games", {}) if isinstance(raw, dict) else {}
+    if not isinstance(t, dict):
+        ck.fail("lineup.max_games", "expected a table of strategy = games, e.g. { lookahead = 1500 }")
+    return {
+        strategy_name(lib, name, path, f"lineup.max_games.{name}"): ck.integer(v, f"lineup.max_games.{name}", lo=1, hi=MAX_GAMES)
+        for name, v in t.items()
+    }
+
+
+def parse_lineups(ck, raw, players, lib, path, counts):
+    """``[lineup]``: player count -> the lineups (tuples of strategy names) of its cells; ``counts``
+    are the player counts the game supports (the keys ``lineup.seats`` may use)."""
+    t = ck.table(raw, "lineup", optional=LINEUP_KEYS)
+    if not t:
+        ck.fail("lineup", "no lineup, so the scenario has no cells (give mirror, seats or round_robin)")
+    out = {n: [] for n in players}
+
+    if "mirror" in t:
+        m = t["mirror"]
+        if isinstance(m, str):
+            names = [(("lineup.mirror"), m)]
+        else:
+            ck.array(m, "lineup.mirror", min_len=1, what="strategies")
+            names = [(f"lineup.mirror[{i}]", x) for i, x in enumerate(m)]
+        for key, x in names:
+            s = strategy_name(lib, x, path, key)
+            for n in players:
+                out[n].append((s,) * n)
+
+    if "seats" in t:
+        v = t["seats"]
+        if isinstance(v, dict):
+            for k, lv in v.items():
+                key = f"lineup.seats.{k}"
+                if k not in {str(n) for n in counts}:
+                    ck.fail(key, f"keys of lineup.seats are player counts ({', '.join(map(str, counts))})")
+                n = int(k)
+                for lkey, names in lineup_list(ck, lv, key):
+                    canon = tuple(strategy_name(lib, x, path, f"{lkey}[{j}]") for j, x in enumerate(names))
+                    check_length(ck, lkey, canon, n)
+                    if n in out:
+                        out[n].append(canon)
+        else:
+            for lkey, names in lineup_list(ck, v, "lineup.seats"):
+                canon = tuple(strategy_name(lib, x, path, f"{lkey}[{j}]") for j, x in enumerate(names))
+                for n in players:
+                    hint = ""
+                    if len(players) > 1:
+                        hint = (
+                            "; for several player counts give one lineup per count: "
+                            "seats = { 2 = [...], 3 = [...], 4 = [...] }"
+                        )
+                    check_length(ck, lkey, canon, n, hint)
+                    out[n].append(canon)
+
+    if "round_robin" in t:
+        key = "lineup.round_robin"
+        rr = ck.table(t["round_robin"], key, required=("pool",), optional=ROUND_ROBIN_KEYS)
+        raw_pool = ck.array(rr["pool"], f"{key}.pool", min_len=2, what="strategies")
+        pool = []
+        for i, x in enumerate(raw_pool):
+            s = strategy_name(lib, x, path, f"{key}.pool[{i}]")
+            if s in pool:
+                ck.fail(f"{key}.pool[{i}]", f"'{s}' is listed twice")
+            pool.append(s)
+        mix = ck.string(rr.get("mix", "all"), f"{key}.mix", choices=MIXES)
+        mirrors = ck.boolean(rr.get("mirrors", False), f"{key}.mirrors")
+        for n in players:
+            out[n].extend(round_robin(pool, n, mix, mirrors))
+
+    for n in players:
+        seen = []
+        for lineup in out[n]:
+            if lineup not in seen:
+                seen.append(lineup)
+        out[n] = seen
+        if not seen:
+            ck.fail("lineup", f"no lineup for {n} players (lineup.seats has none for that count)")
+    return out
