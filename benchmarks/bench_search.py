@@ -14,6 +14,11 @@ the time per game of those games over the time per game of the same deals played
 ``greedy`` seats, both timed in the same run; the median over ``--runs`` runs is reported (the
 games are replayed, and must come out identical, which the benchmark checks).
 
+**Mirror cost** (``--mirror``): each setting in all four seats of ``--mirror-deals`` deals against
+four ``greedy`` seats on the same deals, the two timed alternately in this process (CPU time of
+the process, so other work on the machine counts less), ``--runs`` times; the median ratio and
+every run's are printed. This is the cost a strong verdict pays: every seat of its games searches.
+
 **Skill depth** (in the manner of Ludii's SkillTrace): for budgets b = ``--depth-budgets``, the
 search with budget 2b plays against the same search with budget b (same horizon and candidates):
 head to head at 2 players (par 50%), or one 2b seat against three b seats at 4 players (par 25%),
@@ -39,7 +44,12 @@ from simulator.shuffle_swing.strategies import StrategyLibrary
 
 
 def parse_setting(text, lib, profile):
-    """A profile name, or BUDGET:HORIZON[:CANDIDATES] on top of ``profile``: (label, row)."""
+    """A profile name, a ladder rung (``NAME@param=value...``), or BUDGET:HORIZON[:CANDIDATES] on top
+    of ``profile``: (label, row)."""
+    if "@" in text:
+        from simulator.shuffle_swing.strategies import parse_rung
+
+        return text, parse_rung(text, lib).row()
     if ":" not in text:
         return text, lib.get(text).row()
     parts = [int(x) for x in text.split(":")]
@@ -104,6 +114,33 @@ def strength(args, lib, setup):
     return out
 
 
+def mirror_cost(args, lib, setup):
+    """Seconds per game of a 4-seat mirror of each setting over greedy's, CPU time of this process,
+    alternating, median of ``--runs``."""
+    seeds = [game_seed(args.seed + 2, d) for d in range(args.mirror_deals)]
+    greedy = np.array([lib.get("greedy").row()] * 4)
+    play_many(setup, greedy, seeds[:1])
+    reps = max(1, int(200 / max(1, len(seeds))))  # greedy games are short: repeat them to a timeable size
+    print(f"\nmirror cost: four seats of the setting against four greedy seats, {args.mirror_deals} deals, CPU time, median of {args.runs} runs")
+    out = []
+    for text in args.settings.split(","):
+        label, row = parse_setting(text.strip(), lib, args.profile)
+        strat = np.array([row] * 4)
+        ratios = []
+        for _ in range(args.runs):
+            t = time.process_time()
+            for _ in range(reps):
+                play_many(setup, greedy, seeds)
+            t_greedy = (time.process_time() - t) / reps
+            t = time.process_time()
+            play_many(setup, strat, seeds)
+            ratios.append((time.process_time() - t) / t_greedy)
+        ratio = statistics.median(ratios)
+        print(f"{label:46s} {ratio:8.1f}x   runs " + " ".join(f"{r:.1f}" for r in ratios))
+        out.append((label, ratio, ratios))
+    return out
+
+
 def depth(args, lib, setup):
     budgets = [int(b) for b in args.depth_budgets.split(",")]
     n = args.depth_players
@@ -131,7 +168,7 @@ def depth(args, lib, setup):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--settings", default="search,search_strong,8:8,16:16", help="profile names or BUDGET:HORIZON[:CANDIDATES]")
+    ap.add_argument("--settings", default="search,search_deep,8:8,16:16", help="profile names or BUDGET:HORIZON[:CANDIDATES]")
     ap.add_argument("--profile", default="search", help="profile the BUDGET:HORIZON settings modify")
     ap.add_argument("--opponent", default="greedy", help="the three other seats")
     ap.add_argument("--deals", type=int, default=10)
@@ -141,6 +178,8 @@ def main():
     ap.add_argument("--depth-players", type=int, default=2, choices=(2, 4))
     ap.add_argument("--depth-deals", type=int, default=10)
     ap.add_argument("--no-depth", action="store_true", help="skip the skill-depth figure")
+    ap.add_argument("--mirror", action="store_true", help="also the cost of 4-seat mirrors of each setting")
+    ap.add_argument("--mirror-deals", type=int, default=12)
     ap.add_argument("--no-strength", action="store_true", help="skip the strength and cost table")
     ap.add_argument("--strategy-dir", action="append", default=[], help="extra profile folder")
     ap.add_argument("--seed", type=int, default=2027)
@@ -152,6 +191,8 @@ def main():
     print(f"CPU: {model} (shared machine: absolute times are noisy, ratios less so)\n")
     if not args.no_strength:
         strength(args, lib, setup)
+    if args.mirror:
+        mirror_cost(args, lib, setup)
     if not args.no_depth:
         depth(args, lib, setup)
     return 0

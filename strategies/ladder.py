@@ -280,7 +280,8 @@ def run_ladder(cfg, jobs=1, log=None):
     # Skill depth.
     depth = []
     if cfg.depth_budgets and ladder.depth:
-        dspec = cfg.depth_rung or next((sp for sp, s in reversed(rungs) if s.kind in ("search", "lookahead")), None)
+        dspec = cfg.depth_rung or ("search" if "search" in specs else None)
+        dspec = dspec or next((sp for sp, s in reversed(rungs) if s.kind in ("search", "lookahead")), None)
         if dspec is None:
             raise DataError("ladder", "depth_rung", "no search rung to measure the skill depth of; name one")
         base = parse(dspec, lib)

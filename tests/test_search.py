@@ -253,6 +253,27 @@ def test_search_wins_clearly_more_than_greedy():
     assert wins > 16, f"search won {wins} of 32"
 
 
+
+def test_search_deep_is_the_rung_above_search():
+    """``search_deep``: a narrower field (4 actions) with 5x the rollouts, the top default rung.
+    Measured (docs/guide/skill-ladder.md) 74.5% [68.3, 80.7] head to head at 2 players over 100
+    deals; 30 deals of both seatings must give more than 55%."""
+    from simulator.shuffle_swing.strategies import DEFAULT_RUNGS
+
+    deep, fast = LIB.get("search_deep"), LIB.get("search")
+    assert deep.kind == fast.kind == "search"
+    assert deep.budget >= 4 * fast.budget and deep.param("candidates") < fast.param("candidates")
+    assert DEFAULT_RUNGS[-2:] == ("search", "search_deep")
+    setup = GameSetup(nplayers=2)
+    seeds = [game_seed(2031, d) for d in range(30)]
+    wins = 0
+    for seat in range(2):
+        names = ["search", "search"]
+        names[seat] = "search_deep"
+        states, _ = play_many(setup, LIB.matrix(names), seeds)
+        wins += int((states[:, S_WINNER] == seat).sum())
+    assert wins > 33, f"search_deep won {wins} of 60"
+
 INTERPRETED = """
 import sys
 import numpy as np

@@ -144,6 +144,8 @@ WEIGHT_NAMES = (
     "stump_far",  # stumps for the neighbour: steps from the neighbour's pick-up space
     "stump_traffic",  # stumps for the neighbour: echidna traffic at the stump
     "setup_random",  # 1: set-up choices at random
+    "setup_rollouts",  # set-up search: greedy games played per candidate (0: no search, the greedy set-up)
+    "setup_candidates",  # set-up search: pick-up spaces (by traffic) and stump sets tried
 )
 (
     W_OWN,
@@ -160,6 +162,8 @@ WEIGHT_NAMES = (
     W_STUMP_FAR,
     W_STUMP_TRAFFIC,
     W_SETUP_RANDOM,
+    W_SETUP_ROLLOUTS,
+    W_SETUP_CANDIDATES,
 ) = (P_WEIGHTS + i for i in range(len(WEIGHT_NAMES)))
 STRAT_SIZE = P_WEIGHTS + len(WEIGHT_NAMES)
 

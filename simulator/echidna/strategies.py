@@ -65,7 +65,7 @@ class EchidnaStrategyLibrary(ProfileLibrary):
 # =========================================================================== the skill ladder
 
 # The ladder, weakest first, and strategies placed where they fall (not rungs).
-RUNGS = ("random", "plain-setup", "greedy", "lookahead")
+RUNGS = ("random", "plain-setup", "greedy", "lookahead", "setup-search")  # setup-search: the third judge
 PLACED = ("saboteur", "lookahead-near")  # lookahead-near: not shown above lookahead on both boards
 AGAINST = ("lookahead",)  # besides greedy
 

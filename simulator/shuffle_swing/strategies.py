@@ -47,6 +47,11 @@ class Strategy:
     params: dict = field(default_factory=dict)
     path: str = ""
     late_weights: dict | None = None
+    # ``weights_from = "NAME"``: the weight rows come from profile NAME, with this file's own
+    # ``[weights]`` / ``[weights_late]`` entries (kept here) on top; resolved by ``resolve_weights_from``.
+    weights_from: str = ""
+    own_weights: dict | None = None
+    own_late: dict | None = None
 
     @property
     def budget(self):
@@ -92,7 +97,7 @@ def load_strategy(path, base_weights=None):
     """Read and validate one strategy profile; errors name the file and the key."""
     path = Path(path)
     raw, ck, head, name, kind, description = read_profile_head(
-        path, KIND_NAMES, tables=("weights", "weights_late", "provenance"), keys=("focus", *PARAMS)
+        path, KIND_NAMES, tables=("weights", "weights_late", "provenance"), keys=("focus", "weights_from", *PARAMS)
     )
     focus = _focus_index(head["focus"], path, "strategy.focus") if "focus" in head else -1
     params = {}
@@ -107,9 +112,49 @@ def load_strategy(path, base_weights=None):
     late = None
     if "weights_late" in raw:
         late = weight_table(raw["weights_late"], "weights_late", dict(weights), ck, path, WEIGHT_NAMES)
-    if kind != KIND_NAMES[KIND_RANDOM] and not weights:
+    source = ""
+    own = own_late = None
+    if "weights_from" in head:
+        source = ck.name(head["weights_from"], "strategy.weights_from")
+        own = weight_table(raw.get("weights", {}), "weights", {}, ck, path, WEIGHT_NAMES)
+        if "weights_late" in raw:
+            own_late = weight_table(raw["weights_late"], "weights_late", {}, ck, path, WEIGHT_NAMES)
+    if kind != KIND_NAMES[KIND_RANDOM] and not weights and not source:
         raise DataError(path, "weights", "a non-random strategy needs weights")
-    return Strategy(name, kind, description, weights, focus, params, str(path), late)
+    return Strategy(name, kind, description, weights, focus, params, str(path), late, source, own, own_late)
+
+
+def resolve_weights_from(by_name):
+    """Give every profile with ``weights_from = "NAME"`` the weight rows of profile NAME (itself
+    resolved first), with its own ``[weights]`` entries on top of both rows and its own
+    ``[weights_late]`` entries on top of the late row. So one file (``tuned``) holds the weights
+    that every search profile rolls out with, and a retune reaches them all. An unknown name, a
+    profile without weights (``random``) or a cycle is a DataError naming the file and the key."""
+    done = {}
+
+    def resolve(key, chain):
+        s = by_name[key]
+        if not s.weights_from or key in done:
+            return done.get(key, s)
+        src_key = s.weights_from.lower()
+        where = "strategy.weights_from"
+        if src_key not in by_name:
+            raise DataError(s.path, where, f"unknown strategy '{s.weights_from}'; known: {', '.join(sorted(by_name))}")
+        if src_key in chain:
+            raise DataError(s.path, where, "a cycle: " + " -> ".join([*chain, src_key]))
+        src = resolve(src_key, [*chain, src_key])
+        if not src.weights:
+            raise DataError(s.path, where, f"'{s.weights_from}' has no weights to take")
+        weights = {**src.weights, **s.own_weights}
+        late = None
+        if s.own_late is not None:
+            late = {**(src.late_weights or src.weights), **s.own_weights, **s.own_late}
+        elif src.late_weights is not None:
+            late = {**src.late_weights, **s.own_weights}
+        done[key] = replace(s, weights=weights, late_weights=late)
+        return done[key]
+
+    return {key: resolve(key, [key]) for key in by_name}
 
 
 def _number(value, path, key, lo, hi):
@@ -124,7 +169,12 @@ def _number(value, path, key, lo, hi):
 
 class StrategyLibrary(ProfileLibrary):
     """The packaged profiles plus every ``*.toml`` in ``extra_dirs``; ``matrix(names, source)``
-    passes ``source`` (what errors name) to ``get``."""
+    passes ``source`` (what errors name) to ``get``. ``weights_from`` keys are resolved across
+    all of them (a profile of ``extra_dirs`` may take the packaged ``tuned``'s weights)."""
+
+    def __init__(self, extra_dirs=()):
+        super().__init__(extra_dirs)
+        self._by_name = resolve_weights_from(self._by_name)
 
     profile_dir = PROFILE_DIR
     load = staticmethod(load_strategy)
@@ -154,14 +204,15 @@ class StrategyLibrary(ProfileLibrary):
 # =========================================================================== the skill ladder
 
 # The shipped ladder, weakest first. Rungs whose strategy the library does not hold are left out.
-# ``search_strong`` is not a default rung: a game of it costs thousands of greedy games (measured by
-# the ladder's cost table), too dear for a matrix of every pair; name it with ``--rungs`` to add it.
+# The top rung, ``search_deep``, costs several times ``search``'s per game (the cost table says how
+# much); ``--rungs`` without it gives a quicker ladder.
 DEFAULT_RUNGS = (
     "greedy@temperature=2",
     "greedy@temperature=0.5",
     "greedy",
     "tuned",
     "search",
+    "search_deep",
 )
 FALLBACK_SEARCH = ("lookahead@budget=1", "lookahead@budget=4")
 
