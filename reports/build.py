@@ -27,7 +27,7 @@ from reports.frames import (
 )
 from reports.headline import headline_table
 from reports.document import Report, Section, Table, write_report
-from reports.io import RunData, load_run
+from reports.io import ReportInputError, RunData, load_run
 
 # --- instruments out of line and rule relevance (reports/instrument_section.py, reports/rule_relevance.py)
 from reports.instrument_section import headline_lines as instrument_headline_lines
@@ -447,8 +447,14 @@ def make_report(
     """
     from reports.game_report import is_game_run, make_game_report
 
-    if is_game_run(results_dir):
-        return make_game_report(results_dir, out_dir, margin, confidence, allow_partial, seed)
+    game = is_game_run(results_dir)
+    if game is not None:
+        if instrument_margins:
+            from simulator import games as registry
+
+            raise ReportInputError("--instrument-margin", ",".join(instrument_margins),
+                                   f"a {registry.get(game).title} run has no instruments to judge; leave the option out")
+        return make_game_report(results_dir, out_dir, margin, confidence, allow_partial, seed, gap_margin)
     run = load_run(results_dir, allow_partial=allow_partial)
     report = build_report(
         run,

@@ -131,6 +131,11 @@ class Game:
         module = self.kernel_entry.rpartition(":")[0]
         return f"{module}:{attr}" if module else attr
 
+    # The game's regression-gate scenario (a shipped scenario's name or a path): small, every player
+    # count and setting kind; the conformance tests play it with few games.
+    gate_scenario: str | None = None
+    # Lines the balance report adds to its seat section's notes (rulings that shape the verdicts).
+    report_notes: tuple = ()
     # The skill ladder (``ssb strategies ladder``), if the game has one.
     ladder: LadderSpec | None = None
     # The scenario schema of the game's scenarios (``scenarios.load``): "boards" (a list of boards

@@ -3,12 +3,14 @@
 Each game declares itself once, in its own package: ``simulator/<game>/game.py`` holds
 ``GAME = Game(...)`` (the protocol: :mod:`simulator.game_api`). :data:`GAME_MODULES` lists those
 modules, imported on the first look-up, so importing the registry loads no game. A game that is not
-shipped (a test's toy game) is added with :func:`register`.
+shipped (a test's toy game) is added with :func:`register`, or for every process (the run's workers
+too) by naming its module in the environment variable ``SSB_EXTRA_GAMES``.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 
 from simulator.errors import DataError
 
@@ -19,6 +21,9 @@ GAME_MODULES = (
     "simulator.shuffle_swing.game",
     "simulator.echidna.game",
 )
+# More game modules, comma-separated (a game that is not shipped, e.g. a test's): every process that
+# looks a game up, the run's workers included, imports them too.
+EXTRA_GAMES_ENV = "SSB_EXTRA_GAMES"
 
 _GAMES: dict = {}
 _LOADED = []
@@ -29,7 +34,8 @@ def _load():
     if _LOADED:
         return
     _LOADED.append(True)
-    for module in GAME_MODULES:
+    extra = [m.strip() for m in os.environ.get(EXTRA_GAMES_ENV, "").split(",") if m.strip()]
+    for module in (*GAME_MODULES, *extra):
         _add(importlib.import_module(module).GAME)
 
 
@@ -46,6 +52,13 @@ def register(game):
     """Add a game to the registry (its name and aliases must be new); returns it."""
     _load()
     return _add(game)
+
+
+def unregister(name):
+    """Remove a game that :func:`register` added (its name and aliases); a shipped game stays."""
+    game = get(name)
+    for key in (game.name, *game.aliases):
+        _GAMES.pop(key, None)
 
 
 def get(name=None, file="game", key="game"):

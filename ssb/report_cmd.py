@@ -91,7 +91,7 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_marg
     from reports.instrument_verdicts import parse_margins
 
     try:
-        instrument_margins = parse_margins(instrument_margin)
+        instrument_margins = parse_margins(instrument_margin) if instrument_margin else None
     except ValueError as exc:
         raise UserError(f"--instrument-margin: {exc}") from None
 

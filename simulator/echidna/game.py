@@ -81,6 +81,8 @@ GAME = Game(
         stalls=True,
     ),
     tunable=_ech_tunable,
+    gate_scenario="echidna-ci",
+    report_notes=("A game stops at the first win (E6, E10), so there are no ties.",),
     # The skill ladder on one board: the matrix at 2 and 4 players, saboteur and lookahead-near
     # placed where they fall, one seat against three greedy and three lookahead; a stalled game
     # (no winner, E9) counts half to each side.

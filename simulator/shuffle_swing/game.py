@@ -57,6 +57,7 @@ GAME = Game(
     name="shuffle-swing",
     kernel_label="the rules kernel",
     scenario_keys="instruments",
+    gate_scenario="ci",
     # The skill ladder: the matrix at 2, 3 and 4 players, one seat against three greedy and three
     # tuned, and the skill depth of the search player.
     ladder=LadderSpec(
