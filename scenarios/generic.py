@@ -104,6 +104,7 @@ class GameCellSpec:
     cell: GameCell
     setup: object
     strategy_rows: np.ndarray
+    module: str | None = None  # the module declaring the game, for a worker that does not know it
 
     def chunk_tables(self, task):
         return chunk_tables(task)
@@ -189,7 +190,8 @@ class GameScenario:
         setups = self._setups()
         return {
             c.index: GameCellSpec(
-                run_id, self.game, c, setups[(c.players, c.board, c.variant)], self.strategies.matrix(list(c.lineup))
+                run_id, self.game, c, setups[(c.players, c.board, c.variant)], self.strategies.matrix(list(c.lineup)),
+                registry.module_of(self.game),
             )
             for c in self.cells
         }
@@ -366,7 +368,7 @@ def chunk_tables(task):
 
     spec = task.spec
     cell = spec.cell
-    g = registry.get(spec.game)
+    g = registry.ensure(spec.game, spec.module)
     n = cell.players
     gidx, deal, rotation, seeds = chunk_games(task)
     seat_cols = {k: np.zeros((len(gidx), n), dtype=np.int64) for k in g.seat_columns}

@@ -26,6 +26,7 @@ GAME_MODULES = (
 EXTRA_GAMES_ENV = "SSB_EXTRA_GAMES"
 
 _GAMES: dict = {}
+_MODULES: dict = {}  # game name -> the module that declares it (``GAME``)
 _LOADED = []
 
 
@@ -36,22 +37,39 @@ def _load():
     _LOADED.append(True)
     extra = [m.strip() for m in os.environ.get(EXTRA_GAMES_ENV, "").split(",") if m.strip()]
     for module in (*GAME_MODULES, *extra):
-        _add(importlib.import_module(module).GAME)
+        _add(importlib.import_module(module).GAME, module)
 
 
-def _add(game):
+def _add(game, module=None):
     for key in (game.name, *game.aliases):
         if key in _GAMES:
             raise ValueError(f"game name '{key}' is taken")
     for key in (game.name, *game.aliases):
         _GAMES[key] = game
+    if module:
+        _MODULES[game.name] = module
     return game
 
 
-def register(game):
-    """Add a game to the registry (its name and aliases must be new); returns it."""
+def register(game, module=None):
+    """Add a game to the registry (its name and aliases must be new); returns it. ``module``: the
+    module whose ``GAME`` it is, which a worker process that does not know the game imports
+    (:func:`module_of`, :func:`ensure`)."""
     _load()
-    return _add(game)
+    return _add(game, module)
+
+
+def module_of(name):
+    """The module that declares a registered game (``None``: registered without one)."""
+    return _MODULES.get(get(name).name)
+
+
+def ensure(name, module=None):
+    """The game ``name``; in a process that does not know it yet (a worker), imported from ``module``."""
+    _load()
+    if module and str(name).strip().lower() not in _GAMES:
+        _add(importlib.import_module(module).GAME, module)
+    return get(name)
 
 
 def unregister(name):
@@ -59,6 +77,7 @@ def unregister(name):
     game = get(name)
     for key in (game.name, *game.aliases):
         _GAMES.pop(key, None)
+    _MODULES.pop(game.name, None)
 
 
 def get(name=None, file="game", key="game"):

@@ -22,7 +22,7 @@ def toy_registered():
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(TESTS), saved["PYTHONPATH"]) if p)
     added = TOY not in registry.names()
     if added:
-        registry.register(GAME)
+        registry.register(GAME, "toy_ring.game")
     try:
         yield GAME
     finally:
