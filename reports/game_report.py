@@ -21,7 +21,7 @@ import pandas as pd
 from reports import present as P
 from reports import stats
 from reports.document import Report, Section, Table, write_report
-from reports.build import _seat_section
+from reports.seat_section import seat_section
 from reports.frames import deal_ids, with_setting
 from reports.headline import (
     ONE_JUDGE,
@@ -237,7 +237,7 @@ def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed
     game = manifest.get("game", "")
     declared = registry.get(game)
     reference = manifest.get("settings", {}).get("reference") or str(games["variant"].iloc[0])
-    seat_sec, adv = _seat_section(seat_frame(games), margin, confidence, seed, gap_margin=gap_margin,
+    seat_sec, adv = seat_section(seat_frame(games), margin, confidence, seed, gap_margin=gap_margin,
                                   settings_word="settings (board / variant)")
     notes = ["The setting column reads board/variant/lineup."]
     if "stalled" in games.columns:

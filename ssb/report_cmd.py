@@ -87,7 +87,7 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_marg
         ssb report results/starter --gap-margin 4
         ssb report results/expansion --instrument-margin objective_points=3
     """
-    from reports.build import make_report
+    from reports.make import make_report
     from reports.instrument_verdicts import parse_margins
 
     try:

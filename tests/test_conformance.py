@@ -12,7 +12,7 @@ import tomllib
 import pandas as pd
 import pytest
 
-from reports.build import make_report
+from reports.make import make_report
 from scenarios.load import scenario_from_doc
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
