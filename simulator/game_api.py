@@ -116,6 +116,8 @@ class Game:
     kernel_sources: Callable
     default_strategy: str = "greedy"
     draw_board: Callable | None = None
+    # One line about a board for ``ssb boards list`` (default: its file).
+    describe_board: Callable | None = None
     aliases: tuple = field(default_factory=tuple)
     gate: GateSpec = GateSpec()
     # The compiled batch entry point the runner warms up before its workers start

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from simulator.shuffle_swing import layout as L
+from simulator import games as registry
 from simulator.errors import DataError
 from simulator.shuffle_swing.library import InstrumentLibrary
 from simulator.shuffle_swing.board import load_board
@@ -25,6 +26,7 @@ from ssb.common import (
     SsbGroup,
     UserError,
     announce_compile,
+    check_players,
     instrument_dir_option,
     instruments_option,
     lineup,
@@ -34,7 +36,6 @@ from ssb.common import (
 )
 from ssb.game_options import game_options, is_default
 
-PLAYER_CHOICES = (2, 3, 4)
 
 
 # =========================================================================== helpers
@@ -126,8 +127,7 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
     """
     if not is_default(game):
         return game_cmd.play(game, players, strategies, seed, as_json, board, variants, strategy_dirs)
-    if players > 4:
-        raise click.BadParameter(f"'{players}' is not a player count (2, 3 or 4)", param_hint="--players")
+    check_players(registry.get(game), [players])
     from simulator.shuffle_swing.narrate import game_document, narrate
     from simulator.shuffle_swing.playout import GameSetup, play_one
     from simulator.shuffle_swing.strategies import StrategyLibrary
@@ -187,9 +187,7 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
     """
     if not is_default(game):
         return game_cmd.check(game, games, seed, player_counts, board, variants)
-    for n in player_counts:
-        if n not in PLAYER_CHOICES:
-            raise click.BadParameter(f"'{n}' is not a player count (2, 3 or 4)", param_hint="--players")
+    check_players(registry.get(game), player_counts)
     import itertools
 
     from simulator.shuffle_swing.library import InstrumentLibrary

@@ -63,6 +63,11 @@ def test_play_check_and_ladder(toy, tmp_path):
     assert out.startswith("Ring Race, 3 players, seed 4") and ("wins" in out or "no winner" in out)
     doc = json.loads(_ok(["play", "--game", "ring-race", "--players", "2", "--seed", "4", "--json"]))
     assert doc["game"] == "ring-race" and doc["events"]
+    assert _ok(["boards", "list", "--game", "ring-race"]).startswith("ring ")
+    bad = CliRunner().invoke(cli, ["boards", "draw", "ring", "--game", "ring-race"])
+    assert bad.exit_code == 2 and "no board to draw" in bad.output
+    bad = CliRunner().invoke(cli, ["play", "--game", "ring-race", "--players", "5"])
+    assert bad.exit_code == 2 and "not a player count of Ring Race (2, 3, 4)" in bad.output
     out = _ok(["check", "--game", "ring-race", "--games", "50", "--players", "2,4"])
     assert "no violation" in out.splitlines()[-1]
     ladder = tmp_path / "ladder.json"

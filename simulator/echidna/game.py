@@ -17,6 +17,13 @@ _ech_strategies = Lazy("simulator.echidna.strategies", "EchidnaStrategyLibrary")
 _ech_draw = Lazy("simulator.echidna.drawing", "draw_board")
 
 
+def _ech_describe(b):
+    arrows = sum(len(a) for a in b.arrows)
+    branches = sum(1 for a in b.arrows if len(a) > 1)
+    recon = "reconstructed" if b.reconstructed else "printed"
+    return f"{b.nspaces} spaces, {arrows} arrows, {branches} with two ways out, {recon}: {b.description}"
+
+
 def _ech_tunable(table):
     from simulator.echidna.board import load_rules, variants_from_dict
 
@@ -60,6 +67,7 @@ GAME = Game(
     soak=_ech_soak,
     kernel_sources=_ech_sources,
     draw_board=_ech_draw,
+    describe_board=_ech_describe,
     aliases=("echidna-shuffle",),
     kernel_entry="simulator.echidna.kernel:play_batch",
     # Per game, summed over the seats: catch-up tokens spent (E7, E8), moves lost (E3), bugs
