@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-all check bench play regress clean
+.PHONY: setup run test test-all check bench play regress docs clean
 
 setup: $(STAMP)
 
@@ -28,6 +28,16 @@ test: setup
 
 test-all: setup
 	$(PY) -m pytest -q -m ''
+
+# The docs site: docs/ (and the click commands, the docstrings, the scenario schema) -> site/, strict,
+# so a broken link, a missing page or a page left out of the nav fails. Open site/index.html.
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install -q -e '.[test,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --clean --site-dir site
 
 check: setup
 	$(VENV)/bin/ssb check --games 20000 --seed 1
@@ -54,4 +64,4 @@ $(addprefix regress-,$(REGRESS_GATES)): regress-%: setup
 		--summary-md results/$*/regress.md --json results/$*/regress.json $(REGRESS_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache "$${XDG_CACHE_HOME:-$$HOME/.cache}/shuffle-swing-balance"
+	rm -rf $(VENV) .pytest_cache site "$${XDG_CACHE_HOME:-$$HOME/.cache}/shuffle-swing-balance"

@@ -17,10 +17,11 @@ def fingerprint_main(doc, fingerprint, reference, counts):
         ap.add_argument(option, type=int, default=default, help=text)
     ap.add_argument("--save", help="write every configuration's digest to this JSON file")
     ap.add_argument("--compare", help="name the configurations whose digest differs from this JSON file")
+    ap.add_argument("--record", action="store_true", help="play through the lead record's entry point (the same digest)")
     args = ap.parse_args()
     values = tuple(getattr(args, option.lstrip("-").replace("-", "_")) for option, _, _ in counts)
     t = time.perf_counter()
-    digest, parts, played = fingerprint(*values)
+    digest, parts, played = fingerprint(*values, record=True) if args.record else fingerprint(*values)
     dt = time.perf_counter() - t
     print(f"{played} games in {len(parts)} configurations ({dt:.1f} s, compile or cache load included)")
     print(f"fingerprint {digest}")

@@ -271,6 +271,9 @@ def make_game_report(results_dir, out_dir=None, margin=0.03, confidence=0.95, al
     seats, games, manifest = load_game_run(results_dir, allow_partial)
     partial = manifest.get("status") != "complete"
     rep = build_game_report(seats, games, manifest, margin, confidence, seed, str(results_dir), partial, gap_margin)
+    from reports.feel_section import add_feel  # the game-feel section, when the run recorded the lead
+
+    add_feel(rep, results_dir)
     out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
     return rep, write_report(rep, out)
 

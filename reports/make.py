@@ -14,6 +14,7 @@ from pathlib import Path
 
 from reports.build import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, build_report
 from reports.document import write_report
+from reports.feel_section import add_feel
 from reports.game_report import is_game_run, make_game_report
 from reports.io import ReportInputError, load_run
 
@@ -51,5 +52,6 @@ def make_report(
         gap_margin=gap_margin,
         instrument_margins=instrument_margins,
     )
+    add_feel(report, results_dir)  # the game-feel section, when the run recorded the lead
     out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
     return report, write_report(report, out)

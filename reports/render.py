@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import base64
 import html
+import os
 import re
+from pathlib import Path
 
 import pandas as pd
 
@@ -54,6 +56,7 @@ details summary { cursor: pointer; color: #0072B2; margin: .3rem 0; }
 td.v-out-of-line { background: #f6d3bf; font-weight: bold; }
 td.v-in-line { background: #d6ecf7; }
 td.v-unclear { background: #f2f2f2; }
+td a.verdict { color: inherit; text-decoration: underline dotted; }
 """
 
 # Sorts a table by the clicked column: numbers by their leading value, everything else as text.
@@ -89,8 +92,45 @@ SORT_JS = """
 _NUMERIC = re.compile(r"^[+-]?[\d,]*\.?\d+(e[+-]?\d+)?( \[.*\])?( pp.*)?$|^<1e-6$", re.IGNORECASE)
 _VERDICTS = {stats.BALANCED, stats.IMBALANCED, stats.INCONCLUSIVE, "outside", "out of line", "in line", "unclear"}
 
+# Every verdict word a table cell can hold, and its anchor on the docs page that explains it
+# (docs/guide/reading-a-report.md; a test checks that the page has each anchor).
+VERDICT_ANCHORS = {
+    stats.BALANCED: "balanced",
+    stats.IMBALANCED: "imbalanced",
+    stats.INCONCLUSIVE: "inconclusive",
+    "not judged": "not-judged",
+    "robust": "robust",
+    "skill-sensitive": "skill-sensitive",
+    "open": "open",
+    "one judge": "one-judge",
+    "outside": "outside",
+    "out of line": "out-of-line",
+    "in line": "in-line",
+    "unclear": "unclear",
+    "unchanged": "unchanged",
+    "changed": "changed",
+}
+VERDICT_PAGE = "guide/reading-a-report.html"
 
-def _cell(value):
+
+def docs_base():
+    """Where the verdict words link: ``$SSB_DOCS_URL`` (a hosted copy of the docs site, ending in
+    ``/``), else the site that ``make docs`` builds in this checkout (``site/``), read offline."""
+    url = os.environ.get("SSB_DOCS_URL")
+    if url:
+        return url if url.endswith("/") else url + "/"
+    return (Path(__file__).resolve().parents[1] / "site").as_uri() + "/"
+
+
+def verdict_link(word, base=None):
+    """The docs address explaining a verdict word, or None for a word that is not one."""
+    anchor = VERDICT_ANCHORS.get(word)
+    if anchor is None:
+        return None
+    return f"{docs_base() if base is None else base}{VERDICT_PAGE}#{anchor}"
+
+
+def _cell(value, base=None):
     text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
     classes = []
     if _NUMERIC.match(text):
@@ -100,6 +140,12 @@ def _cell(value):
     if len(text) > 40:
         classes.append("long")
     attr = f' class="{" ".join(classes)}"' if classes else ""
+    link = verdict_link(text, base)
+    if link:
+        return (
+            f'<td{attr}><a class="verdict" href="{html.escape(link)}" '
+            f'title="what {html.escape(text)} means">{html.escape(text)}</a></td>'
+        )
     return f"<td{attr}>{html.escape(text)}</td>"
 
 
@@ -111,8 +157,9 @@ def html_table(frame, table_id=None, caption=None):
         out.append(f"<caption>{html.escape(caption)}</caption>")
     out.append("<thead><tr>" + "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns) + "</tr></thead>")
     out.append("<tbody>")
+    base = docs_base()
     for row in frame.itertuples(index=False):
-        out.append("<tr>" + "".join(_cell(v) for v in row) + "</tr>")
+        out.append("<tr>" + "".join(_cell(v, base) for v in row) + "</tr>")
     out.append("</tbody></table></div>")
     return "\n".join(out)
 
@@ -164,6 +211,10 @@ def render_html(report):
         parts.append("</div>")
     parts.append('<section id="headline-section"><h2>Headline: is the game balanced across seats?</h2>')
     parts.append(html_table(report.headline, "headline"))
+    parts.append(
+        f'<p class="meta" id="verdict-words">Each verdict word links to what it means: '
+        f'<a href="{e(docs_base() + VERDICT_PAGE)}">reading a report</a> in the manual.</p>'
+    )
     if getattr(report, "headline_lines", None):
         parts.append('<div class="findings" id="headline-findings">')
         for line in report.headline_lines:

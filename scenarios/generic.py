@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from scenarios.canonical import to_toml
+from scenarios.record import LEAD_COLUMN, check_record, lead_lists
 from scenarios.schema import result_columns
 from scenarios.spec import MAX_GAMES, LineupCell, lineup_period, parse_lineups, parse_max_games, parse_set, set_lineup_key
 from simulator import games as registry
@@ -60,6 +61,7 @@ TOP_KEYS = (
     "reference",
     "strategy_dirs",
     "lineup",
+    "record",
 )
 REQUIRED = ("game", "name", "seed", "games", "players", "lineup")
 
@@ -105,6 +107,7 @@ class GameCellSpec:
     setup: object
     strategy_rows: np.ndarray
     module: str | None = None  # the module declaring the game, for a worker that does not know it
+    record: tuple = ()  # ``scenarios.record``
 
     def chunk_tables(self, task):
         return chunk_tables(task)
@@ -134,6 +137,7 @@ class GameScenario:
     board_objects: dict = field(repr=False, default_factory=dict)
     strategy_dirs: tuple = ()
     set_args: tuple = ()
+    record: tuple = ()
 
     @property
     def total_games(self):
@@ -150,6 +154,7 @@ class GameScenario:
             "reference": self.reference,
             "strategy_dirs": list(self.strategy_dirs),
             "set": list(self.set_args),
+            **({"record": list(self.record)} if self.record else {}),
         }
 
     def columns(self):
@@ -192,6 +197,7 @@ class GameScenario:
             c.index: GameCellSpec(
                 run_id, self.game, c, setups[(c.players, c.board, c.variant)], self.strategies.matrix(list(c.lineup)),
                 registry.module_of(self.game),
+                record=self.record,
             )
             for c in self.cells
         }
@@ -309,6 +315,11 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         "strategy_dirs": list(sdirs),
         "lineup": doc["lineup"],
     }
+    record = check_record(ck, doc.get("record"))
+    if record and g.play_batch_lead is None:
+        ck.fail("record", f"{g.title} has no lead record")
+    if record:
+        eff["record"] = list(record)
     text = to_toml(eff)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return GameScenario(
@@ -330,6 +341,7 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         board_objects=board_objects,
         strategy_dirs=tuple(resolved),
         set_args=set_args,
+        record=record,
     )
 
 
@@ -373,8 +385,14 @@ def chunk_tables(task):
     gidx, deal, rotation, seeds = chunk_games(task)
     seat_cols = {k: np.zeros((len(gidx), n), dtype=np.int64) for k in g.seat_columns}
     game_cols = {k: np.zeros(len(gidx), dtype=np.int64) for k in g.game_columns}
+    lead = [None] * len(gidx) if "lead" in getattr(spec, "record", ()) else None
     for idx, strat in rotation_groups(spec, rotation):
-        sr, gr = g.play_batch(spec.setup, seeds[idx], strat)
+        if lead is None:
+            sr, gr = g.play_batch(spec.setup, seeds[idx], strat)
+        else:
+            sr, gr, rec, nrec = g.play_batch_lead(spec.setup, seeds[idx], strat)  # the game's lead record
+            for i, row in zip(idx, lead_lists(rec, nrec)):
+                lead[i] = row
         for k in g.seat_columns:
             seat_cols[k][idx] = sr[k]
         for k in g.game_columns:
@@ -401,7 +419,10 @@ def chunk_tables(task):
         games[k] = game_cols[k].astype(np.int32)
     winner = game_cols.get("winner", np.full(m, -1))
     games["winner_strategy"] = winner_strategy(winner, lineup, rotation, n)
-    return pd.DataFrame(seats), pd.DataFrame(games)
+    games_df = pd.DataFrame(games)
+    if lead is not None:
+        games_df[LEAD_COLUMN] = pd.Series(lead, dtype=object)  # beyond the schema: readers select theirs
+    return pd.DataFrame(seats), games_df
 
 
 __all__ = ["GameScenario", "game_scenario_from_doc", "chunk_tables"]

@@ -14,6 +14,7 @@ cell is played for ``games`` games (paired design, see :mod:`simulator.seeds`)::
     max_rounds = 60                   # optional: safety cap on rounds (default from board.toml)
     instrument_dirs = ["my_instruments"]   # optional: extra instrument files (relative to this file)
     strategy_dirs = ["my_strategies"]      # optional: extra strategy profiles
+    record = ["lead"]                 # optional: the per-round lead record (``scenarios.record``)
 
     [instruments]                     # exactly one of sets / swaps / all
     sets = [["Violin", "Piano", "Horns"], ["Piano", "Bass", "Drums"]]   # any order within a set
@@ -63,6 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scenarios.canonical import to_toml, toml_key
+from scenarios.record import check_record
 from scenarios.schema import result_columns
 from scenarios.spec import (
     MAX_GAMES,
@@ -105,6 +107,7 @@ TOP_KEYS = (
     "instruments",
     "lineup",
     "overrides",
+    "record",
 )
 REQUIRED_KEYS = ("name", "seed", "games", "players", "instruments", "lineup")
 SET_MODES = ("sets", "swaps", "all")
@@ -205,6 +208,7 @@ class Scenario:
     instruments: InstrumentView = field(repr=False)
     strategies: StrategyLibrary = field(repr=False)
     set_args: tuple = ()
+    record: tuple = ()  # what the run records beyond its tables (``scenarios.record``)
 
     @property
     def board(self):
@@ -256,6 +260,7 @@ class Scenario:
                 shuffle_wheels=self.shuffle_wheels,
                 max_rounds=self.max_rounds,
                 strategy_rows=self.strategy_rows(cell.lineup),
+                record=self.record,
             )
             for cell in self.cells
         }
@@ -272,6 +277,7 @@ class Scenario:
             "strategy_dirs": list(self.strategy_dirs),
             "overrides": dict(self.overrides),
             "set": list(self.set_args),
+            **({"record": list(self.record)} if self.record else {}),
         }
 
 
@@ -421,6 +427,7 @@ def _validate(doc, path, set_args):
     lineups = parse_lineups(ck, doc["lineup"], players, strategies, path, PLAYER_COUNTS)
 
     caps = parse_max_games(ck, doc["lineup"], strategies, path)
+    record = check_record(ck, doc.get("record"))
     cells = []
     for n in players:
         for s in sets:
@@ -448,6 +455,8 @@ def _validate(doc, path, set_args):
     eff["instruments"] = doc["instruments"]
     eff["lineup"] = doc["lineup"]
     eff["overrides"] = overrides
+    if record:
+        eff["record"] = list(record)
     text = to_toml(eff)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -472,6 +481,7 @@ def _validate(doc, path, set_args):
         instruments=view,
         strategies=strategies,
         set_args=set_args,
+        record=record,
     )
 
 

@@ -104,6 +104,7 @@ class CellSpec:
     shuffle_wheels: bool
     max_rounds: int | None
     strategy_rows: np.ndarray  # one row per lineup position (before rotation)
+    record: tuple = ()  # what the run records beyond its tables (``scenarios.record``)
 
     def chunk_tables(self, task):
         return chunk_tables(task)
@@ -210,8 +211,9 @@ def winner_strategy(winner, lineup, rotation, n):
     return np.where(winner >= 0, lineup[(winner - rotation) % n], "").astype(object)
 
 
-def play_states(task):
-    """Final states of the chunk's games (rows in game order), each rotation group in one batch."""
+def play_states(task, lead=None):
+    """Final states of the chunk's games (rows in game order), each rotation group in one batch.
+    ``lead``, a list of one entry per game, receives the lead record's rows (``scenarios.record``)."""
     spec = task.spec
     setup = cell_setup(spec)
     games, deal, rotation, seeds = chunk_games(task)
@@ -221,7 +223,15 @@ def play_states(task):
         while k < len(idx):
             part = idx[k : k + size]
             t0 = time.perf_counter()
-            st, _ = play_many(setup, strat, seeds[part])
+            if lead is None:
+                st, _ = play_many(setup, strat, seeds[part])
+            else:
+                from scenarios.record import lead_lists
+                from simulator.lead_record import sns_play_many_lead
+
+                st, _, rec, nrec = sns_play_many_lead(setup, strat, seeds[part])
+                for i, row in zip(part, lead_lists(rec, nrec)):
+                    lead[i] = row
             states[part] = st
             k += len(part)
             # Keep each kernel call near a quarter of a second, whatever the strategies' speed.
@@ -235,7 +245,8 @@ def chunk_tables(task):
     spec = task.spec
     cell = spec.cell
     n = cell.players
-    games, deal, rotation, seeds, states = play_states(task)
+    lead = [None] * task.games if "lead" in getattr(spec, "record", ()) else None
+    games, deal, rotation, seeds, states = play_states(task, lead)
     g = len(games)
     lineup = np.array(cell.lineup, dtype=object)
 
@@ -269,6 +280,8 @@ def chunk_tables(task):
     for name in GAME_COLUMNS[len(CELL_COLUMNS) + 2 :]:
         out[name] = np.asarray(gr[name]).astype(np.int32)
     games_df = pd.DataFrame(out, columns=list(GAME_COLUMNS))
+    if lead is not None:
+        games_df["lead"] = pd.Series(lead, dtype=object)  # beyond the schema: readers select theirs
     return seats_df, games_df
 
 

@@ -13,6 +13,9 @@ A game declares, up front:
   arrays, keyed by those columns; ``play_one``, ``narrate``, ``document`` (one game as text or JSON);
   ``soak(setup, strat, games, seed)``; ``kernel_sources()`` (the files whose change changes a game);
 * optionally ``gate``: a :class:`GateSpec`, the figures it adds to the regression gate (``ssb regress``).
+* optionally ``play_batch_lead(setup, seeds, strat) -> (seats, games, rec, nrec)``: ``play_batch``
+  plus the per-round lead record of a scenario's ``record = ["lead"]`` (``simulator.lead_record``:
+  ``rec[game, round, seat]`` each seat's standing after each round, ``nrec`` the rows per game).
 
 Each game declares its entry in its own package (``simulator/<game>/game.py``: ``GAME = Game(...)``);
 the registry (:mod:`simulator.games`) lists those modules.
@@ -127,6 +130,9 @@ class Game:
     # ``[variants]`` entry) with every switch filled in from the game's data, the values a balance
     # search starts from (keys of a search space name these switches, or one entry of a list).
     tunable: Callable | None = None
+    # Optional, for a scenario's ``record = ["lead"]``: ``play_batch`` plus the per-round lead record,
+    # ``(seats, games, rec, nrec)`` (``simulator.lead_record``); ``None``: the game has no record.
+    play_batch_lead: Callable | None = None
 
     def kernel_entry_named(self, attr):
         """Another compiled entry point of the same kernel module as ``kernel_entry`` (``play_game``)."""

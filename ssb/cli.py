@@ -484,6 +484,10 @@ from ssb.strategy_tune_cmd import strategies_ladder, strategies_tune  # noqa: E4
 strategies.add_command(strategies_tune)
 strategies.add_command(strategies_ladder)
 
+from ssb.meta_cmd import strategies_meta  # noqa: E402  (the meta-game of a strategy pool)
+
+strategies.add_command(strategies_meta)
+
 
 @cli.command()
 @click.option(

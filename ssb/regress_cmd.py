@@ -72,6 +72,11 @@ def baseline(results_dir, out):
     if len(games) == 0:
         raise GateError(f"{results_dir}: the run holds no games")
     doc = build_baseline(seats, games, manifest, source=results_dir)
+    from reports.feel_section import gate_figures  # descriptive game-feel figures of a run with the lead record
+
+    feel = gate_figures(results_dir)
+    if feel:
+        doc["feel"] = feel
     write_baseline(doc, out)
     nfig = sum(len(c["figures"]) for c in doc["cells"])
     click.echo(
@@ -312,6 +317,10 @@ def regress(
         Path(json_path).write_text(json.dumps(result_json(result, mode, strict), indent=1) + "\n", encoding="utf-8")
     if not quiet:
         click.echo(summary_text(result, mode, strict))
+        from reports.feel_section import gate_lines  # descriptive game-feel figures, never a verdict
+
+        for line in gate_lines(base.get("feel"), results_dir):
+            click.echo(line)
     _, status = gate_status(result, mode, strict)
     if status:
         raise click.exceptions.Exit(status)

@@ -1,0 +1,223 @@
+"""Game feel: what the per-round lead record says about a setting (pure functions, no kernel).
+
+The measures follow Browne's evaluation of games by self-play (C. Browne, *Automatic generation and
+evaluation of recombination games*, 2008, ch. 5) as Ludii's evaluation module names them
+(``ludii.games/metrics``: Drama, LeadChange, Decisiveness, Uncertainty, Duration, SkillTrace);
+``docs/guide/game-feel.md`` defines each one for the lab and says where it departs from them.
+
+The input of one game is its *standing* matrix ``s`` (rounds x seats, the record's rows, see
+``simulator.lead_record``): each seat's standing after each round, higher is better, and the
+seat that won (``-1``: nobody won, e.g. an Echidna Shuffle game at its stall cap, E9). Every
+function here takes plain arrays, returns numbers or small frames, and can be checked by hand.
+
+Per game (:func:`game_measures`):
+
+* ``leaders(s)``: the seat strictly ahead after each round, ``-1`` where seats tie at the top;
+* ``lead_changes``: how often the strict leader changes (a tie at the top is no change; the first
+  strict leader is no change either); ``lead_changes_per_round`` divides by the rounds less one;
+* ``behind_share``: the share of rounds the eventual winner was strictly behind the leader (drama,
+  how often); ``behind_depth``: the mean deficit in those rounds over the game's final spread
+  (drama, how far; 0 when never behind); ``last_behind``: the last round it was behind, as a share
+  of the game (drama, when; 0 when never behind);
+* ``decided_at``: the round from which on the winner was never overtaken (it leads strictly, or
+  shares the top at the end when a tie-break made it the winner, R13), as a share of the game: 1/R
+  for a game decided in round one, 1 for one decided in the last round;
+* ``mid_leader_won``: whether the leader at the midpoint won (a share when seats tie at the top);
+  ``runaway`` is its chance-corrected form ``(x - 1/n) / (1 - 1/n)``, which for one leader and one
+  winner among ``n`` seats is exactly the phi correlation of "led at the midpoint" with "won"
+  over the seats (0 for a coin flip, 1 when the midpoint leader always wins);
+* ``rounds``: the game's duration.
+
+Per setting (:func:`setting_measures`): the mean of each per-game measure with a 95% Student t
+interval over games, each game one deal (the feel is measured on mirror lineups, one game per deal);
+the duration's spread (standard deviation). :func:`skill_share` turns a ladder's head-to-head result
+into the skill-vs-luck figure; :func:`stand_out` words a setting that stands out.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+# The per-game measures, in the order tables show them; (column, label, unit).
+MEASURES = (
+    ("lead_changes", "lead changes per game", "changes"),
+    ("lead_changes_per_round", "lead changes per round", "per round"),
+    ("behind_share", "winner behind (share of rounds)", "share"),
+    ("behind_depth", "winner's deficit when behind (x final spread)", "spread"),
+    ("last_behind", "winner last behind (share of the game)", "share"),
+    ("decided_at", "decided at (share of the game)", "share"),
+    ("mid_leader_won", "midpoint leader won", "share"),
+    ("runaway", "runaway (phi, midpoint leader vs winner)", "phi"),
+    ("rounds", "rounds", "rounds"),
+)
+# Measures a caller may add to the per-game frame (``reports.winchance``: from estimated win chances).
+EXTRA_MEASURES = (("uncertainty", "uncertainty (entropy of the estimated win chances)", "share"),)
+
+
+# =========================================================================== one game
+
+
+def leaders(s):
+    """The seat strictly ahead after each round (``-1`` where the top is shared)."""
+    s = np.asarray(s)
+    if s.ndim != 2 or s.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    top = s.max(axis=1)
+    at_top = s == top[:, None]
+    return np.where(at_top.sum(axis=1) == 1, s.argmax(axis=1), -1)
+
+
+def lead_changes(s):
+    """How often the strict leader changes over the game (ties at the top are skipped)."""
+    last, n = -1, 0
+    for lead in leaders(s):
+        if lead < 0:
+            continue
+        if last >= 0 and lead != last:
+            n += 1
+        last = lead
+    return n
+
+
+def _in_front(s, winner):
+    """Per round: the winner leads strictly; in the last round sharing the top counts (a tie-break
+    decided the game, R13)."""
+    s = np.asarray(s)
+    others = np.delete(s, winner, axis=1)
+    best_other = others.max(axis=1) if others.shape[1] else np.full(len(s), -np.inf)
+    front = s[:, winner] > best_other
+    if len(front):
+        front[-1] = s[-1, winner] >= best_other[-1]
+    return front, best_other
+
+
+def game_measures(s, winner):
+    """The per-game measures of :data:`MEASURES` (NaN where they do not apply: no winner, or no
+    rounds)."""
+    s = np.asarray(s, dtype=np.float64)
+    rounds = int(s.shape[0]) if s.ndim == 2 else 0
+    n = int(s.shape[1]) if s.ndim == 2 else 0
+    out = {k: math.nan for k, _, _ in MEASURES}
+    out["rounds"] = float(rounds)
+    if rounds == 0 or n == 0:
+        return out
+    out["lead_changes"] = float(lead_changes(s))
+    out["lead_changes_per_round"] = out["lead_changes"] / (rounds - 1) if rounds > 1 else 0.0
+    if winner is None or winner < 0 or winner >= n:
+        return out
+    front, best_other = _in_front(s, winner)
+    behind = s[:, winner] < best_other
+    out["behind_share"] = float(behind.mean())
+    spread = float(s[-1].max() - s[-1].min()) or 1.0
+    out["behind_depth"] = float(((best_other - s[:, winner])[behind] / spread).mean()) if behind.any() else 0.0
+    out["last_behind"] = float((np.nonzero(behind)[0][-1] + 1) / rounds) if behind.any() else 0.0
+    # The final run of rounds in front: from its first round on, never overtaken.
+    not_front = np.nonzero(~front)[0]
+    first = int(not_front[-1]) + 1 if len(not_front) else 0
+    out["decided_at"] = (first + 1) / rounds if first < rounds else 1.0
+    mid = (rounds - 1) // 2
+    top = s[mid].max()
+    tops = np.nonzero(s[mid] == top)[0]
+    x = (1.0 / len(tops)) if winner in tops else 0.0
+    out["mid_leader_won"] = x
+    out["runaway"] = (x - 1.0 / n) / (1.0 - 1.0 / n) if n > 1 else math.nan
+    return out
+
+
+# =========================================================================== many games
+
+
+def games_frame(records, winners, keys=None):
+    """One row per game with its measures: ``records`` a list of standing matrices, ``winners``
+    the winning seats, ``keys`` an optional frame of the games' keys (same order), joined in."""
+    rows = [game_measures(s, w) for s, w in zip(records, winners)]
+    df = pd.DataFrame(rows, columns=[k for k, _, _ in MEASURES])
+    if keys is not None:
+        df = pd.concat([keys.reset_index(drop=True), df], axis=1)
+    return df
+
+
+def mean_interval(values, z=None):
+    """``(mean, low, high, count)``: a 95% Student t interval over the values (NaN skipped)."""
+    from scipy import stats
+
+    v = np.asarray(values, dtype=np.float64)
+    v = v[~np.isnan(v)]
+    k = len(v)
+    if k == 0:
+        return math.nan, math.nan, math.nan, 0
+    m = float(v.mean())
+    if k == 1:
+        return m, math.nan, math.nan, 1
+    half = float(stats.t.ppf(0.975, k - 1) * v.std(ddof=1) / math.sqrt(k)) if z is None else z * float(v.std(ddof=1)) / math.sqrt(k)
+    return m, m - half, m + half, k
+
+
+def setting_measures(per_game, by):
+    """Per setting (the columns ``by``), each measure's mean with its interval over games, and the
+    duration's spread: a long frame (setting columns, ``measure``, ``mean``, ``low``, ``high``,
+    ``games``) plus one ``rounds_sd`` row per setting."""
+    rows = []
+    for key, grp in per_game.groupby(list(by), sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        base = dict(zip(by, key))
+        for col, _, _ in MEASURES + tuple(x for x in EXTRA_MEASURES if x[0] in per_game.columns):
+            m, lo, hi, k = mean_interval(grp[col])
+            rows.append({**base, "measure": col, "mean": m, "low": lo, "high": hi, "games": k})
+        sd = float(grp["rounds"].std(ddof=1)) if len(grp) > 1 else math.nan
+        rows.append({**base, "measure": "rounds_sd", "mean": sd, "low": math.nan, "high": math.nan, "games": len(grp)})
+    return pd.DataFrame(rows)
+
+
+# =========================================================================== skill vs luck
+
+
+def skill_share(wins, games, par):
+    """The skill figure of a head-to-head: the stronger side's share of the wins, and that share
+    rescaled so that par (a coin flip among equals) is 0 and always winning is 1:
+    ``(share - par) / (1 - par)``. Returns ``(share, skill)``."""
+    if games <= 0:
+        return math.nan, math.nan
+    share = wins / games
+    return share, (share - par) / (1.0 - par)
+
+
+# =========================================================================== the words
+
+
+def stand_out(table, measure="decided_at", reference=None, setting="setting", unit_rounds=None):
+    """A sentence naming the setting whose ``measure`` differs most from the reference setting's,
+    when their intervals do not overlap; ``None`` when no setting stands out.
+
+    ``table`` is :func:`setting_measures`' frame with a ``setting`` column (a label per setting);
+    ``reference`` the label compared against (default: the first setting). ``unit_rounds``, a
+    mapping of setting -> mean rounds, words a share of the game as rounds ("decided 3 rounds
+    earlier")."""
+    t = table[table["measure"] == measure].set_index(setting)
+    if len(t) < 2:
+        return None
+    ref = reference if reference in t.index else t.index[0]
+    r = t.loc[ref]
+    best, gap = None, 0.0
+    for label, row in t.iterrows():
+        if label == ref or any(math.isnan(x) for x in (row["low"], row["high"], r["low"], r["high"])):
+            continue
+        if row["low"] > r["high"] or row["high"] < r["low"]:
+            d = row["mean"] - r["mean"]
+            if abs(d) > abs(gap):
+                best, gap = label, d
+    if best is None:
+        return None
+    label = dict((k, v) for k, v, _ in MEASURES + EXTRA_MEASURES).get(measure, measure)
+    if measure == "decided_at" and unit_rounds and best in unit_rounds:
+        rounds = abs(gap) * unit_rounds[best]
+        way = "earlier" if gap < 0 else "later"
+        return f"With {best}, games are decided {rounds:.1f} rounds {way} than with {ref} ({label}: {t.loc[best, 'mean']:.2f} against {r['mean']:.2f})."
+    if measure.startswith("lead_changes"):
+        way = "more" if gap > 0 else "fewer"
+        return f"With {best}, games have {way} {label} than with {ref}: {t.loc[best, 'mean']:.2f} [{t.loc[best, 'low']:.2f}, {t.loc[best, 'high']:.2f}] against {r['mean']:.2f}."
+    way = "higher" if gap > 0 else "lower"
+    return f"With {best}, {label} is {way} than with {ref}: {t.loc[best, 'mean']:.2f} [{t.loc[best, 'low']:.2f}, {t.loc[best, 'high']:.2f}] against {r['mean']:.2f}."

@@ -1,0 +1,92 @@
+"""Reading a run's lead record back and turning it into game-feel tables (``reports.feel``).
+
+A run made with ``record = ["lead"]`` (``scenarios.record``) holds, in each row of its games
+table, a column ``lead``: each seat's standing after each round, flattened. :func:`load_lead`
+reads it with the game's keys; :func:`feel_tables` gives the per-game measures and the
+per-setting table with intervals; :func:`setting_label` names a setting (player count x
+instrument set, or board / variant, x judge).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from reports import feel
+from scenarios.record import LEAD_COLUMN
+from scenarios.results import GAMES_DIR, MANIFEST, RunDirError, read_manifest
+
+# The keys a setting is told by, per game kind: Shuffle and Swing cells, another game's cells.
+SNS_KEYS = ("players", "inst_black", "inst_orange", "inst_gray", "lineup")
+GENERIC_KEYS = ("players", "board", "variant", "lineup")
+
+
+def has_lead(out_dir):
+    """Whether the run in ``out_dir`` recorded the lead (its scenario said ``record = ["lead"]``)."""
+    try:
+        m = read_manifest(out_dir)
+    except RunDirError:
+        return False
+    return "lead" in (m.get("settings", {}).get("record") or [])
+
+
+def load_lead(out_dir):
+    """``(keys frame, standings, winners)`` of every game of a run with the lead record: one row per
+    game (its setting keys, ``game``, ``deal``, ``winner``, ``rounds``), its standing matrix
+    (rounds x seats) and its winning seat. Raises RunDirError when the run has no record."""
+    out_dir = Path(out_dir)
+    if not has_lead(out_dir):
+        raise RunDirError(out_dir / MANIFEST, "settings.record", 'the run has no lead record: run it with --set \'record=["lead"]\'')
+    frames = []
+    for path in sorted((out_dir / GAMES_DIR).glob("chunk-*.parquet")):
+        names = pq.read_schema(path).names
+        keys = [c for c in (*SNS_KEYS, *GENERIC_KEYS) if c in names]
+        cols = list(dict.fromkeys([*keys, "cell", "game", "deal", "winner", LEAD_COLUMN]))
+        frames.append(pq.read_table(path, columns=cols).to_pandas())
+    if not frames:
+        raise RunDirError(out_dir, "games", "no games on disk")
+    df = pd.concat(frames, ignore_index=True).sort_values(["cell", "game"], kind="stable").reset_index(drop=True)
+    standings = [np.asarray(v, dtype=np.int64).reshape(-1, int(n)) for v, n in zip(df[LEAD_COLUMN], df["players"])]
+    keys = df.drop(columns=[LEAD_COLUMN])
+    keys["setting"] = [setting_label(r) for r in keys.to_dict("records")]
+    return keys, standings, df["winner"].to_numpy()
+
+
+def setting_label(row):
+    """``4p Violin/Piano/Horns greedy`` or ``4p forest base greedy``: players, the set (or board and
+    variant) and the judge (the lineup, shortened to its one name for a mirror)."""
+    lineup = str(row.get("lineup", ""))
+    names = lineup.split(",")
+    judge = names[0] if len(set(names)) == 1 else lineup
+    if "inst_black" in row:
+        what = f"{row['inst_black']}/{row['inst_orange']}/{row['inst_gray']}"
+    else:
+        what = f"{row.get('board', '')} {row.get('variant', '')}".strip()
+    return f"{int(row['players'])}p {what} {judge}"
+
+
+def feel_tables(out_dir):
+    """``(per-game measures, per-setting measures)`` of a run with the lead record."""
+    keys, standings, winners = load_lead(out_dir)
+    per_game = feel.games_frame(standings, winners, keys)
+    return per_game, feel.setting_measures(per_game, ["setting"])
+
+
+def wide(table, measures=None):
+    """The per-setting table one row per setting: ``measure`` as ``mean [low, high]`` text."""
+    measures = measures or [m for m, _, _ in feel.MEASURES] + ["rounds_sd"]
+    t = table[table["measure"].isin(measures)].copy()
+
+    def cell(r):
+        if np.isnan(r["low"]):
+            return f"{r['mean']:.2f}"
+        return f"{r['mean']:.2f} [{r['low']:.2f}, {r['high']:.2f}]"
+
+    t["text"] = t.apply(cell, axis=1)
+    out = t.pivot(index="setting", columns="measure", values="text")
+    games = t.groupby("setting")["games"].max()
+    out.insert(0, "games", games)
+    return out[["games", *[m for m in measures if m in out.columns]]]

@@ -1,0 +1,67 @@
+"""Playing the meta-game of a strategy pool, and the skill-vs-luck figure per setting.
+
+:func:`play_pool` plays every pair of a pool head to head (the ladder's ``share``: the seats split
+between the two, 1-1 at 2 players with Pri, 2-2 at 4, every distinct seat arrangement of each deal
+on that deal's seed, the same deals for every pair) and returns each pair's per-deal shares, which
+``reports.metagame`` turns into the empirical game and its Nash equilibrium.
+
+:func:`skill_figures` is the skill-vs-luck figure of one setting: the stronger of two rungs as one
+seat against the weaker in every other seat (every rotation, par 1/n), and 2-against-2 (par 1/2),
+each as a share with its interval over deals and rescaled to ``(share - par) / (1 - par)`` (0:
+the better player wins no more than a coin flip would; 1: it always wins).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from simulator.shuffle_swing.library import STARTER
+from strategies.ladder import LadderConfig, deal_share_interval, game_ladder, one_against_task, parallel, pieces, share
+from simulator.seeds import stage_seeds as deal_seeds
+
+# The ladder's rungs around greedy plus the personas (README, "Strategies"); the specialist's focus
+# is the orange department (where Organ stands, the set the issue asks about).
+DEFAULT_POOL = ("greedy@temperature=0.5", "greedy", "tuned", "bragger", "builder", "majority", "specialist:orange")
+
+
+def _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board=None):
+    return LadderConfig(rungs=None, players=(players,), deals=deals, instruments=tuple(instruments),
+                        instrument_dirs=tuple(instrument_dirs), strategy_dirs=tuple(strategy_dirs), seed=seed,
+                        game=game, board=board)
+
+
+def play_pool(pool=DEFAULT_POOL, players=4, deals=60, instruments=STARTER, instrument_dirs=(), strategy_dirs=(),
+              seed=2024, jobs=1, game="shuffle-swing", board=None, log=None):
+    """``{(i, j): per-deal share of pool[i]'s wins against pool[j]}`` for every pair ``i < j``."""
+    log = log or (lambda m: None)
+    cfg = _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board)
+    _, ladder, lib, _ = game_ladder(cfg)
+    rows = [ladder.parse_rung(spec, lib).row() for spec in pool]
+    seeds = deal_seeds(seed, "meta", players, deals)
+    out = {}
+    for i, j in itertools.combinations(range(len(pool)), 2):
+        out[(i, j)] = share(rows[i], rows[j], players, seeds, cfg, jobs)
+        log(f"{players} players: {pool[i]} against {pool[j]}: {out[(i, j)].mean():.1%}")
+    return out
+
+
+def skill_figures(strong="tuned", weak="greedy", players=4, deals=100, instruments=STARTER, instrument_dirs=(),
+                  strategy_dirs=(), seed=2024, jobs=1, game="shuffle-swing", board=None):
+    """The skill-vs-luck figure of one setting (see the module doc): a dict with ``one_seat`` and
+    ``two_against_two`` (share, lo, hi, deals, par, skill)."""
+    cfg = _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board)
+    _, ladder, lib, _ = game_ladder(cfg)
+    s, w = ladder.parse_rung(strong, lib).row(), ladder.parse_rung(weak, lib).row()
+    seeds = deal_seeds(seed, "skill", players, deals)
+    parts = pieces(seeds, jobs)
+    wins = np.concatenate(parallel(one_against_task, [(s, w, players, p, cfg.where) for p in parts], jobs))
+    one = deal_share_interval(wins / players)
+    par = 1.0 / players
+    out = {"strong": strong, "weak": weak, "players": players,
+           "one_seat": {**one, "par": round(par, 4), "skill": round((one["share"] - par) / (1 - par), 4)}}
+    if players % 2 == 0 or players == 2:
+        two = deal_share_interval(share(s, w, players, seeds, cfg, jobs))
+        out["two_against_two" if players == 4 else "head_to_head"] = {**two, "par": 0.5, "skill": round((two["share"] - 0.5) / 0.5, 4)}
+    return out
