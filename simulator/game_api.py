@@ -87,7 +87,8 @@ class LadderSpec:
     check that the setting sets up). ``players``: the player counts of the matrix by default;
     ``placed``: strategies measured against every rung and placed where they fall; ``against``: the
     opponents besides greedy of the one-against-three figure; ``depth``: the skill-depth figure
-    (search budgets); ``note``: a line the printed ladder shows."""
+    (search budgets); ``note``: a line the printed ladder shows; ``meta_pool`` and ``skill_pair``:
+    the meta-game's default pool and its skill-vs-luck pair (``ssb strategies meta``)."""
 
     default_rungs: Callable
     parse_rung: Callable
@@ -97,6 +98,9 @@ class LadderSpec:
     against: tuple = ()
     depth: bool = False
     note: str = ""
+    # The meta-game (``ssb strategies meta``): the default pool and the skill-vs-luck pair (strong, weak).
+    meta_pool: tuple = ()
+    skill_pair: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,13 @@ import itertools
 import numpy as np
 
 from simulator.shuffle_swing.library import STARTER
+from simulator import games as registry
 from strategies.ladder import LadderConfig, deal_share_interval, game_ladder, one_against_task, parallel, pieces, share
 from simulator.seeds import stage_seeds as deal_seeds
 
 # The ladder's rungs around greedy plus the personas (README, "Strategies"); the specialist's focus
 # is the orange department (where Organ stands, the set the issue asks about).
-DEFAULT_POOL = ("greedy@temperature=0.5", "greedy", "tuned", "bragger", "builder", "majority", "specialist:orange")
+DEFAULT_POOL = registry.get(registry.DEFAULT_GAME).ladder.meta_pool  # the first game's (Game.ladder.meta_pool)
 
 
 def _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board=None):

@@ -103,5 +103,7 @@ GAME = Game(
         placed=("saboteur", "lookahead-near"),
         against=("lookahead",),
         note="a game stopped by the stall cap counts half to each side",
+        meta_pool=("random", "plain-setup", "greedy", "saboteur", "lookahead"),
+        skill_pair=("lookahead", "greedy"),
     ),
 )

@@ -67,6 +67,8 @@ GAME = Game(
         players=(2, 3, 4),
         against=("tuned",),
         depth=True,
+        meta_pool=("greedy@temperature=0.5", "greedy", "tuned", "bragger", "builder", "majority", "specialist:orange"),
+        skill_pair=("tuned", "greedy"),
     ),
     setting_columns=("inst_black", "inst_orange", "inst_gray"),
     title="Shuffle and Swing",
