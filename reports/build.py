@@ -14,7 +14,6 @@ Only the result tables are read; nothing here plays a game.
 from __future__ import annotations
 
 import datetime as _dt
-from pathlib import Path
 
 from reports import charts, stats
 from reports import present as P
@@ -28,8 +27,7 @@ from reports.frames import (
 )
 from reports.answers import answer_text, instrument_answers, seat_answers
 from reports.headline import headline_table
-from reports.document import Report, Section, Table, write_report
-from reports.io import ReportInputError, RunData, load_run
+from reports.document import Report, Section, Table
 
 # --- instruments out of line and rule relevance (reports/instrument_section.py, reports/rule_relevance.py)
 from reports.instrument_section import headline_lines as instrument_headline_lines
@@ -39,7 +37,8 @@ from reports.rule_relevance import rule_section
 from reports.about import about_lines
 # ---
 from reports.scoring import scoring_sources
-from reports.seats import NOT_JUDGED, is_mirror, level_label, margin_sentence, seat_advantage
+from reports.seat_section import seat_section, setting_cols
+from reports.seats import is_mirror, level_label
 from reports.shape import game_shape
 from reports.strategies import compare_strategies
 from reports.why import tiebreak_shares, why_lines
@@ -48,117 +47,7 @@ DEFAULT_MARGIN = 0.03
 DEFAULT_CONFIDENCE = 0.95
 
 
-def _setting_cols():
-    return [("players", P.integer("players")), ("instruments", P.text("instruments"))]
-
-
 # --------------------------------------------------------------------------- sections
-
-
-def _seat_section(games, margin, confidence, seed, gap_margin=None, settings_word="instrument sets", sequential=None):
-    adv = seat_advantage(games, margin, confidence, seed, gap_margin=gap_margin, sequential=sequential)
-    cells, rates = adv.cells, adv.rates
-    c = int(100 * confidence)
-    a = stats.alpha_of(confidence)
-    cell_spec = [
-        *_setting_cols(),
-        ("judge (lineup)", P.text("level")),
-        ("design", P.text("design")),
-        ("games", P.integer("games")),
-        ("effective games", P.integer("effective_games")),
-        ("verdict", P.text("verdict")),
-        (f"best - worst seat, pp [{c}% simultaneous CI] (the margin is per seat)", P.pp("gap", "gap_lo", "gap_hi")),
-        ("best seat", P.seat("best_seat")),
-        ("worst seat", P.seat("worst_seat")),
-        ("chi-square p vs 1/N", P.pvalue("chi2_p")),
-        ("equivalence p (TOST)", P.pvalue("tost_p")),
-        ("outside-margin p (Holm in the cell)", P.pvalue("outside_p_holm")),
-        ("imbalanced run-wide", lambda r: "yes" if r["imbalanced_run"] else ""),
-        ("balanced run-wide", lambda r: "yes" if r["balanced_run"] else ""),
-        (f"ties % [{c}% CI]", P.rate("tie_rate", "tie_lo", "tie_hi")),
-        (f"decided by tie-break % [{c}% CI]", P.rate("tiebreak_rate", "tiebreak_lo", "tiebreak_hi")),
-        ("more games to decide", P.games("more_games")),
-        ("note", P.text("note")),
-    ]
-    rate_spec = [
-        *_setting_cols(),
-        ("judge (lineup)", P.text("level")),
-        ("design", P.text("design")),
-        ("seat", P.seat("seat")),
-        ("games", P.integer("games")),
-        ("wins", P.integer("wins")),
-        (f"raw win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
-        (f"seat's win % among equals [{c}% CI]", P.rate("seat_rate", "seat_lo", "seat_hi")),
-        ("fair share %", P.rate("fair_share")),
-        ("equivalence p (TOST)", P.pvalue("tost_p")),
-        ("outside-margin p (Holm in the cell)", P.pvalue("outside_p_holm")),
-    ]
-    sec = Section(
-        "seats",
-        "1. Seat advantage",
-        "Does the turn order decide who wins?",
-        charts=[charts.seat_win_rates(rates, margin, confidence, settings_word)],
-        tables=[
-            Table(
-                "seat_verdicts",
-                "Verdict per player count, instrument set and judge (lineup); lineups are never pooled",
-                cells,
-                P.present(cells, cell_spec),
-            ),
-            Table("seat_win_rates", "Win rate per seat", rates, P.present(rates, rate_spec)),
-        ],
-    )
-    sec.notes.append(f"In plain words: {margin_sentence(margin, gap_margin)}.")
-    sec.notes.append(
-        f"Balanced: every seat's win rate is shown within ±{100 * margin:.1f} pp of the fair share 1/N "
-        + (f"and every two seats within {100 * gap_margin:.1f} pp of each other " if gap_margin is not None else "")
-        + f"(two one-sided tests per seat at level {a:.2g}). Error controlled: calling a cell balanced when some "
-        f"seat is in truth outside the margin happens at most {100 * a:.0f}% of the time, per cell. "
-        "Imbalanced: some seat is shown outside the margin, Holm-corrected over the seats of that cell. Error "
-        f"controlled: calling a cell imbalanced when every seat is inside the margin happens at most {100 * a:.0f}% "
-        "of the time, per cell. Inconclusive: neither yet; the estimate of further games assumes the observed "
-        "win rates are the true ones and aims at 80% power. Ties go to the tied player latest in turn order (R13)."
-    )
-    sec.notes.append(
-        f"The family of each verdict is its own cell (one player count, instrument set and judge), so a cell's "
-        f"verdict does not change when other cells are added to the run. Over a run of {len(cells)} cells up to "
-        f"{len(cells) * a:.2g} false verdicts may be expected; the columns 'imbalanced run-wide' (Holm over every "
-        f"test of the run) and 'balanced run-wide' (level {a:.2g} / {len(cells)} per cell) give the reading that "
-        "holds for the whole run at once."
-    )
-    sec.notes.append(
-        "Which design each verdict comes from: a mirror cell (one strategy in every seat) compares seats "
-        "directly. A mixed lineup rotated over the seats forces every seat's raw win rate towards 1/N, so it "
-        "is judged through a conditional-logit model with a seat and a strategy effect, fitted on the winners "
-        "with intervals clustered by deal ('model'); the seat's win rate among equal players is what is tested. "
-        "When one strategy wins (almost) every game the seat effects cannot be told apart: 'not judged'."
-    )
-    sec.notes.append(
-        "Best - worst seat: the gap between the seat winning most and the seat winning least, a description (the "
-        "verdict's margin is per seat, each seat against 1/N, so a 7-point gap can sit beside 'inconclusive'), with "
-        "an interval that holds although those two "
-        "seats are picked from the data (simultaneous intervals over every pair of seats: Tukey's studentized "
-        "range for mirror cells, Bonferroni over the pairs for the model)."
-    )
-    sec.notes.append(
-        "The seat rotations of one deal share its setup, so they are not independent games: every interval "
-        "and test in this report counts effective games, the games divided by the design effect measured "
-        "between deals (1 = as good as independent games)."
-    )
-    counts = cells["verdict"].value_counts()
-    sec.findings.append(
-        "Verdicts: "
-        + ", ".join(
-            f"{int(counts[v])} {v}"
-            for v in (stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE, NOT_JUDGED)
-            if v in counts
-        )
-        + f" (of {len(cells)} cells)."
-    )
-    shown = cells if len(cells) <= 12 else cells[cells["verdict"] == stats.IMBALANCED].head(12)
-    for row in shown.itertuples(index=False):
-        sec.findings.append(f"{row.players} players, {row.instruments}, {row.level}: **{row.verdict}**, {row.note}.")
-    return sec, adv
 
 
 def _strategy_section(seats, confidence, seed):
@@ -181,7 +70,7 @@ def _strategy_section(seats, confidence, seed):
         sec.findings.append(comp.notes[0] if comp.notes else "No strategy comparison in this run.")
         return sec, comp
     rate_spec = [
-        *_setting_cols(),
+        *setting_cols(),
         ("strategy", P.text("strategy")),
         ("seats played", P.integer("seats_played")),
         ("wins", P.integer("wins")),
@@ -190,21 +79,21 @@ def _strategy_section(seats, confidence, seed):
         (f"mean score [{c}% CI]", P.points("score_mean", "score_lo", "score_hi")),
     ]
     h2h_spec = [
-        *_setting_cols(),
+        *setting_cols(),
         ("strategy", P.text("strategy")),
         ("opponent", P.text("opponent")),
         ("shared games", P.integer("games")),
         (f"ahead % [{c}% CI]", P.rate("share", "share_lo", "share_hi")),
     ]
     rating_spec = [
-        *_setting_cols(),
+        *setting_cols(),
         ("strategy", P.text("strategy")),
         ("seat pairs", P.integer("comparisons")),
         (f"strength [{c}% bootstrap CI]", P.points("strength", "strength_lo", "strength_hi", 2)),
         ("beats an average strategy %", P.rate("p_beat_average")),
     ]
     dom_spec = [
-        *_setting_cols(),
+        *setting_cols(),
         ("strategies", P.text("strategies")),
         ("leader", P.text("leader")),
         ("leader win %", P.rate("leader_win_rate")),
@@ -249,10 +138,10 @@ def _strategy_section(seats, confidence, seed):
 def _scoring_section(seats, confidence):
     sc = scoring_sources(seats, confidence)
     c = int(100 * confidence)
-    seat_spec = [*_setting_cols(), ("seat", P.seat("seat")), ("seats", P.integer("n"))]
+    seat_spec = [*setting_cols(), ("seat", P.seat("seat")), ("seats", P.integer("n"))]
     seat_spec += [(src, P.points(src)) for src in SOURCES]
     seat_spec.append((f"score [{c}% CI]", P.points("score", "score_lo", "score_hi")))
-    win_spec = [*_setting_cols(), ("winners", P.integer("winners")), ("winner score", P.points("winner_score"))]
+    win_spec = [*setting_cols(), ("winners", P.integer("winners")), ("winner score", P.points("winner_score"))]
     win_spec += [(f"{src} %", P.rate(f"share_{src}")) for src in SOURCES]
     sec = Section(
         "scoring",
@@ -294,7 +183,7 @@ def _shape_section(seats, games, confidence):
     table, per = game_shape(seats, games, confidence)
     c = int(100 * confidence)
     spec = [
-        *_setting_cols(),
+        *setting_cols(),
         ("games", P.integer("games")),
         (f"rounds [{c}% CI]", P.points("rounds_mean", "rounds_lo", "rounds_hi")),
         (
@@ -374,7 +263,7 @@ def _answers(seats, games, adv, inst_verdicts, seat_sec, confidence):
     c = int(100 * confidence)
     if not shares.empty:
         spec = [
-            *_setting_cols(),
+            *setting_cols(),
             ("judge (lineup)", P.text("level")),
             ("seat", P.seat("seat")),
             ("games", P.integer("games")),
@@ -421,7 +310,7 @@ def build_report(
         raise ValueError(f"gap margin {gap_margin} is outside [0, 1)")
     stats.alpha_of(confidence)
     seats, games = run.seats, run.games
-    seat_sec, adv = _seat_section(games, margin, confidence, seed, gap_margin, sequential=run.manifest.get("sequential"))
+    seat_sec, adv = seat_section(games, margin, confidence, seed, gap_margin, sequential=run.manifest.get("sequential"))
     if mirror_lineups(games):
         seat_sec.notes.insert(
             0,
@@ -475,47 +364,4 @@ def build_report(
     )
 
 
-def make_report(
-    results_dir,
-    out_dir=None,
-    margin=DEFAULT_MARGIN,
-    confidence=DEFAULT_CONFIDENCE,
-    allow_partial=False,
-    seed=0,
-    gap_margin=None,
-    instrument_margins=None,
-):
-    """Read a run directory, build its report and write it (default ``<results_dir>/report``).
-
-    Returns ``(report, written)``; raises :class:`reports.io.ReportInputError` for bad input.
-    A run of another game (its manifest names the game and its columns) gets that report instead
-    (``reports.game_report``).
-    """
-    from reports.game_report import is_game_run, make_game_report
-
-    game = is_game_run(results_dir)
-    if game:
-        # The first game's measures have no meaning for another game's run: say so, not ignore them.
-        for flag, given in (("--instrument-margin", instrument_margins), ("--gap-margin", gap_margin is not None)):
-            if given:
-                raise ReportInputError(
-                    flag, "", f"is an option of Shuffle and Swing reports; {results_dir} is a run of {game}"
-                )
-        return make_game_report(results_dir, out_dir, margin, confidence, allow_partial, seed)
-    run = load_run(results_dir, allow_partial=allow_partial)
-    report = build_report(
-        run,
-        margin=margin,
-        confidence=confidence,
-        seed=seed,
-        gap_margin=gap_margin,
-        instrument_margins=instrument_margins,
-    )
-    from reports.feel_section import add_feel  # the game-feel section, when the run recorded the lead
-
-    add_feel(report, results_dir)
-    out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
-    return report, write_report(report, out)
-
-
-__all__ = ["Report", "RunData", "Section", "Table", "build_report", "make_report", "write_report"]
+__all__ = ["build_report"]

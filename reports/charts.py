@@ -65,7 +65,7 @@ def to_png(fig, dpi=100):
     return buf.getvalue()
 
 
-def _figure(npanels, width=4.2, height=3.4, ncols=None):
+def figure_grid(npanels, width=4.2, height=3.4, ncols=None):
     ncols = ncols or min(npanels, 3)
     nrows = int(np.ceil(npanels / ncols))
     # At least 7 inches wide so the title (the question) fits above a single panel.
@@ -93,7 +93,7 @@ def seat_win_rates(rates, margin, confidence, settings_word="instrument sets"):
         r["seat_rate"], r["seat_lo"], r["seat_hi"] = r["win_rate"], r["win_lo"], r["win_hi"]
     pooled = r.groupby(["players", "level", "seat"], as_index=False, sort=False)[["seat_rate", "seat_lo", "seat_hi", "games"]].mean()
     counts = sorted(pooled["players"].unique())
-    fig, axes = _figure(len(counts))
+    fig, axes = figure_grid(len(counts))
     # Settings behind one judge's bars (a lineup label may be part of a setting's name: count per judge).
     nsets = rates.groupby(["players", "level"])["instruments"].nunique().groupby(level="players").max()
     # Vermillion is kept for the seats found outside the margin.
@@ -180,7 +180,7 @@ def strategy_win_rates(rates, confidence):
     counts = sorted(pooled["players"].unique())
     names = sorted(pooled["strategy"].unique())
     colour = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
-    fig, axes = _figure(len(counts))
+    fig, axes = figure_grid(len(counts))
     for ax, n in zip(axes, counts, strict=True):
         p = pooled[pooled["players"] == n].reset_index(drop=True)
         x = np.arange(len(p))
@@ -208,7 +208,7 @@ def head_to_head(h2h):
     pooled = h2h.groupby(["players", "strategy", "opponent"], as_index=False)[["ahead", "games"]].sum()
     pooled["share"] = pooled["ahead"] / pooled["games"]
     counts = sorted(pooled["players"].unique())
-    fig, axes = _figure(len(counts), width=4.6, height=4.0)
+    fig, axes = figure_grid(len(counts), width=4.6, height=4.0)
     for ax, n in zip(axes, counts, strict=True):
         m = pooled[pooled["players"] == n].pivot(index="strategy", columns="opponent", values="share")
         names = sorted(set(m.index) | set(m.columns))
@@ -241,7 +241,7 @@ def head_to_head(h2h):
 def ratings(table, confidence, limit=6):
     """Bradley-Terry strengths with intervals, one panel per setting (at most ``limit`` panels)."""
     settings = table[["players", "instruments"]].drop_duplicates().head(limit)
-    fig, axes = _figure(len(settings))
+    fig, axes = figure_grid(len(settings))
     for ax, (_, key) in zip(axes, settings.iterrows(), strict=True):
         p = table[(table["players"] == key["players"]) & (table["instruments"] == key["instruments"])]
         p = p.sort_values("strength").reset_index(drop=True)
@@ -295,7 +295,7 @@ def source_bars(by_seat):
     for src in SOURCES:
         pooled[src] = pooled[src] / pooled["n"]
     counts = sorted(pooled["players"].unique())
-    fig, axes = _figure(len(counts))
+    fig, axes = figure_grid(len(counts))
     for ax, n in zip(axes, counts, strict=True):
         p = pooled[pooled["players"] == n]
         x = p["seat"].to_numpy()
@@ -350,7 +350,7 @@ def winner_share_bars(winners):
 
 def unbuilt_rates(inst_stats, confidence):
     """How often each instrument stays unbuilt, per player count, with intervals."""
-    fig, axes = _figure(len(DEPTS))
+    fig, axes = figure_grid(len(DEPTS))
     counts = sorted(inst_stats["players"].unique())
     colour = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(counts)}
     width = 0.8 / max(len(counts), 1)
@@ -382,7 +382,7 @@ def unbuilt_rates(inst_stats, confidence):
 
 def instrument_heatmap(inst_stats, value, label, question, name, fmt="{:.1f}", scale=1.0):
     """Heatmap of instrument x player count of one column, a panel per department."""
-    fig, axes = _figure(len(DEPTS), width=3.6, height=3.2)
+    fig, axes = figure_grid(len(DEPTS), width=3.6, height=3.2)
     counts = sorted(inst_stats["players"].unique())
     lo = scale * inst_stats[value].min()
     hi = scale * inst_stats[value].max()
@@ -491,7 +491,7 @@ def instrument_effects(effects, measures, confidence):
     ypos = {lab: i for i, lab in enumerate(labels)}
     dept_of = dict(zip(order["label"], order["department"], strict=True))
     ncols = min(len(keys), 3)
-    fig, axes = _figure(len(keys), width=3.9, height=0.75 + 0.28 * len(labels), ncols=ncols)
+    fig, axes = figure_grid(len(keys), width=3.9, height=0.75 + 0.28 * len(labels), ncols=ncols)
     for ax, key in zip(axes, keys, strict=True):
         label, unit, _, is_rate = measures[key]
         p = e[e["measure"] == key]
@@ -537,7 +537,7 @@ def instrument_points(inst_stats, confidence):
     """Objective points each instrument hands out per game, horizontal bars per department."""
     s = inst_stats.copy()
     counts = sorted(s["players"].unique())
-    fig, axes = _figure(len(DEPTS), width=3.6, height=0.9 + 0.32 * max(s.groupby("department")["instrument"].nunique().max(), 1) * len(counts))
+    fig, axes = figure_grid(len(DEPTS), width=3.6, height=0.9 + 0.32 * max(s.groupby("department")["instrument"].nunique().max(), 1) * len(counts))
     colour = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(counts)}
     h = 0.8 / max(len(counts), 1)
     for ax, dept in zip(axes, DEPTS, strict=True):

@@ -88,11 +88,11 @@ def gate_figures(results_dir, width=0.1):
 def lead_chart(keys, standings, winners, k=SAMPLE_GAMES):
     """Lead over time of the first ``k`` games of the first setting: each seat's margin (its
     standing less the best other seat's) after each round, the winner's line drawn thick."""
-    from reports.charts import Chart, _figure, to_png
+    from reports.charts import Chart, figure_grid, to_png
 
     first = keys["setting"].iloc[0]
     idx = [i for i in range(len(keys)) if keys["setting"].iloc[i] == first][:k]
-    fig, axes = _figure(len(idx), width=4.2, height=3.0)
+    fig, axes = figure_grid(len(idx), width=4.2, height=3.0)
     for ax, i in zip(np.atleast_1d(axes).ravel(), idx):
         s = np.asarray(standings[i], dtype=float)
         for p in range(s.shape[1]):
@@ -110,9 +110,9 @@ def lead_chart(keys, standings, winners, k=SAMPLE_GAMES):
 
 def measure_chart(table, measures=CHARTED):
     """Per setting, the mean of each charted measure with its 95% interval (counting games)."""
-    from reports.charts import Chart, _figure, to_png
+    from reports.charts import Chart, figure_grid, to_png
 
-    fig, axes = _figure(len(measures), width=5.0, height=0.35 * table["setting"].nunique() + 1.6)
+    fig, axes = figure_grid(len(measures), width=5.0, height=0.35 * table["setting"].nunique() + 1.6)
     label = {k: v for k, v, _ in feel.MEASURES}
     for ax, m in zip(np.atleast_1d(axes).ravel(), measures):
         t = table[table["measure"] == m].sort_values("setting")

@@ -16,14 +16,13 @@ import datetime as _dt
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from reports import present as P
 from reports import stats
 from reports.answers import answer_text, variant_answers
-from reports.build import _seat_section
 from reports.document import Report, Section, Table, write_report
+from reports.seat_section import seat_section
 from reports.frames import deal_ids, with_setting
 from reports.headline import (
     ONE_JUDGE,
@@ -38,16 +37,15 @@ from reports.io import ReportInputError
 from reports.seats import level_label
 from reports.variants import compare_variants
 
-GAME_TITLES = {"echidna": "Echidna Shuffle"}
-
-
 @dataclass
 class GameReport(Report):
     game: str = ""
 
     @property
     def title(self):
-        return f"{GAME_TITLES.get(self.game, self.game)} balance report: {self.scenario}"
+        from simulator import games as registry
+
+        return f"{registry.get(self.game).title} balance report: {self.scenario}"
 
     @property
     def setting_words(self):
@@ -85,13 +83,16 @@ def load_game_run(results_dir, allow_partial=False):
 
 
 def seat_frame(games):
-    """The games table in the shape ``seat_advantage`` reads: the setting as the instrument label."""
-    g = games[games["stalled"] == 0].copy()
+    """The games table in the shape ``seat_advantage`` reads: the setting as the instrument label;
+    games that stalled (no winner) left out; a game that records no ties (no ``tied`` column) has none."""
+    g = (games[games["stalled"] == 0] if "stalled" in games.columns else games).copy()
     g["inst_black"] = g["board"].astype(str)
     g["inst_orange"] = g["variant"].astype(str)
     g["inst_gray"] = g["lineup"].astype(str)
-    g["tied"] = 1  # E10: a game stops at the first win, so no ties
-    g["tiebreak"] = 0
+    if "tied" not in g.columns:
+        g["tied"] = 1
+    if "tiebreak" not in g.columns:
+        g["tiebreak"] = 0
     return g
 
 
@@ -281,14 +282,20 @@ def _shape_section(seats, games, confidence, seat_columns):
     return sec
 
 
-def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed=0, source="", partial=False):
+def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed=0, source="", partial=False,
+                      gap_margin=None):
+    from simulator import games as registry
+
     game = manifest.get("game", "")
+    declared = registry.get(game)
     reference = manifest.get("settings", {}).get("reference") or str(games["variant"].iloc[0])
-    seat_sec, adv = _seat_section(seat_frame(games), margin, confidence, seed, settings_word="settings (board / variant)")
-    seat_sec.notes = [n.replace("instrument set", "board/variant/lineup") for n in seat_sec.notes if "tie-break" not in n] + [
-        "The setting column reads board/variant/lineup. Games stopped by the stall cap have no winner and are "
-        "left out here; a game stops at the first win (E6, E10), so there are no ties."
-    ]
+    seat_sec, adv = seat_section(seat_frame(games), margin, confidence, seed, gap_margin=gap_margin,
+                                  settings_word="settings (board / variant)")
+    notes = ["The setting column reads board/variant/lineup."]
+    if "stalled" in games.columns:
+        notes.append("Games stopped by the stall cap have no winner and are left out here.")
+    seat_sec.notes = [n.replace("instrument set", "board/variant/lineup") for n in seat_sec.notes
+                      if "tie-break" not in n or "tied" in games.columns] + [" ".join(notes + list(declared.report_notes))]
     sections = [seat_sec]
     changes = None
     if games["variant"].nunique() > 1:
@@ -317,10 +324,10 @@ def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed
     )
 
 
-def make_game_report(results_dir, out_dir=None, margin=0.03, confidence=0.95, allow_partial=False, seed=0):
+def make_game_report(results_dir, out_dir=None, margin=0.03, confidence=0.95, allow_partial=False, seed=0, gap_margin=None):
     seats, games, manifest = load_game_run(results_dir, allow_partial)
     partial = manifest.get("status") != "complete"
-    rep = build_game_report(seats, games, manifest, margin, confidence, seed, str(results_dir), partial)
+    rep = build_game_report(seats, games, manifest, margin, confidence, seed, str(results_dir), partial, gap_margin)
     from reports.feel_section import add_feel  # the game-feel section, when the run recorded the lead
 
     add_feel(rep, results_dir)

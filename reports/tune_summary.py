@@ -21,7 +21,7 @@ def _num(x, digits=1):
     return f"{x:+.{digits}f}"
 
 
-def _figure(v):
+def figure_grid(v):
     """A verdict's estimate and interval in the target's own unit."""
     est, lo, hi = v.get("estimate"), v.get("lo"), v.get("hi")
     if v["kind"] in ("seats_balanced", "built_rate", "stalled"):
@@ -40,7 +40,7 @@ def _state_figure(v):
     """``state: figure``, or the loader's refusal (a change another game's data cannot take there)."""
     if v.get("estimate") is None and str(v.get("detail", "")).startswith("refused"):
         return f"refused: {v['detail'].removeprefix('refused by the data loader: ')}"
-    return f"{v['state']}: {_figure(v)}"
+    return f"{v['state']}: {figure_grid(v)}"
 
 
 def _value(x):
@@ -71,8 +71,8 @@ def _verdict_rows(before, after):
                     f"{st['judge']} ({st['role']})",
                     f"{st['games']:,}",
                     v["target"],
-                    f"{bv['state']}: {_figure(bv)}" if bv else "",
-                    f"{v['state']}: {_figure(v)}",
+                    f"{bv['state']}: {figure_grid(bv)}" if bv else "",
+                    f"{v['state']}: {figure_grid(v)}",
                 )
             )
     return rows
@@ -121,7 +121,7 @@ def sections(result, diff_text=""):
         rows = []
         for st in result["before"]:
             for v in st["verdicts"]:
-                rows.append((f"{st['judge']} ({st['role']})", f"{st['games']:,}", v["target"], f"{v['state']}: {_figure(v)}"))
+                rows.append((f"{st['judge']} ({st['role']})", f"{st['games']:,}", v["target"], f"{v['state']}: {figure_grid(v)}"))
         out.append(("Before (fresh deals)", "table", (["judge", "games per cell", "target", "verdict"], rows)))
         near = result.get("closest")
         if near:
@@ -166,7 +166,7 @@ def sections(result, diff_text=""):
             conf = c.get("confirmation")
             status = "confirmed" if conf and conf.get("confirmed") else "met in search, not re-played" if c["search"]["state"] == "met" else f"search: {c['search']['state']}"
             change = ", ".join(f"{ch['key']} {_value(ch['before'])} -> {_value(ch['after'])}" for ch in c["changes"])
-            est = "; ".join(_figure(v) for v in c["search"]["verdicts"])
+            est = "; ".join(figure_grid(v) for v in c["search"]["verdicts"])
             rows.append((change, c["keys"], f"{c['change']:.3f}", status, est))
         out.append(("Runner-up changes", "table", (["change", "keys", "total change", "status", "search estimate"], rows)))
     unconf = [c for c in result.get("unconfirmed", []) if c]
@@ -176,7 +176,7 @@ def sections(result, diff_text=""):
             st = c["confirmation"]["stages"][-1]
             change = ", ".join(f"{ch['key']} {_value(ch['before'])} -> {_value(ch['after'])}" for ch in c["changes"])
             rows.append((change, f"{st['judge']} ({st['role']})", st["state"],
-                         "; ".join(_figure(v) for v in st["verdicts"])))
+                         "; ".join(figure_grid(v) for v in st["verdicts"])))
         out.append(("Met in the search, not confirmed (never reported as a fix)", "table",
                     (["change", "judge that refused it", "verdict", "estimate"], rows)))
     cost = result["cost"]

@@ -106,6 +106,7 @@ class GameCellSpec:
     cell: GameCell
     setup: object
     strategy_rows: np.ndarray
+    module: str | None = None  # the module declaring the game, for a worker that does not know it
     record: tuple = ()  # ``scenarios.record``
 
     def chunk_tables(self, task):
@@ -195,6 +196,7 @@ class GameScenario:
         return {
             c.index: GameCellSpec(
                 run_id, self.game, c, setups[(c.players, c.board, c.variant)], self.strategies.matrix(list(c.lineup)),
+                registry.module_of(self.game),
                 record=self.record,
             )
             for c in self.cells
@@ -378,7 +380,7 @@ def chunk_tables(task):
 
     spec = task.spec
     cell = spec.cell
-    g = registry.get(spec.game)
+    g = registry.ensure(spec.game, spec.module)
     n = cell.players
     gidx, deal, rotation, seeds = chunk_games(task)
     seat_cols = {k: np.zeros((len(gidx), n), dtype=np.int64) for k in g.seat_columns}

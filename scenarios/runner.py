@@ -93,7 +93,7 @@ def plan_chunks(cells, chunk_size):
     return plan
 
 
-def _hashes(data):
+def file_hashes(data):
     return {
         "board": data["board"]["sha256"],
         **{f"instrument {k}": v["sha256"] for k, v in data["instruments"].items()},
@@ -158,8 +158,8 @@ def _compare(old, new, out_dir):
             f"{new['chunks']['size']} asked): resume without --chunk-size, or start over with --force",
         )
     o_hash, n_hash = (
-        _hashes(old.get("data_files", {"board": {}, "instruments": {}, "strategies": {}})),
-        _hashes(new["data_files"]),
+        file_hashes(old.get("data_files", {"board": {}, "instruments": {}, "strategies": {}})),
+        file_hashes(new["data_files"]),
     )
     changed = sorted(k for k in set(o_hash) | set(n_hash) if o_hash.get(k) != n_hash.get(k))
     if changed:
@@ -491,7 +491,7 @@ def _execute(
 
     cells = {c.index: c for c in scenario.cells}
     run_id = hashlib.sha256(
-        json.dumps([scenario.sha256, _hashes(manifest["data_files"]), manifest["code"]["kernel_sha256"]]).encode()
+        json.dumps([scenario.sha256, file_hashes(manifest["data_files"]), manifest["code"]["kernel_sha256"]]).encode()
     ).hexdigest()
     specs = scenario.cell_specs(run_id)
     todo = [row for row in plan if row[0] not in done]

@@ -87,7 +87,8 @@ class LadderSpec:
     check that the setting sets up). ``players``: the player counts of the matrix by default;
     ``placed``: strategies measured against every rung and placed where they fall; ``against``: the
     opponents besides greedy of the one-against-three figure; ``depth``: the skill-depth figure
-    (search budgets); ``note``: a line the printed ladder shows."""
+    (search budgets); ``note``: a line the printed ladder shows; ``meta_pool`` and ``skill_pair``:
+    the meta-game's default pool and its skill-vs-luck pair (``ssb strategies meta``)."""
 
     default_rungs: Callable
     parse_rung: Callable
@@ -97,6 +98,9 @@ class LadderSpec:
     against: tuple = ()
     depth: bool = False
     note: str = ""
+    # The meta-game (``ssb strategies meta``): the default pool and the skill-vs-luck pair (strong, weak).
+    meta_pool: tuple = ()
+    skill_pair: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,8 @@ class Game:
     kernel_sources: Callable
     default_strategy: str = "greedy"
     draw_board: Callable | None = None
+    # One line about a board for ``ssb boards list`` (default: its file).
+    describe_board: Callable | None = None
     aliases: tuple = field(default_factory=tuple)
     gate: GateSpec = GateSpec()
     # The compiled batch entry point the runner warms up before its workers start
@@ -137,6 +143,11 @@ class Game:
         module = self.kernel_entry.rpartition(":")[0]
         return f"{module}:{attr}" if module else attr
 
+    # The game's regression-gate scenario (a shipped scenario's name or a path): small, every player
+    # count and setting kind; the conformance tests play it with few games.
+    gate_scenario: str | None = None
+    # Lines the balance report adds to its seat section's notes (rulings that shape the verdicts).
+    report_notes: tuple = ()
     # The skill ladder (``ssb strategies ladder``), if the game has one.
     ladder: LadderSpec | None = None
     # The scenario schema of the game's scenarios (``scenarios.load``): "boards" (a list of boards

@@ -3,12 +3,14 @@
 Each game declares itself once, in its own package: ``simulator/<game>/game.py`` holds
 ``GAME = Game(...)`` (the protocol: :mod:`simulator.game_api`). :data:`GAME_MODULES` lists those
 modules, imported on the first look-up, so importing the registry loads no game. A game that is not
-shipped (a test's toy game) is added with :func:`register`.
+shipped (a test's toy game) is added with :func:`register`, or for every process (the run's workers
+too) by naming its module in the environment variable ``SSB_EXTRA_GAMES``.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 
 from simulator.errors import DataError
 
@@ -19,8 +21,12 @@ GAME_MODULES = (
     "simulator.shuffle_swing.game",
     "simulator.echidna.game",
 )
+# More game modules, comma-separated (a game that is not shipped, e.g. a test's): every process that
+# looks a game up, the run's workers included, imports them too.
+EXTRA_GAMES_ENV = "SSB_EXTRA_GAMES"
 
 _GAMES: dict = {}
+_MODULES: dict = {}  # game name -> the module that declares it (``GAME``)
 _LOADED = []
 
 
@@ -29,23 +35,49 @@ def _load():
     if _LOADED:
         return
     _LOADED.append(True)
-    for module in GAME_MODULES:
-        _add(importlib.import_module(module).GAME)
+    extra = [m.strip() for m in os.environ.get(EXTRA_GAMES_ENV, "").split(",") if m.strip()]
+    for module in (*GAME_MODULES, *extra):
+        _add(importlib.import_module(module).GAME, module)
 
 
-def _add(game):
+def _add(game, module=None):
     for key in (game.name, *game.aliases):
         if key in _GAMES:
             raise ValueError(f"game name '{key}' is taken")
     for key in (game.name, *game.aliases):
         _GAMES[key] = game
+    if module:
+        _MODULES[game.name] = module
     return game
 
 
-def register(game):
-    """Add a game to the registry (its name and aliases must be new); returns it."""
+def register(game, module=None):
+    """Add a game to the registry (its name and aliases must be new); returns it. ``module``: the
+    module whose ``GAME`` it is, which a worker process that does not know the game imports
+    (:func:`module_of`, :func:`ensure`)."""
     _load()
-    return _add(game)
+    return _add(game, module)
+
+
+def module_of(name):
+    """The module that declares a registered game (``None``: registered without one)."""
+    return _MODULES.get(get(name).name)
+
+
+def ensure(name, module=None):
+    """The game ``name``; in a process that does not know it yet (a worker), imported from ``module``."""
+    _load()
+    if module and str(name).strip().lower() not in _GAMES:
+        _add(importlib.import_module(module).GAME, module)
+    return get(name)
+
+
+def unregister(name):
+    """Remove a game that :func:`register` added (its name and aliases); a shipped game stays."""
+    game = get(name)
+    for key in (game.name, *game.aliases):
+        _GAMES.pop(key, None)
+    _MODULES.pop(game.name, None)
 
 
 def get(name=None, file="game", key="game"):

@@ -165,34 +165,27 @@ def echidna_play_batch_lead(geo, strat, seeds, out, check, rec, nrec):
 def sns_play_many_lead(setup, strat, seeds, check=False):
     """``simulator.shuffle_swing.playout.play_many`` with the record: (states, violations, rec, nrec)."""
     from simulator.shuffle_swing.layout import G_MAX_ROUNDS, STATE_SIZE
-    from simulator.shuffle_swing.playout import _strat_matrix
+    from simulator.shuffle_swing.playout import strategy_matrix
 
     seeds = np.asarray(seeds, dtype=np.uint64)
     out = np.zeros((len(seeds), STATE_SIZE), dtype=np.int32)
     rec = np.full((len(seeds), int(setup.geo[G_MAX_ROUNDS]), setup.nplayers), PAD, dtype=np.int32)
     nrec = np.zeros(len(seeds), dtype=np.int32)
-    bad = sns_play_batch_lead(setup.geo, setup.nplayers, _strat_matrix(setup, strat), seeds, out, check, rec, nrec)
+    bad = sns_play_batch_lead(setup.geo, setup.nplayers, strategy_matrix(setup, strat), seeds, out, check, rec, nrec)
     return out, bad, rec, nrec
 
 
 def echidna_play_many_lead(setup, strat, seeds, check=False):
     """``simulator.echidna.playout.play_many`` with the record: (states, violations, rec, nrec)."""
-    from simulator.echidna.playout import _strat
+    from simulator.echidna.playout import strategy_rows
 
     seeds = np.asarray(seeds, dtype=np.uint64)
     out = np.zeros((len(seeds), EL.STATE_SIZE), dtype=np.int64)
     rows = int(setup.geo[EL.G_MAX_ROUNDS]) + 1  # every round, and the winner's partial one
     rec = np.full((len(seeds), rows, setup.nplayers), PAD, dtype=np.int32)
     nrec = np.zeros(len(seeds), dtype=np.int32)
-    bad = echidna_play_batch_lead(setup.geo, _strat(setup, strat), seeds, out, check, rec, nrec)
+    bad = echidna_play_batch_lead(setup.geo, strategy_rows(setup, strat), seeds, out, check, rec, nrec)
     return out, bad, rec, nrec
-
-
-def play_many_lead(game_name, setup, strat, seeds, check=False):
-    """The record's batch for a game of the registry (``simulator.games``), by its name."""
-    if game_name == "echidna":
-        return echidna_play_many_lead(setup, strat, seeds, check)
-    return sns_play_many_lead(setup, strat, seeds, check)
 
 
 def sns_batch_results_lead(setup, seeds, strat):
@@ -210,13 +203,3 @@ def echidna_batch_results_lead(setup, seeds, strat):
 
     states, _, rec, nrec = echidna_play_many_lead(setup, strat, seeds)
     return seat_results(states, setup.nplayers), game_results(states, setup.nplayers), rec, nrec
-
-
-def batch_results_lead(game_name, setup, seeds, strat):
-    """``Game.play_batch_lead`` of the game named ``game_name`` (``simulator.games``)."""
-    from simulator import games as registry
-
-    fn = registry.get(game_name).play_batch_lead
-    if fn is None:
-        raise ValueError(f"{game_name} has no lead record")
-    return fn(setup, seeds, strat)

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from simulator.shuffle_swing import layout as L
+from simulator import games as registry
 from simulator.errors import DataError
 from simulator.shuffle_swing.library import InstrumentLibrary
 from simulator.shuffle_swing.board import load_board
@@ -27,6 +28,7 @@ from ssb.common import (
     UserError,
     announce_compile,
     refuse_other_game_options,
+    check_players,
     instrument_dir_option,
     instruments_option,
     lineup,
@@ -37,7 +39,6 @@ from ssb.common import (
 )
 from ssb.game_options import game_options, is_default
 
-PLAYER_CHOICES = (2, 3, 4)
 
 
 # =========================================================================== helpers
@@ -140,8 +141,7 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
     _refuse_other_game(game, "instruments", "instrument_dirs")
     if not is_default(game):
         return game_cmd.play(game, players, strategies, seed, as_json, board, variants, strategy_dirs)
-    if players > 4:
-        raise click.BadParameter(f"'{players}' is not a player count (2, 3 or 4)", param_hint="--players")
+    check_players(registry.get(game), [players])
     from simulator.shuffle_swing.narrate import game_document, narrate
     from simulator.shuffle_swing.playout import GameSetup, play_one
     from simulator.shuffle_swing.strategies import StrategyLibrary
@@ -204,9 +204,7 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
     _refuse_other_game(game, "instruments", "instrument_dirs", "all_sets")
     if not is_default(game):
         return game_cmd.check(game, games, seed, player_counts, board, variants)
-    for n in player_counts:
-        if n not in PLAYER_CHOICES:
-            raise click.BadParameter(f"'{n}' is not a player count (2, 3 or 4)", param_hint="--players")
+    check_players(registry.get(game), player_counts)
     import itertools
 
     from simulator.shuffle_swing.library import InstrumentLibrary

@@ -103,8 +103,8 @@ class PlayerCounts(click.ParamType):
             part = part.strip()
             if not part:
                 continue
-            if not part.isdigit() or not 2 <= int(part) <= 6:
-                self.fail(f"'{part}' is not a player count (2, 3 or 4; 2 to 6 for echidna)", param, ctx)
+            if not part.isdigit() or int(part) < 2:
+                self.fail(f"'{part}' is not a player count (a whole number, at least 2; the game says which it plays)", param, ctx)
             if int(part) not in out:
                 out.append(int(part))
         if not out:
@@ -113,15 +113,26 @@ class PlayerCounts(click.ParamType):
 
 
 def players_option(f):
-    """``--players``: the player count of one game, 2, 3 or 4 (default 4)."""
+    """``--players``: the player count of one game (default 4); the command checks it against the
+    game's own player counts (:func:`check_players`)."""
     return click.option(
         "--players",
-        type=click.IntRange(2, 6),
+        type=click.IntRange(2),
         default=4,
         show_default=True,
-        metavar="2|3|4",
-        help="Number of players (2 adds Pri, 3 the neutral pieces; 2 to 6 with --game echidna).",
+        metavar="N",
+        help="Number of players, one the game plays (Shuffle and Swing 2 to 4: 2 adds Pri, 3 the neutral pieces).",
     )(f)
+
+
+def check_players(game, counts, param_hint="--players"):
+    """Every player count in ``counts`` is one ``game`` (a registered game) plays, else a usage error."""
+    for n in counts:
+        if n not in game.player_counts:
+            raise click.BadParameter(
+                f"'{n}' is not a player count of {game.title} ({', '.join(map(str, game.player_counts))})",
+                param_hint=param_hint,
+            )
 
 
 def instruments_option(f):

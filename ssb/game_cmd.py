@@ -10,7 +10,7 @@ import time
 import click
 
 from simulator import games as registry
-from ssb.common import SsbGroup, UserError, lineup, old_spelling
+from ssb.common import SsbGroup, UserError, check_players, lineup, old_spelling
 
 
 def _variants(game, items):
@@ -24,11 +24,7 @@ def _variants(game, items):
 
 
 def _setup(game, players, board, variants):
-    if players not in game.player_counts:
-        raise click.BadParameter(
-            f"'{players}' is not a player count of {game.title} ({', '.join(map(str, game.player_counts))})",
-            param_hint="--players",
-        )
+    check_players(game, [players])
     return game.setup(players, board or game.boards[0], _variants(game, variants))
 
 
@@ -110,6 +106,13 @@ def check(game_name, games, seed, player_counts, board, variants):
         raise click.exceptions.Exit(1)
 
 
+def _board_game(name):
+    """The game ``--game`` names, or the first registered game that has boards."""
+    if name is not None:
+        return registry.get(name, "--game", "")
+    return next(g for g in map(registry.get, registry.names()) if g.boards)
+
+
 @click.group(name="boards", cls=SsbGroup)
 def boards():
     """Boards of the games other than Shuffle and Swing: list them, draw them.
@@ -122,7 +125,7 @@ def boards():
 
 
 @boards.command("list")
-@click.option("--game", default="echidna", show_default=True, metavar="NAME", help="Game whose boards to list.")
+@click.option("--game", default=None, metavar="NAME", help="Game whose boards to list (default: the first game with boards).")
 def boards_list(game):
     """List a game's boards: spaces, arrows, branch points, whether the layout is reconstructed.
 
@@ -131,7 +134,7 @@ def boards_list(game):
     \b
         ssb boards list --game echidna
     """
-    g = registry.get(game, "--game", "")
+    g = _board_game(game)
     if not g.boards:
         others = [n for n in registry.names() if registry.get(n, "--game", "").boards]
         raise click.BadParameter(
@@ -139,15 +142,12 @@ def boards_list(game):
             f"games with boards: {', '.join(others)}", param_hint="--game")
     for name in g.boards:
         b = g.setup(g.player_counts[0], name, None).board
-        arrows = sum(len(a) for a in b.arrows)
-        branches = sum(1 for a in b.arrows if len(a) > 1)
-        recon = "reconstructed" if b.reconstructed else "printed"
-        click.echo(f"{name:8s} {b.nspaces} spaces, {arrows} arrows, {branches} with two ways out, {recon}: {b.description}")
+        click.echo(f"{name:8s} {g.describe_board(b) if g.describe_board else b.path}")
 
 
 @boards.command("draw")
 @click.argument("name")
-@click.option("--game", default="echidna", show_default=True, metavar="NAME", help="Game the board belongs to.")
+@click.option("--game", default=None, metavar="NAME", help="Game the board belongs to (default: the first game with boards).")
 @click.option("-o", "--out", "output", default=None, type=click.Path(dir_okay=False), metavar="FILE", help="Picture to write (PNG, SVG or PDF); default NAME.png.")
 @old_spelling("--output", "output", type=click.Path(dir_okay=False))
 def boards_draw(name, game, output):
@@ -160,7 +160,7 @@ def boards_draw(name, game, output):
     \b
         ssb boards draw snow -o snow.png
     """
-    g = registry.get(game, "--game", "")
+    g = _board_game(game)
     if g.draw_board is None:
         raise click.BadParameter(f"{g.title} has no board to draw", param_hint="--game")
     board = g.setup(g.player_counts[0], name, None).board

@@ -19,7 +19,7 @@ def game_options(f):
         "--board",
         default=None,
         metavar="NAME|FILE",
-        help="Board of the game (echidna: forest or snow, or a board file; default: the game's first).",
+        help="Board of the game (one it lists, or a board file; default: the game's first).",
     )(f)
     f = click.option(
         "--game",

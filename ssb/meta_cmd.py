@@ -5,9 +5,10 @@ from pathlib import Path
 
 import click
 
+from simulator import games as registry
 from simulator.shuffle_swing.library import STARTER
-from ssb.common import DEFAULT_SEED
-from ssb.strategy_tune_cmd import _jobs, _names
+from ssb.common import DEFAULT_SEED, check_players
+from ssb.strategy_tune_cmd import job_count, name_list
 
 
 def format_meta(result):
@@ -46,14 +47,14 @@ def format_meta(result):
 
 @click.command("meta")
 @click.option("--pool", default=None, metavar="A,B,...", help="Strategies of the pool (NAME[@param=value]); default: two rungs around greedy, tuned and the personas.")
-@click.option("--players", type=click.IntRange(2, 6), default=4, show_default=True, help="Player count (the seats split between the two strategies of a pair).")
+@click.option("--players", type=click.IntRange(2), default=4, show_default=True, help="Player count, one the game plays (the seats split between the two strategies of a pair).")
 @click.option("--deals", type=click.IntRange(2), default=60, show_default=True, help="Deals per pair (every seat arrangement of each).")
-@click.option("--game", type=click.Choice(["shuffle-swing", "echidna"]), default="shuffle-swing", show_default=True, help="The game whose strategies meet.")
-@click.option("--board", default="forest", show_default=True, help="echidna: the board.")
+@click.option("--game", default=registry.DEFAULT_GAME, show_default=True, metavar="NAME", help=f"The game whose strategies meet: {', '.join(registry.names())}.")
+@click.option("--board", default=None, metavar="NAME", help="A game of boards: the board (default: the game's first).")
 @click.option("--instruments", default=",".join(STARTER), show_default=True, metavar="A,B,C", help="The instrument set.")
 @click.option("--instrument-dir", "instrument_dirs", multiple=True, metavar="DIR", help="Folder of extra instruments; may be repeated.")
 @click.option("--strategy-dir", "strategy_dirs", multiple=True, metavar="DIR", help="Folder of extra strategy profiles (*.toml); may be repeated.")
-@click.option("--skill", "skill", default=None, metavar="STRONG,WEAK", help="The skill-vs-luck pair ('' to skip; default tuned,greedy, or lookahead,greedy for echidna).")
+@click.option("--skill", "skill", default=None, metavar="STRONG,WEAK", help="The skill-vs-luck pair ('' to skip; default the game's, tuned,greedy for Shuffle and Swing).")
 @click.option("--bootstrap", "reps", type=click.IntRange(0), default=200, show_default=True, help="Bootstrap resamples of the deals.")
 @click.option("--seed", type=click.IntRange(0), default=DEFAULT_SEED, show_default=True, help="Seed of every deal (and of the bootstrap).")
 @click.option("-j", "--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the figures do not depend on it.")
@@ -75,21 +76,26 @@ def strategies_meta(pool, players, deals, game, board, instruments, instrument_d
     from reports.metagame import summary
     from strategies import metagame as MG
 
-    if game == "shuffle-swing" and players > 4:
-        raise click.BadParameter(f"{players} players is not supported (2, 3 or 4)", param_hint="--players")
-    names = _names(pool, "strategy") if pool else (MG.DEFAULT_POOL if game == "shuffle-swing" else ("random", "plain-setup", "greedy", "saboteur", "lookahead"))
+    g = registry.get(game, "--game", "game")
+    if g.ladder is None or not g.ladder.meta_pool:
+        raise click.BadParameter(f"{g.title} declares no meta-game pool (Game.ladder.meta_pool)", param_hint="--game")
+    check_players(g, [players])
+    if board is not None and board not in g.boards:
+        raise click.BadParameter(f"'{board}' is not a board of {g.title} ({', '.join(g.boards) or 'it has none'})", param_hint="--board")
+    board = board or (g.boards[0] if g.boards else None)
+    names = name_list(pool, "strategy") if pool else g.ladder.meta_pool
     if len(names) < 2:
         raise click.BadParameter("a pool needs at least two strategies", param_hint="--pool")
-    insts = _names(instruments, "instrument")
+    insts = name_list(instruments, "instrument")
     kw = dict(players=players, deals=deals, instruments=insts, instrument_dirs=instrument_dirs,
-              strategy_dirs=strategy_dirs, seed=seed, jobs=_jobs(jobs), game=game, board=board if game == "echidna" else None)
+              strategy_dirs=strategy_dirs, seed=seed, jobs=job_count(jobs), game=g.name, board=board)
     per_deal = MG.play_pool(names, log=lambda m: click.echo(m, err=True), **kw)
     result = summary(per_deal, names, reps=reps or 1, seed=seed)
-    result.update(setting=f"{players}p " + (board if game == "echidna" else "/".join(insts)), deals=deals, seed=seed, game=game)
+    result.update(setting=f"{players}p " + (board if g.boards else "/".join(insts)), deals=deals, seed=seed, game=g.name)
     if skill is None:
-        skill = "lookahead,greedy" if game == "echidna" else "tuned,greedy"
+        skill = ",".join(g.ladder.skill_pair)
     if skill.strip():
-        pair = _names(skill, "strategy")
+        pair = name_list(skill, "strategy")
         if len(pair) != 2:
             raise click.BadParameter("give STRONG,WEAK", param_hint="--skill")
         result["skill"] = MG.skill_figures(pair[0], pair[1], **kw)

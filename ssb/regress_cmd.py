@@ -101,7 +101,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     """The function that plays an adaptive round: fresh deals (a new run seed) for the given cells."""
     from simulator.seeds import round_seed
     from scenarios.results import RunDirError
-    from scenarios.runner import _hashes, run_scenario
+    from scenarios.runner import file_hashes, run_scenario
     from simulator.provenance import code_version
     from scenarios.load import scenario_from_doc
 
@@ -114,8 +114,8 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     # The new games must be played by the same data and rules as the run they are merged with.
     # (Any game: scenario_from_doc reads a scenario of another game through scenarios.generic.)
     probe = scenario_from_doc(doc, path)
-    now = _hashes(probe.data_files())
-    then = _hashes(manifest["data_files"])
+    now = file_hashes(probe.data_files())
+    then = file_hashes(manifest["data_files"])
     changed = sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
     if changed:
         raise GateError(

@@ -87,11 +87,11 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_marg
         ssb report results/starter --gap-margin 4
         ssb report results/expansion --instrument-margin objective_points=3
     """
-    from reports.build import make_report
+    from reports.make import make_report
     from reports.instrument_verdicts import parse_margins
 
     try:
-        instrument_margins = parse_margins(instrument_margin)
+        instrument_margins = parse_margins(instrument_margin) if instrument_margin else None
     except ValueError as exc:
         raise UserError(f"--instrument-margin: {exc}") from None
 

@@ -11,7 +11,7 @@ from simulator.shuffle_swing.library import STARTER
 from ssb.common import DEFAULT_SEED
 
 
-def _names(value, what):
+def name_list(value, what):
     names = tuple(n.strip() for n in str(value).split(",") if n.strip())
     if not names:
         raise click.BadParameter(f"give at least one {what}")
@@ -20,7 +20,7 @@ def _names(value, what):
 
 def _counts(value, allowed=(2, 3, 4)):
     out = []
-    for part in _names(value, "player count"):
+    for part in name_list(value, "player count"):
         if not part.isdigit() or int(part) not in allowed:
             raise click.BadParameter(f"'{part}' is not a player count ({', '.join(map(str, allowed[:-1]))} or {allowed[-1]})")
         if int(part) in out:
@@ -29,7 +29,7 @@ def _counts(value, allowed=(2, 3, 4)):
     return tuple(out)
 
 
-def _jobs(jobs):
+def job_count(jobs):
     import os
 
     return max(1, os.cpu_count() or 1) if jobs == 0 else jobs
@@ -108,7 +108,7 @@ def strategies_tune(
     from strategies import tune as T
 
     log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
-    jobs = _jobs(jobs)
+    jobs = job_count(jobs)
     if replay_path:
         if not Path(replay_path).is_file():
             raise click.BadParameter(f"{replay_path}: no such file", param_hint="--replay")
@@ -132,11 +132,11 @@ def strategies_tune(
 
     settings = T.TuneSettings(
         name=name, description=description, start=start, players=_counts(players),
-        opponents=_names(opponents, "opponent"),
+        opponents=name_list(opponents, "opponent"),
         weights=tuple(n.strip() for n in weight_names.split(",") if n.strip()), late=late, deals=deals,
         generations=generations, popsize=popsize, sigma0=float(sigma0), runs=runs,
         rescore_deals=rescore_deals, verify_deals=verify_deals, seed=seed,
-        instruments=_names(instruments, "instrument"), instrument_dirs=tuple(instrument_dirs),
+        instruments=name_list(instruments, "instrument"), instrument_dirs=tuple(instrument_dirs),
         strategy_dirs=tuple(strategy_dirs),
     ).checked("--")
     out = out or f"{name}.toml"
@@ -225,8 +225,8 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
             seen[n.lower()] = n
         if len(names) < 2:
             raise click.BadParameter("give at least two rungs: a ladder compares each rung with the one below", param_hint="--rungs")
-    budgets = tuple(int(b) for b in _names(depth_budgets, "budget") if b.isdigit()) if depth_budgets.strip() else ()
-    if depth_budgets.strip() and len(budgets) != len(_names(depth_budgets, "budget")):
+    budgets = tuple(int(b) for b in name_list(depth_budgets, "budget") if b.isdigit()) if depth_budgets.strip() else ()
+    if depth_budgets.strip() and len(budgets) != len(name_list(depth_budgets, "budget")):
         raise click.BadParameter(f"'{depth_budgets}' is not a list of positive integers", param_hint="--depth-budgets")
     if any(b < 1 for b in budgets):
         raise click.BadParameter("budgets are positive integers", param_hint="--depth-budgets")
@@ -238,13 +238,13 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
         raise click.BadParameter(f"'{board}' is not a board of {g.title} {known}", param_hint="--board")
     counts = _counts(players, tuple(g.player_counts)) if players else tuple(g.ladder.players)
     cfg = LD.LadderConfig(
-        rungs=_names(rungs, "rung") if rungs else None, players=counts, deals=deals, game=g.name, board=board,
+        rungs=name_list(rungs, "rung") if rungs else None, players=counts, deals=deals, game=g.name, board=board,
         depth_budgets=budgets, depth_rung=depth_rung, depth_deals=depth_deals,
-        instruments=_names(instruments, "instrument"), instrument_dirs=tuple(instrument_dirs),
+        instruments=name_list(instruments, "instrument"), instrument_dirs=tuple(instrument_dirs),
         strategy_dirs=tuple(strategy_dirs), seed=seed, cost_s=cost_time,
         placed=None if placed is None else tuple(n.strip() for n in placed.split(",") if n.strip()),
     )
-    result = LD.run_ladder(cfg, jobs=_jobs(jobs), log=lambda m: click.echo(m, err=True))
+    result = LD.run_ladder(cfg, jobs=job_count(jobs), log=lambda m: click.echo(m, err=True))
     click.echo(LD.format_ladder(result))
     if json_path:
         import json

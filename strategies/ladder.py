@@ -97,7 +97,7 @@ def _share_task(row_a, row_b, nplayers, arrs, seeds, where):
     return wins
 
 
-def _one_against_task(row, opp, nplayers, seeds, where):
+def one_against_task(row, opp, nplayers, seeds, where):
     """Wins per deal (0..n) of ``row`` in one seat against ``opp`` in every other, every rotation."""
     wins = np.zeros(len(seeds), dtype=np.int64)
     for seat in range(nplayers):
@@ -107,7 +107,7 @@ def _one_against_task(row, opp, nplayers, seeds, where):
     return wins
 
 
-def _parallel(fn, tasks, jobs):
+def parallel(fn, tasks, jobs):
     if jobs == 1 or len(tasks) <= 1:
         return [fn(*t) for t in tasks]
     from joblib import Parallel, delayed
@@ -115,15 +115,15 @@ def _parallel(fn, tasks, jobs):
     return Parallel(n_jobs=jobs)(delayed(fn)(*t) for t in tasks)
 
 
-def _pieces(seeds, jobs):
+def pieces(seeds, jobs):
     return [p for p in np.array_split(seeds, max(1, min(len(seeds), 2 * jobs))) if len(p)]
 
 
 def share(row_a, row_b, nplayers, seeds, cfg, jobs):
     """Per-deal share of A's wins (0..1) over every arrangement (a flat list of tasks, joined in order)."""
     arrs = arrangements(nplayers)
-    parts = _pieces(seeds, jobs)
-    out = _parallel(_share_task, [(row_a, row_b, nplayers, arrs, p, cfg.where) for p in parts], jobs)
+    parts = pieces(seeds, jobs)
+    out = parallel(_share_task, [(row_a, row_b, nplayers, arrs, p, cfg.where) for p in parts], jobs)
     return np.concatenate(out) / len(arrs)
 
 
@@ -138,7 +138,7 @@ def cpu_model():
     return platform.processor() or platform.machine()
 
 
-def _interval(x):
+def deal_share_interval(x):
     m, lo, hi = deal_interval(np.asarray(x) * 1.0, 1)
     return {"share": round(m, 4), "lo": round(max(lo, 0.0), 4), "hi": round(min(hi, 1.0), 4), "deals": len(x)}
 
@@ -178,7 +178,7 @@ def cost_ratios(rungs, greedy_row, cfg, reps=5, target_s=0.5):
     return out
 
 
-def _library(cfg):
+def game_ladder(cfg):
     """The game, its ladder spec, its strategy library and the default rungs (those the library holds)."""
     game = registry.get(cfg.game, "--game", "game")
     spec = game.ladder
@@ -206,7 +206,7 @@ def _place(name, shares, specs):
 
 def run_ladder(cfg, jobs=1, log=None):
     log = log or (lambda m: None)
-    game, ladder, lib, default = _library(cfg)
+    game, ladder, lib, default = game_ladder(cfg)
     if cfg.board is None and game.boards:
         cfg = replace(cfg, board=game.boards[0])
     parse = ladder.parse_rung
@@ -241,8 +241,8 @@ def run_ladder(cfg, jobs=1, log=None):
         cells = {}
         for i, j in itertools.combinations(range(len(rungs)), 2):
             x = share(rungs[j][1].row(), rungs[i][1].row(), n, seeds, cfg, jobs)  # upper rung's share
-            cells[f"{j},{i}"] = _interval(x)
-            cells[f"{i},{j}"] = _interval(1 - x)
+            cells[f"{j},{i}"] = deal_share_interval(x)
+            cells[f"{i},{j}"] = deal_share_interval(1 - x)
             log(f"{n} players: {rungs[j][0]} against {rungs[i][0]}: {x.mean():.1%}")
         result["matrix"][str(n)] = cells
     # Monotone ladder.
@@ -260,7 +260,7 @@ def run_ladder(cfg, jobs=1, log=None):
             shares[spec] = {}
             for n in cfg.players:
                 x = share(ps.row(), s.row(), n, stage_seeds(cfg.seed, "matrix", n, cfg.deals), cfg, jobs)
-                shares[spec][str(n)] = _interval(x)
+                shares[spec][str(n)] = deal_share_interval(x)
                 log(f"{n} players: {pspec} against {spec}: {x.mean():.1%}")
         result["placed"].append({"strategy": pspec, "shares": shares, "place": _place(pspec, shares, list(specs))})
     # One seat against three greedy (and three tuned, or for the second game three lookahead) at 4 players.
@@ -270,8 +270,8 @@ def run_ladder(cfg, jobs=1, log=None):
     seeds = stage_seeds(cfg.seed, "against", 4, cfg.against_deals or cfg.deals)
     for oname, orow in opps:
         for spec, s in rungs + placed:
-            parts = _pieces(seeds, jobs)
-            w = np.concatenate(_parallel(_one_against_task, [(s.row(), orow, 4, p, cfg.where) for p in parts], jobs))
+            parts = pieces(seeds, jobs)
+            w = np.concatenate(parallel(one_against_task, [(s.row(), orow, 4, p, cfg.where) for p in parts], jobs))
             m, lo, hi = deal_interval(w, 4)
             lo, hi = max(lo, 0.0), min(hi, 1.0)
             against[f"{spec}|{oname}"] = {"rung": spec, "against": oname, "win_rate": round(m, 4), "lo": round(lo, 4), "hi": round(hi, 4), "deals": len(seeds)}
@@ -290,7 +290,7 @@ def run_ladder(cfg, jobs=1, log=None):
             hi_row = replace(base, params={**base.params, "budget": 2 * b}).row()
             lo_row = replace(base, params={**base.params, "budget": b}).row()
             x = share(hi_row, lo_row, 4, dseeds, cfg, jobs)
-            depth.append({"budget": b, "doubled": 2 * b, **_interval(x)})
+            depth.append({"budget": b, "doubled": 2 * b, **deal_share_interval(x)})
             log(f"skill depth {dspec}: budget {2 * b} against {b}: {x.mean():.1%}")
         result["depth_rung"] = dspec
     result["depth"] = depth

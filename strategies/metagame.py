@@ -18,12 +18,13 @@ import itertools
 import numpy as np
 
 from simulator.shuffle_swing.library import STARTER
-from strategies.ladder import LadderConfig, _interval, _library, _one_against_task, _parallel, _pieces, share
+from simulator import games as registry
+from strategies.ladder import LadderConfig, deal_share_interval, game_ladder, one_against_task, parallel, pieces, share
 from simulator.seeds import stage_seeds as deal_seeds
 
 # The ladder's rungs around greedy plus the personas (README, "Strategies"); the specialist's focus
 # is the orange department (where Organ stands, the set the issue asks about).
-DEFAULT_POOL = ("greedy@temperature=0.5", "greedy", "tuned", "bragger", "builder", "majority", "specialist:orange")
+DEFAULT_POOL = registry.get(registry.DEFAULT_GAME).ladder.meta_pool  # the first game's (Game.ladder.meta_pool)
 
 
 def _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board=None):
@@ -37,7 +38,7 @@ def play_pool(pool=DEFAULT_POOL, players=4, deals=60, instruments=STARTER, instr
     """``{(i, j): per-deal share of pool[i]'s wins against pool[j]}`` for every pair ``i < j``."""
     log = log or (lambda m: None)
     cfg = _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board)
-    _, ladder, lib, _ = _library(cfg)
+    _, ladder, lib, _ = game_ladder(cfg)
     rows = [ladder.parse_rung(spec, lib).row() for spec in pool]
     seeds = deal_seeds(seed, "meta", players, deals)
     out = {}
@@ -52,16 +53,16 @@ def skill_figures(strong="tuned", weak="greedy", players=4, deals=100, instrumen
     """The skill-vs-luck figure of one setting (see the module doc): a dict with ``one_seat`` and
     ``two_against_two`` (share, lo, hi, deals, par, skill)."""
     cfg = _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board)
-    _, ladder, lib, _ = _library(cfg)
+    _, ladder, lib, _ = game_ladder(cfg)
     s, w = ladder.parse_rung(strong, lib).row(), ladder.parse_rung(weak, lib).row()
     seeds = deal_seeds(seed, "skill", players, deals)
-    parts = _pieces(seeds, jobs)
-    wins = np.concatenate(_parallel(_one_against_task, [(s, w, players, p, cfg.where) for p in parts], jobs))
-    one = _interval(wins / players)
+    parts = pieces(seeds, jobs)
+    wins = np.concatenate(parallel(one_against_task, [(s, w, players, p, cfg.where) for p in parts], jobs))
+    one = deal_share_interval(wins / players)
     par = 1.0 / players
     out = {"strong": strong, "weak": weak, "players": players,
            "one_seat": {**one, "par": round(par, 4), "skill": round((one["share"] - par) / (1 - par), 4)}}
     if players % 2 == 0 or players == 2:
-        two = _interval(share(s, w, players, seeds, cfg, jobs))
+        two = deal_share_interval(share(s, w, players, seeds, cfg, jobs))
         out["two_against_two" if players == 4 else "head_to_head"] = {**two, "par": 0.5, "skill": round((two["share"] - 0.5) / 0.5, 4)}
     return out

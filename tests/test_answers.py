@@ -156,7 +156,7 @@ def test_why_line_for_an_imbalanced_cell_names_the_tiebreak_part():
 def test_the_report_puts_the_answers_before_any_table(tmp_path):
     from report_tables import write_run
 
-    from reports.build import make_report
+    from reports.make import make_report
 
     seats, games, _ = tied_run(games=6000, ties=900)
     run = tmp_path / "run"

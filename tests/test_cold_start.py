@@ -12,7 +12,7 @@ import pytest
 
 from simulator.shuffle_swing.kernel.engine import play_game, play_game_plain
 from simulator.shuffle_swing.layout import LOG_WIDTH
-from simulator.shuffle_swing.playout import GameSetup, _strat_matrix, game_entry, plain_lineup, play_one
+from simulator.shuffle_swing.playout import GameSetup, strategy_matrix, game_entry, plain_lineup, play_one
 from simulator.shuffle_swing.strategies import StrategyLibrary
 
 LIB = StrategyLibrary()
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ])
 def test_the_plain_entry_plays_the_same_game(players, names):
     setup = GameSetup(nplayers=players)
-    strat = _strat_matrix(setup, LIB.matrix(names))
+    strat = strategy_matrix(setup, LIB.matrix(names))
     assert plain_lineup(strat)
     for seed in (1, 5, 11):
         logs = []

@@ -18,7 +18,8 @@ from fixtures.report_tables import complete, synthetic_run, write_run
 from PIL import Image
 
 from reports import stats
-from reports.build import build_report, make_report
+from reports.build import build_report
+from reports.make import make_report
 from reports.document import write_report
 from reports.headline import headline_table
 from reports.instruments import compare_instruments

@@ -36,7 +36,7 @@ from simulator.shuffle_swing.layout import (
     S_WINNER,
     STRAT_SIZE,
 )
-from simulator.shuffle_swing.playout import GameSetup, _strat_matrix, play_many, play_one
+from simulator.shuffle_swing.playout import GameSetup, strategy_matrix, play_many, play_one
 from simulator.seeds import game_seed
 from simulator.shuffle_swing.strategies import StrategyLibrary
 
@@ -114,7 +114,7 @@ def test_rollout_strategies_play_each_seat_greedy_with_its_own_weights():
 
 def test_common_random_numbers_equal_actions_get_equal_rollouts():
     setup = GameSetup(nplayers=4)
-    strat = _strat_matrix(setup, [small_search(horizon=0)] + [LIB.get("greedy").row()] * 3)
+    strat = strategy_matrix(setup, [small_search(horizon=0)] + [LIB.get("greedy").row()] * 3)
     st, _, c_spot, c_die, c_slice, n = mid_game(setup, strat, 5, 20)
     p = int(st[S_CUR])
     strat[p] = small_search(horizon=0)
@@ -135,7 +135,7 @@ def test_common_random_numbers_equal_actions_get_equal_rollouts():
 
 def test_candidates_differing_only_in_spot_are_merged():
     setup = GameSetup(nplayers=4)
-    strat = _strat_matrix(setup, [LIB.get("greedy").row()] * 4)
+    strat = strategy_matrix(setup, [LIB.get("greedy").row()] * 4)
     st, _, c_spot, c_die, c_slice, n = mid_game(setup, strat, 9, 13)
     p = int(st[S_CUR])
     vals = np.zeros(2 * MAX_CAND)
@@ -172,7 +172,7 @@ def test_halving_never_plays_more_than_its_budget():
 
 def test_tiny_budget_plays_the_greedy_best_action():
     setup = GameSetup(nplayers=4)
-    strat = _strat_matrix(setup, [LIB.get("greedy").row()] * 4)
+    strat = strategy_matrix(setup, [LIB.get("greedy").row()] * 4)
     st, r, c_spot, c_die, c_slice, n = mid_game(setup, strat, 21, 9)
     p = int(st[S_CUR])
     strat[p] = small_search(budget=1)
@@ -227,7 +227,7 @@ def _leaf_by_hand(st, geo):
 @pytest.mark.parametrize("nplayers,turns", [(4, 0), (4, 30), (4, 70), (2, 40), (3, 50)])
 def test_leaf_evaluation(nplayers, turns):
     setup = GameSetup(nplayers=nplayers)
-    strat = _strat_matrix(setup, [LIB.get("greedy").row()] * nplayers)
+    strat = strategy_matrix(setup, [LIB.get("greedy").row()] * nplayers)
     st, *_ = mid_game(setup, strat, 4, turns)
     assert st[S_OVER] == 0
     out = np.zeros(N_OWNERS)

@@ -17,6 +17,13 @@ _ech_strategies = Lazy("simulator.echidna.strategies", "EchidnaStrategyLibrary")
 _ech_draw = Lazy("simulator.echidna.drawing", "draw_board")
 
 
+def _ech_describe(b):
+    arrows = sum(len(a) for a in b.arrows)
+    branches = sum(1 for a in b.arrows if len(a) > 1)
+    recon = "reconstructed" if b.reconstructed else "printed"
+    return f"{b.nspaces} spaces, {arrows} arrows, {branches} with two ways out, {recon}: {b.description}"
+
+
 def _ech_tunable(table):
     from simulator.echidna.board import load_rules, variants_from_dict
 
@@ -60,6 +67,7 @@ GAME = Game(
     soak=_ech_soak,
     kernel_sources=_ech_sources,
     draw_board=_ech_draw,
+    describe_board=_ech_describe,
     aliases=("echidna-shuffle",),
     play_batch_lead=Lazy("simulator.lead_record", "echidna_batch_results_lead"),  # the per-round lead record
     kernel_entry="simulator.echidna.kernel:play_batch",
@@ -82,6 +90,8 @@ GAME = Game(
         stalls=True,
     ),
     tunable=_ech_tunable,
+    gate_scenario="echidna-ci",
+    report_notes=("A game stops at the first win (E6, E10), so there are no ties.",),
     # The skill ladder on one board: the matrix at 2 and 4 players, saboteur and lookahead-near
     # placed where they fall, one seat against three greedy and three lookahead; a stalled game
     # (no winner, E9) counts half to each side.
@@ -93,5 +103,7 @@ GAME = Game(
         placed=("saboteur", "lookahead-near"),
         against=("lookahead",),
         note="a game stopped by the stall cap counts half to each side",
+        meta_pool=("random", "plain-setup", "greedy", "saboteur", "lookahead"),
+        skill_pair=("lookahead", "greedy"),
     ),
 )

@@ -16,7 +16,7 @@ SEAT_COLUMNS = L.SEAT_COLUMNS
 GAME_COLUMNS = L.GAME_COLUMNS
 
 
-def _strat(setup, strat):
+def strategy_rows(setup, strat):
     strat = np.asarray(strat, dtype=np.float64)
     if strat.ndim != 2 or strat.shape[0] != setup.nplayers or strat.shape[1] != L.STRAT_SIZE:
         raise DataError("game", "strategies", f"need {setup.nplayers} Echidna Shuffle strategies, one per seat")
@@ -27,7 +27,7 @@ def play_one(setup, strat, seed, log_rows=200_000, check=True):
     """One game with its event log (rows of ``LOG_WIDTH`` ints)."""
     log = np.zeros((log_rows, L.LOG_WIDTH), dtype=np.int64)
     st = np.zeros(L.STATE_SIZE, dtype=np.int64)
-    code, turn = play_game(setup.geo, _strat(setup, strat), np.uint64(seed), st, log, check)
+    code, turn = play_game(setup.geo, strategy_rows(setup, strat), np.uint64(seed), st, log, check)
     n = int(log[0, 0])
     return GameRecord(setup, int(seed), st, log[1 : n + 1].copy(), int(code), int(turn))
 
@@ -36,7 +36,7 @@ def play_many(setup, strat, seeds, check=False):
     """Final states of one game per seed, plus violations found (game index, code, turn)."""
     seeds = np.asarray(seeds, dtype=np.uint64)
     out = np.zeros((len(seeds), L.STATE_SIZE), dtype=np.int64)
-    bad = play_batch(setup.geo, _strat(setup, strat), seeds, out, check)
+    bad = play_batch(setup.geo, strategy_rows(setup, strat), seeds, out, check)
     return out, bad
 
 

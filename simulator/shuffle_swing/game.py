@@ -57,6 +57,7 @@ GAME = Game(
     name="shuffle-swing",
     kernel_label="the rules kernel",
     scenario_keys="instruments",
+    gate_scenario="ci",
     # The skill ladder: the matrix at 2, 3 and 4 players, one seat against three greedy and three
     # tuned, and the skill depth of the search player.
     ladder=LadderSpec(
@@ -66,6 +67,8 @@ GAME = Game(
         players=(2, 3, 4),
         against=("tuned",),
         depth=True,
+        meta_pool=("greedy@temperature=0.5", "greedy", "tuned", "bragger", "builder", "majority", "specialist:orange"),
+        skill_pair=("tuned", "greedy"),
     ),
     setting_columns=("inst_black", "inst_orange", "inst_gray"),
     title="Shuffle and Swing",

@@ -93,7 +93,7 @@ class GameSetup:
         return "/".join(self.instruments)
 
 
-def _strat_matrix(setup, strat):
+def strategy_matrix(setup, strat):
     strat = np.asarray(strat, dtype=np.float64)
     if strat.ndim != 2 or strat.shape[0] != setup.nplayers:
         raise DataError("game", "strategies", f"need {setup.nplayers} strategies, one per seat, got {len(strat)}")
@@ -117,7 +117,7 @@ def play_one(setup, strat, seed, log_rows=200_000, check=True):
     """One complete game with its event log (rows of ``LOG_WIDTH`` ints). A table of random and
     greedy seats plays through ``play_game_plain`` (the same game; less to compile)."""
     log = np.zeros((log_rows if log_rows else 1, LOG_WIDTH), dtype=np.int32)
-    full = _strat_matrix(setup, strat)
+    full = strategy_matrix(setup, strat)
     entry = play_game_plain if plain_lineup(full) else play_game
     st, code, turn = entry(setup.geo, setup.nplayers, full, np.uint64(seed), log, check)
     n = int(log[0, 0])
@@ -128,7 +128,7 @@ def play_many(setup, strat, seeds, check=False):
     """Final states of one game per seed, plus invariant violations (game index, code, turn)."""
     seeds = np.asarray(seeds, dtype=np.uint64)
     out = np.zeros((len(seeds), STATE_SIZE), dtype=np.int32)
-    bad = play_batch(setup.geo, setup.nplayers, _strat_matrix(setup, strat), seeds, out, check)
+    bad = play_batch(setup.geo, setup.nplayers, strategy_matrix(setup, strat), seeds, out, check)
     return out, bad
 
 

@@ -1,0 +1,121 @@
+"""Section 1 of a balance report, every game's: who wins by seat, per setting, with the seat
+verdict of each cell (:func:`reports.seats.seat_advantage`)."""
+
+from __future__ import annotations
+
+from reports import charts, stats
+from reports import present as P
+from reports.document import Section, Table
+from reports.seats import NOT_JUDGED, margin_sentence, seat_advantage
+
+
+def setting_cols():
+    """The columns naming a cell's setting in a Shuffle and Swing table (players, instrument set)."""
+    return [("players", P.integer("players")), ("instruments", P.text("instruments"))]
+
+
+
+def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word="instrument sets", sequential=None):
+    adv = seat_advantage(games, margin, confidence, seed, gap_margin=gap_margin, sequential=sequential)
+    cells, rates = adv.cells, adv.rates
+    c = int(100 * confidence)
+    a = stats.alpha_of(confidence)
+    cell_spec = [
+        *setting_cols(),
+        ("judge (lineup)", P.text("level")),
+        ("design", P.text("design")),
+        ("games", P.integer("games")),
+        ("effective games", P.integer("effective_games")),
+        ("verdict", P.text("verdict")),
+        (f"best - worst seat, pp [{c}% simultaneous CI] (the margin is per seat)", P.pp("gap", "gap_lo", "gap_hi")),
+        ("best seat", P.seat("best_seat")),
+        ("worst seat", P.seat("worst_seat")),
+        ("chi-square p vs 1/N", P.pvalue("chi2_p")),
+        ("equivalence p (TOST)", P.pvalue("tost_p")),
+        ("outside-margin p (Holm in the cell)", P.pvalue("outside_p_holm")),
+        ("imbalanced run-wide", lambda r: "yes" if r["imbalanced_run"] else ""),
+        ("balanced run-wide", lambda r: "yes" if r["balanced_run"] else ""),
+        (f"ties % [{c}% CI]", P.rate("tie_rate", "tie_lo", "tie_hi")),
+        (f"decided by tie-break % [{c}% CI]", P.rate("tiebreak_rate", "tiebreak_lo", "tiebreak_hi")),
+        ("more games to decide", P.games("more_games")),
+        ("note", P.text("note")),
+    ]
+    rate_spec = [
+        *setting_cols(),
+        ("judge (lineup)", P.text("level")),
+        ("design", P.text("design")),
+        ("seat", P.seat("seat")),
+        ("games", P.integer("games")),
+        ("wins", P.integer("wins")),
+        (f"raw win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
+        (f"seat's win % among equals [{c}% CI]", P.rate("seat_rate", "seat_lo", "seat_hi")),
+        ("fair share %", P.rate("fair_share")),
+        ("equivalence p (TOST)", P.pvalue("tost_p")),
+        ("outside-margin p (Holm in the cell)", P.pvalue("outside_p_holm")),
+    ]
+    sec = Section(
+        "seats",
+        "1. Seat advantage",
+        "Does the turn order decide who wins?",
+        charts=[charts.seat_win_rates(rates, margin, confidence, settings_word)],
+        tables=[
+            Table(
+                "seat_verdicts",
+                "Verdict per player count, instrument set and judge (lineup); lineups are never pooled",
+                cells,
+                P.present(cells, cell_spec),
+            ),
+            Table("seat_win_rates", "Win rate per seat", rates, P.present(rates, rate_spec)),
+        ],
+    )
+    sec.notes.append(f"In plain words: {margin_sentence(margin, gap_margin)}.")
+    sec.notes.append(
+        f"Balanced: every seat's win rate is shown within ±{100 * margin:.1f} pp of the fair share 1/N "
+        + (f"and every two seats within {100 * gap_margin:.1f} pp of each other " if gap_margin is not None else "")
+        + f"(two one-sided tests per seat at level {a:.2g}). Error controlled: calling a cell balanced when some "
+        f"seat is in truth outside the margin happens at most {100 * a:.0f}% of the time, per cell. "
+        "Imbalanced: some seat is shown outside the margin, Holm-corrected over the seats of that cell. Error "
+        f"controlled: calling a cell imbalanced when every seat is inside the margin happens at most {100 * a:.0f}% "
+        "of the time, per cell. Inconclusive: neither yet; the estimate of further games assumes the observed "
+        "win rates are the true ones and aims at 80% power. Ties go to the tied player latest in turn order (R13)."
+    )
+    sec.notes.append(
+        f"The family of each verdict is its own cell (one player count, instrument set and judge), so a cell's "
+        f"verdict does not change when other cells are added to the run. Over a run of {len(cells)} cells up to "
+        f"{len(cells) * a:.2g} false verdicts may be expected; the columns 'imbalanced run-wide' (Holm over every "
+        f"test of the run) and 'balanced run-wide' (level {a:.2g} / {len(cells)} per cell) give the reading that "
+        "holds for the whole run at once."
+    )
+    sec.notes.append(
+        "Which design each verdict comes from: a mirror cell (one strategy in every seat) compares seats "
+        "directly. A mixed lineup rotated over the seats forces every seat's raw win rate towards 1/N, so it "
+        "is judged through a conditional-logit model with a seat and a strategy effect, fitted on the winners "
+        "with intervals clustered by deal ('model'); the seat's win rate among equal players is what is tested. "
+        "When one strategy wins (almost) every game the seat effects cannot be told apart: 'not judged'."
+    )
+    sec.notes.append(
+        "Best - worst seat: the gap between the seat winning most and the seat winning least, a description (the "
+        "verdict's margin is per seat, each seat against 1/N, so a 7-point gap can sit beside 'inconclusive'), with "
+        "an interval that holds although those two "
+        "seats are picked from the data (simultaneous intervals over every pair of seats: Tukey's studentized "
+        "range for mirror cells, Bonferroni over the pairs for the model)."
+    )
+    sec.notes.append(
+        "The seat rotations of one deal share its setup, so they are not independent games: every interval "
+        "and test in this report counts effective games, the games divided by the design effect measured "
+        "between deals (1 = as good as independent games)."
+    )
+    counts = cells["verdict"].value_counts()
+    sec.findings.append(
+        "Verdicts: "
+        + ", ".join(
+            f"{int(counts[v])} {v}"
+            for v in (stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE, NOT_JUDGED)
+            if v in counts
+        )
+        + f" (of {len(cells)} cells)."
+    )
+    shown = cells if len(cells) <= 12 else cells[cells["verdict"] == stats.IMBALANCED].head(12)
+    for row in shown.itertuples(index=False):
+        sec.findings.append(f"{row.players} players, {row.instruments}, {row.level}: **{row.verdict}**, {row.note}.")
+    return sec, adv

@@ -1,0 +1,155 @@
+"""The shape of the house: the layers import downwards only (simulator <- strategies <- scenarios <-
+reports <- ssb), with no circle between modules, imports written as strings included (importlib,
+the registry's lazy entries, ``module:attr`` entry points); the reports import no kernel; no
+module imports another module's private name; no product file grows past 800 lines."""
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = ("simulator", "strategies", "scenarios", "reports", "ssb")
+RANK = {name: i for i, name in enumerate(LAYERS)}
+MODULE_TEXT = re.compile(r"^(%s)(\.[A-Za-z_][A-Za-z0-9_]*)+(:[A-Za-z_][A-Za-z0-9_]*)?$" % "|".join(LAYERS))
+MAX_LINES = 800
+# Files still over MAX_LINES, each with its reason; the list may only shrink.
+OVER_SIZE = {
+    # numba kernels: a split changes the kernel's sources (its cache key and hash) and must be shown
+    # to change no decision (fingerprints) and no speed (same-process A/B).
+    "simulator/shuffle_swing/kernel/turn.py",
+    "simulator/shuffle_swing/kernel/policy.py",
+    "simulator/echidna/kernel.py",
+    # to be split along their seams (tuning: spec / space / search / answer; regress: gate / format).
+    "scenarios/tuning.py",
+    "reports/regress.py",
+}
+
+
+def _modules():
+    out = {}
+    for layer in LAYERS:
+        for f in sorted((ROOT / layer).rglob("*.py")):
+            parts = f.relative_to(ROOT).with_suffix("").parts
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+    return out
+
+
+MODULES = _modules()
+
+
+def _resolve(name):
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imports(path):
+    """``(line, module)`` of every import of a project module in a file, strings naming one included
+    (but not the argv of a ``python -m`` child process)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    argv = {id(c) for n in ast.walk(tree) if isinstance(n, ast.List)
+            if any(isinstance(e, ast.Constant) and e.value == "-m" for e in n.elts) for c in n.elts}
+    out = []
+    for n in ast.walk(tree):
+        names = []
+        if isinstance(n, ast.Import):
+            names = [a.name for a in n.names]
+        elif isinstance(n, ast.ImportFrom) and n.level == 0 and n.module:
+            names = [n.module] + [f"{n.module}.{a.name}" for a in n.names]
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in argv and MODULE_TEXT.match(n.value):
+            names = [n.value.split(":")[0]]
+        out += [(n.lineno, m) for m in names if m.split(".")[0] in RANK]
+    return out
+
+
+GRAPH = {}
+for _mod, _path in MODULES.items():
+    GRAPH[_mod] = {}
+    for _line, _name in _imports(_path):
+        _target = _resolve(_name)
+        if _target and _target != _mod and not _mod.startswith(_target + "."):
+            GRAPH[_mod].setdefault(_target, _line)
+
+
+def test_layers_import_downwards_only():
+    climbs = [
+        f"{MODULES[m].relative_to(ROOT)}:{line}: {m} -> {t}"
+        for m, targets in GRAPH.items()
+        for t, line in targets.items()
+        if RANK[t.split(".")[0]] > RANK[m.split(".")[0]]
+    ]
+    assert climbs == []
+
+
+def test_no_import_circle():
+    index, low, stack, on, circles, count = {}, {}, [], set(), [], [0]
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = count[0]
+        count[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in GRAPH[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                circles.append(sorted(comp))
+
+    for v in GRAPH:
+        if v not in index:
+            visit(v)
+    assert circles == []
+
+
+def test_reports_import_no_kernel():
+    kernels = [m for m in GRAPH if re.search(r"\.kernel(\.|$)", m)]
+    assert kernels  # the check looks at real module names
+    bad = [f"{m} -> {t}" for m, targets in GRAPH.items() if m.startswith("reports.") for t in targets if t in kernels]
+    assert bad == []
+
+
+def test_no_module_imports_a_private_name_of_another():
+    bad = []
+    for mod, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = set()
+        for n in ast.walk(tree):
+            if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module and n.module.split(".")[0] in RANK:
+                for a in n.names:
+                    if a.name.startswith("_") and not a.name.startswith("__"):
+                        bad.append(f"{path.relative_to(ROOT)}:{n.lineno}: from {n.module} import {a.name}")
+                    elif f"{n.module}.{a.name}" in MODULES:
+                        aliases.add(a.asname or a.name)
+            elif isinstance(n, ast.Import):
+                aliases |= {a.asname for a in n.names if a.asname and a.name.split(".")[0] in RANK}
+        for n in ast.walk(tree):
+            if (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases
+                    and n.attr.startswith("_") and not n.attr.startswith("__")):
+                bad.append(f"{path.relative_to(ROOT)}:{n.lineno}: {n.value.id}.{n.attr}")
+    assert bad == []
+
+
+def test_no_product_file_over_800_lines():
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines()) for p in MODULES.values()}
+    over = sorted(f for f, n in sizes.items() if n > MAX_LINES)
+    assert [f for f in over if f not in OVER_SIZE] == []
+    assert [f for f in OVER_SIZE if sizes.get(f, 0) <= MAX_LINES] == []  # a file split leaves the list
+
+
+def test_the_checks_see_a_climb_and_a_string_import(tmp_path):
+    """The parser finds what the checks rely on: a string naming a module, a function-level import."""
+    f = tmp_path / "m.py"
+    f.write_text('def f():\n    from reports.build import build_report\nX = Lazy("ssb.cli", "main")\nY = "scenarios.load:load_scenario"\n'
+                 'Z = [sys.executable, "-m", "ssb.cli"]\n')
+    assert sorted(m for _, m in _imports(f)) == ["reports.build", "reports.build.build_report", "scenarios.load", "ssb.cli"]
