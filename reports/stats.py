@@ -28,27 +28,23 @@ from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import (
     binom_tost,
     confint_proportions_2indep,
-    power_binom_tost,
     proportion_confint,
     proportion_effectsize,
     test_proportions_2indep,
     tost_proportions_2indep,
 )
 
-BALANCED = "balanced"
-IMBALANCED = "imbalanced"
-INCONCLUSIVE = "inconclusive"
+from scenarios.verdicts import (  # the verdict words and levels the runner stops on too
+    BALANCED,
+    IMBALANCED,
+    INCONCLUSIVE,
+    TARGET_POWER,
+    alpha_of,
+    games_for_equivalence,
+)
 
-# Power used for the "how many more games" estimate, and the largest count worth suggesting.
-TARGET_POWER = 0.8
-MAX_GAMES = 10_000_000
 
 
-def alpha_of(confidence):
-    """The test level that goes with a confidence level (0.95 -> 0.05)."""
-    if not 0.5 <= confidence < 1:
-        raise ValueError(f"confidence {confidence} is outside [0.5, 1)")
-    return 1.0 - confidence
 
 
 def wilson(count, nobs, confidence=0.95):
@@ -161,23 +157,6 @@ def holm(pvalues, alpha):
     return reject, adjusted
 
 
-def games_for_equivalence(p_alt, center, margin, alpha, power=TARGET_POWER):
-    """Games the TOST needs to show ``p_alt`` within ``center +- margin`` with the given power.
-
-    ``inf`` when ``p_alt`` is on or beyond the margin (no number of games would show it).
-    """
-    if not abs(p_alt - center) < margin:
-        return math.inf
-    low, upp = max(center - margin, 0.0), min(center + margin, 1.0)
-    grid = np.unique(np.geomspace(10, MAX_GAMES, 400).astype(np.int64))
-    with np.errstate(all="ignore"):
-        pw = np.clip(np.nan_to_num(power_binom_tost(low, upp, grid, p_alt=p_alt, alpha=alpha)), 0, 1)
-    # The exact power saw-tooths with n; take the first n from which it stays above the target.
-    ok = pw >= power
-    if not ok[-1]:
-        return math.inf
-    bad = np.flatnonzero(~ok)
-    return float(grid[bad[-1] + 1] if bad.size else grid[0])
 
 
 def games_for_exceedance(p_alt, edge, alpha, power=TARGET_POWER):
