@@ -19,8 +19,6 @@ OVER_SIZE = {
     "simulator/shuffle_swing/kernel/turn.py",
     "simulator/shuffle_swing/kernel/policy.py",
     "simulator/echidna/kernel.py",
-    # to be split along its seams (spec / space / search / answer).
-    "scenarios/tuning/search.py",
 }
 
 

@@ -1,4 +1,116 @@
-"""Balance search (``ssb tune``): the package of the tuning file, its search space, the search and
-its answer; what other modules import comes from here."""
+"""Balance search (``ssb tune``): the smallest change of the designer's data that meets a target.
 
-from scenarios.tuning.search import *  # noqa: F403
+The package: :mod:`~scenarios.tuning.spec` (the tuning file and its schema),
+:mod:`~scenarios.tuning.space` (data keys and switches searched), :mod:`~scenarios.tuning.candidates`
+(candidates, their games and verdicts), :mod:`~scenarios.tuning.search` (the optuna search, its
+interrupts and resumes) and :mod:`~scenarios.tuning.answer` (the changed data files and their diff).
+Every public name of the five is importable from here.
+"""
+
+from scenarios.tuning.spec import (
+    DEFAULT_STALLED,
+    GAME_KEYS,
+    GAME_TARGETS,
+    JUDGE_KEYS,
+    MAX_GAMES,
+    REQUIRED_KEYS,
+    SAMPLERS,
+    SEARCH_DEFAULTS,
+    STRONG_RULES,
+    TARGET_FIELDS,
+    TOP_KEYS,
+    TUNES_DIR,
+    find_tuning,
+    Judge,
+    load_tuning,
+    shipped_tunings,
+    TuneSpec,
+)
+from scenarios.tuning.space import (
+    apply_switches,
+    is_number,
+    Param,
+    space_param,
+    switch_param,
+)
+from scenarios.tuning.candidates import (
+    FAILED,
+    MET,
+    OPEN,
+    candidate_id,
+    candidate_scenario,
+    candidate_size,
+    GamePlayer,
+    overall,
+    overall_from_json,
+    Race,
+    refused_verdicts,
+    relabel,
+    search_score,
+    verdicts_json,
+)
+from scenarios.tuning.search import (
+    IDENTITY_STUDY,
+    RESULT_FILE,
+    STUDY_FILE,
+    held_interrupt,
+    tune,
+    TuneDirError,
+    Tuner,
+)
+from scenarios.tuning.answer import (
+    answer_folder,
+    changed_files,
+    data_diff,
+    write_changed_files,
+)
+
+__all__ = [
+    "DEFAULT_STALLED",
+    "GAME_KEYS",
+    "GAME_TARGETS",
+    "JUDGE_KEYS",
+    "MAX_GAMES",
+    "REQUIRED_KEYS",
+    "SAMPLERS",
+    "SEARCH_DEFAULTS",
+    "STRONG_RULES",
+    "TARGET_FIELDS",
+    "TOP_KEYS",
+    "TUNES_DIR",
+    "find_tuning",
+    "Judge",
+    "load_tuning",
+    "shipped_tunings",
+    "TuneSpec",
+    "apply_switches",
+    "is_number",
+    "Param",
+    "space_param",
+    "switch_param",
+    "FAILED",
+    "MET",
+    "OPEN",
+    "candidate_id",
+    "candidate_scenario",
+    "candidate_size",
+    "GamePlayer",
+    "overall",
+    "overall_from_json",
+    "Race",
+    "refused_verdicts",
+    "relabel",
+    "search_score",
+    "verdicts_json",
+    "IDENTITY_STUDY",
+    "RESULT_FILE",
+    "STUDY_FILE",
+    "held_interrupt",
+    "tune",
+    "TuneDirError",
+    "Tuner",
+    "answer_folder",
+    "changed_files",
+    "data_diff",
+    "write_changed_files",
+]
