@@ -2,7 +2,7 @@
 
 Synthetic truth fed through the report's own code: for each player count and true seat deviation,
 REPS sequences of deals (one winner per deal, multinomial) are judged after every LOOK deals up to
-CAP with ``reports.sequential_stats.verdicts`` (what ``ssb run`` stops on and ``ssb report``
+CAP with ``scenarios.sequential_stats.verdicts`` (what ``ssb run`` stops on and ``ssb report``
 prints), stopping at the first decided look, as the runner does. Printed per truth: the share
 called balanced / imbalanced / left open (Wilson 95% intervals over the sequences), the mean games
 to a decision, and the fixed-n design's count for the same errors (alpha 5% each way, 90% power,
@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reports import sequential_stats as SS  # noqa: E402
+from scenarios import sequential_stats as SS  # noqa: E402
 from reports import stats  # noqa: E402
 
 MARGIN = 0.03

@@ -40,8 +40,10 @@ def make_report(
         if instrument_margins:
             from simulator import games as registry
 
+            owner = registry.get(registry.DEFAULT_GAME).title
             raise ReportInputError("--instrument-margin", ",".join(instrument_margins),
-                                   f"a {registry.get(game).title} run has no instruments to judge; leave the option out")
+                                   f"is an option of {owner} reports; {results_dir} is a run of {game} "
+                                   f"({registry.get(game).title}), which has no instruments to judge: leave it out")
         return make_game_report(results_dir, out_dir, margin, confidence, allow_partial, seed, gap_margin)
     run = load_run(results_dir, allow_partial=allow_partial)
     report = build_report(

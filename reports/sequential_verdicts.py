@@ -3,7 +3,7 @@
 A sequential run (:mod:`scenarios.sequential`) stopped each mirror cell at the first look where
 its anytime-valid verdict was decided, so the fixed-n tests of :mod:`reports.stats` would overstate
 what the games show. :func:`apply_sequential` judges those cells again from the result tables with
-the very tests the run stopped on (:mod:`reports.sequential_stats`), at the games played, and adds
+the very tests the run stopped on (:mod:`scenarios.sequential_stats`), at the games played, and adds
 the record columns (``seq_*``, documented in docs/guide/sequential.md, "The record"):
 
 ``seq_decided`` (bool), ``seq_decided_at`` (games at the deciding look, NaN if undecided),
@@ -21,7 +21,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from reports import sequential_stats as SS
+from scenarios import sequential_stats as SS
 from reports import stats
 from reports.frames import games_text, pct
 

@@ -27,27 +27,21 @@ from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import (
     binom_tost,
     confint_proportions_2indep,
-    power_binom_tost,
     proportion_confint,
     proportion_effectsize,
     test_proportions_2indep,
     tost_proportions_2indep,
 )
 
-BALANCED = "balanced"
-IMBALANCED = "imbalanced"
-INCONCLUSIVE = "inconclusive"
-
-# Power used for the "how many more games" estimate, and the largest count worth suggesting.
-TARGET_POWER = 0.8
-MAX_GAMES = 10_000_000
-
-
-def alpha_of(confidence):
-    """The test level that goes with a confidence level (0.95 -> 0.05)."""
-    if not 0.5 <= confidence < 1:
-        raise ValueError(f"confidence {confidence} is outside [0.5, 1)")
-    return 1.0 - confidence
+from scenarios.verdicts import (  # the verdict words and levels the runner stops on too
+    BALANCED,
+    IMBALANCED,
+    INCONCLUSIVE,
+    TARGET_POWER,
+    alpha_of,
+    games_for_equivalence,
+    holm_adjusted,
+)
 
 
 def wilson(count, nobs, confidence=0.95):
@@ -151,25 +145,6 @@ def outside_pvalue(count, nobs, center, margin):
     return np.minimum(1.0, 2.0 * np.minimum(p_up, p_low))
 
 
-def holm_adjusted(p, axis=-1):
-    """Holm-adjusted p-values (the one Holm step-down of the code base) along ``axis`` (vectorised over the other axes); NaN counts as 1.
-
-    Equal to ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]`` on a 1-D array.
-    """
-    p = np.where(np.isnan(p), 1.0, np.asarray(p, dtype=float))
-    p = np.moveaxis(p, axis, -1)
-    m = p.shape[-1]
-    if m == 0:
-        return np.moveaxis(p, -1, axis)
-    order = np.argsort(p, axis=-1, kind="stable")
-    sorted_p = np.take_along_axis(p, order, axis=-1)
-    factor = m - np.arange(m)
-    adj_sorted = np.minimum(1.0, np.maximum.accumulate(sorted_p * factor, axis=-1))
-    adj = np.empty_like(adj_sorted)
-    np.put_along_axis(adj, order, adj_sorted, axis=-1)
-    return np.moveaxis(adj, -1, axis)
-
-
 def holm(pvalues, alpha):
     """Holm step-down over one family: ``(reject, adjusted p)``; an empty family is fine.
 
@@ -185,25 +160,6 @@ def holm(pvalues, alpha):
     reject = np.empty(p.size, dtype=bool)
     reject[order] = steps
     return reject, adjusted
-
-
-def games_for_equivalence(p_alt, center, margin, alpha, power=TARGET_POWER):
-    """Games the TOST needs to show ``p_alt`` within ``center +- margin`` with the given power.
-
-    ``inf`` when ``p_alt`` is on or beyond the margin (no number of games would show it).
-    """
-    if not abs(p_alt - center) < margin:
-        return math.inf
-    low, upp = max(center - margin, 0.0), min(center + margin, 1.0)
-    grid = np.unique(np.geomspace(10, MAX_GAMES, 400).astype(np.int64))
-    with np.errstate(all="ignore"):
-        pw = np.clip(np.nan_to_num(power_binom_tost(low, upp, grid, p_alt=p_alt, alpha=alpha)), 0, 1)
-    # The exact power saw-tooths with n; take the first n from which it stays above the target.
-    ok = pw >= power
-    if not ok[-1]:
-        return math.inf
-    bad = np.flatnonzero(~ok)
-    return float(grid[bad[-1] + 1] if bad.size else grid[0])
 
 
 def games_for_exceedance(p_alt, edge, alpha, power=TARGET_POWER):

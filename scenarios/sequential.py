@@ -14,7 +14,7 @@ A scenario with a ``[sequential]`` table (or ``--set sequential=true``) is playe
 The scenario's ``games`` (and ``lineup.max_games``) become each cell's cap. Every cell must be a
 mirror lineup (one strategy, the *judge*, in every seat), whose seat verdict is judged from its own
 games. After each round every cell that played is judged again with the anytime-valid verdict of
-:mod:`reports.sequential_stats`; a decided cell stops. Each judge's budget is shared by its cells:
+:mod:`scenarios.sequential_stats`; a decided cell stops. Each judge's budget is shared by its cells:
 what a decided cell leaves goes to the judge's cells still open, split evenly; the strong judge's
 cells are dispatched first in every round. ``seconds`` is one pool for the whole run, counted in
 the workers' CPU seconds: when spent, the run ends after the round under way and the open cells
@@ -41,9 +41,11 @@ from pathlib import Path
 
 import numpy as np
 
-from reports import sequential_stats as SS
+from scenarios import sequential_stats as SS
 from scenarios import results as R
+from scenarios import rundir as RD
 from simulator.errors import DataError
+from simulator.provenance import code_version
 
 KEYS = ("budget", "round", "strong", "seconds", "margin", "confidence", "verdicts")
 VERDICTS = ("seats",)
@@ -299,36 +301,35 @@ def _sync_manifest(manifest, states, plan, scenario):
 
 def run_sequential(scenario, out_dir, *, jobs, backend, scheduler, resume, force, chunk_size, progress, announce):
     """Play a sequential scenario (see the module doc); returns a :class:`scenarios.runner.RunSummary`."""
-    from scenarios import runner as RN
 
     plan = scenario.sequential
     data = scenario.data_files()
-    code = RN.code_version(scenario.game)
+    code = code_version(scenario.game)
     old_manifest = None
     if resume and (out_dir / R.MANIFEST).is_file():
         old_manifest = R.read_manifest(out_dir)
-        chunk_size = chunk_size or int(old_manifest.get("chunks", {}).get("size", RN.DEFAULT_CHUNK_SIZE))
-    chunk_size = int(chunk_size or RN.DEFAULT_CHUNK_SIZE)
+        chunk_size = chunk_size or int(old_manifest.get("chunks", {}).get("size", RD.DEFAULT_CHUNK_SIZE))
+    chunk_size = int(chunk_size or RD.DEFAULT_CHUNK_SIZE)
     if chunk_size < 1:
         raise DataError("--chunk-size", "", "must be at least 1")
-    manifest = RN._new_manifest(scenario, [], chunk_size, data, code)
+    manifest = RD.new_manifest(scenario, [], chunk_size, data, code)
     manifest["sequential"] = {"settings": plan.as_doc(), "rounds": [], "cells": [], "cpu_seconds": 0.0}
     if old_manifest is not None:
         # The plan of a sequential run grows round by round: resume compares everything else.
         manifest["chunks"] = dict(old_manifest.get("chunks", manifest["chunks"]))
     out_dir.mkdir(parents=True, exist_ok=True)
-    with RN._locked(out_dir):
-        old, clear = RN._previous(out_dir, manifest, resume, force)
-        compile_seconds = 0.0 if scheduler else RN.compile_in_parent(scenario, announce)
-        with RN._dispatcher(backend, jobs, scheduler) as dispatch:
+    with RD.locked(out_dir):
+        old, clear = RD.previous_run(out_dir, manifest, resume, force)
+        compile_seconds = 0.0 if scheduler else RD.compile_in_parent(scenario, announce)
+        with RD.dispatcher(backend, jobs, scheduler) as dispatch:
             if clear:
-                RN._clear(out_dir)
+                RD.clear_tables(out_dir)
             if old is not None:
                 manifest["timings"] = old.get("timings", manifest["timings"])
                 manifest["timings"].setdefault("runs", [])
                 manifest["sequential"] = old["sequential"]
                 manifest["chunks"] = old["chunks"]
-            RN._remove_temporaries(out_dir)
+            RD.remove_temporaries(out_dir)
             for d in (R.SEATS_DIR, R.GAMES_DIR):
                 (out_dir / d).mkdir(exist_ok=True)
             return _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, scheduler, progress,
@@ -341,13 +342,12 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
     import json
     import os
 
-    from scenarios import runner as RN
     from scenarios.worker import ChunkTask, parent_token
 
     seq = manifest["sequential"]
     timings = manifest["timings"]
     run_entry = {
-        "started": RN._now(), "resumed": resumed, "backend": backend, "jobs": jobs, "scheduler": scheduler,
+        "started": RD.now(), "resumed": resumed, "backend": backend, "jobs": jobs, "scheduler": scheduler,
         "chunks_skipped": 0, "compile_seconds": round(compile_seconds, 1), "worker_compiles": 0,
         "games": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0, "finished": None,
     }
@@ -357,12 +357,12 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
     by_index = {s.cell.index: s for s in states}
     spent = {j: 0 for j in plan.budget}
     run_id = hashlib.sha256(
-        json.dumps([scenario.sha256, RN._hashes(manifest["data_files"]), manifest["code"]["kernel_sha256"]]).encode()
+        json.dumps([scenario.sha256, RD.file_hashes(manifest["data_files"]), manifest["code"]["kernel_sha256"]]).encode()
     ).hexdigest()
     specs = scenario.cell_specs(run_id)
     token = None if scheduler else parent_token()
     total = sum(min(plan.budget[j], sum(c.games for c in scenario.cells if judge_of(c) == j)) for j in plan.budget)
-    bar = RN._progress_bar(total, 0, scenario.name, sys.stderr.isatty() if progress is None else progress)
+    bar = RD.progress_bar(total, 0, scenario.name, sys.stderr.isatty() if progress is None else progress)
     t0 = time.perf_counter()
     played = 0
     compiles = {}
@@ -372,7 +372,7 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
         run_entry.update(games=played, wall_seconds=round(wall, 3))
         run_entry["games_per_second"] = round(played / wall, 1) if wall > 0 else None
         if final:
-            run_entry["finished"] = RN._now()
+            run_entry["finished"] = RD.now()
         timings["wall_seconds"] = round(sum(r.get("wall_seconds", 0.0) for r in timings["runs"]), 3)
         timings["games_played"] = sum(r.get("games", 0) for r in timings["runs"])
         timings["games_per_second"] = (
@@ -387,7 +387,7 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
         done = R.done_chunks(out_dir, len(plan_rows))
         mine = {r[0] for r in rows} & done
         if mine:
-            mine -= set(RN._drop_damaged(out_dir, manifest, mine, announce))
+            mine -= set(RD.drop_damaged(out_dir, manifest, mine, announce))
         todo = [r for r in rows if r[0] not in mine]
         tasks = (ChunkTask(chunk=k, spec=specs[c], start=a, stop=b, run_seed=scenario.seed, parent=token)
                  for k, c, a, b in todo)
@@ -458,9 +458,9 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
     _sync_manifest(manifest, states, plan, scenario)
     wall = account(final=True)
     manifest["status"] = R.STATUS_COMPLETE
-    timings["finished"] = RN._now()
+    timings["finished"] = RD.now()
     R.write_manifest(out_dir, manifest)
-    return RN.RunSummary(
+    return RD.RunSummary(
         out_dir=Path(out_dir), scenario=scenario.name, status=R.STATUS_COMPLETE, cells=len(scenario.cells),
         chunks=len(plan_rows), chunks_skipped=run_entry["chunks_skipped"], games_total=manifest["totals"]["games"],
         games_played=played, wall_seconds=wall, manifest=manifest,

@@ -207,8 +207,11 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
     ctx = click.get_current_context()
     chosen = registry.get(game, "--game", "game")
     if chosen.name != registry.DEFAULT_GAME:  # (a board given to Shuffle and Swing is refused below)
-        refuse_other_game_options(ctx, chosen.title, "Shuffle and Swing", "instruments", "instrument_dirs",
-                                  "depth_budgets", "depth_rung", "depth_deals")
+        # The skill-depth figure is there for a game whose ladder declares it; an empty
+        # --depth-budgets asks for no figure, which any game can.
+        depth = () if chosen.ladder is not None and chosen.ladder.depth else (
+            ("depth_rung", "depth_deals") + (("depth_budgets",) if depth_budgets.strip() else ()))
+        refuse_other_game_options(ctx, chosen.title, "Shuffle and Swing", "instruments", "instrument_dirs", *depth)
     if rungs is not None:
         names = [n.strip() for n in rungs.split(",")]
         if not any(names):

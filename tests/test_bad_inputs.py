@@ -780,8 +780,6 @@ NEW_CASES = [
     Case("report-instrument-margin-echidna", ["report", "run", "--instrument-margin", "objective_points=3"],
          ["--instrument-margin", "Shuffle and Swing", "echidna"],
          setup=lambda t: _manifest(t, {"game": "echidna", "columns": {}})),
-    Case("report-gap-margin-echidna", ["report", "run", "--gap-margin", "4"], ["--gap-margin", "echidna"],
-         setup=lambda t: _manifest(t, {"game": "echidna", "columns": {}})),
     Case("boards-list-first-game", ["boards", "list", "--game", "shuffle-swing"], ["--game", "no boards", "echidna"]),
     Case("strategies-tune-name-comma", ["strategies", "tune", "--name", "a,b"], ["--name", "a,b"]),
     Case("strategies-tune-name-shipped", ["strategies", "tune", "--name", "greedy"], ["--name", "greedy", "already"]),

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-import scenarios.runner as runner_mod
+import scenarios.rundir as runner_mod
 from scenarios.results import MANIFEST, RunDirError, chunk_paths, load_results, read_manifest, write_manifest
 from scenarios.load import load_scenario
 from scenarios.runner import run_scenario
@@ -392,6 +392,6 @@ def test_run_missing_scenario(cli, tmp_path):
 def test_two_runs_cannot_write_one_directory(tiny, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    with runner_mod._locked(out), pytest.raises(RunDirError, match="another ssb command is writing"):
+    with runner_mod.locked(out), pytest.raises(RunDirError, match="another ssb command is writing"):
         run_scenario(tiny, out, jobs=1)
     assert not (out / MANIFEST).exists()

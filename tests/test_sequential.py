@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-import scenarios.runner as runner_mod
-from reports import sequential_stats as SS
+import scenarios.rundir as runner_mod
+from scenarios import sequential_stats as SS
 from reports import stats
 from reports.io import from_frames
 from reports.seats import seat_advantage

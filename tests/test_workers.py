@@ -29,19 +29,20 @@ def test_workers_only_load_the_compiled_kernel(tmp_path):
 def test_a_cold_kernel_is_announced_and_compiled_before_the_workers(tmp_path, monkeypatch):
     """With the cache reported cold, the parent prints the notice once and plays one game itself
     before any chunk is dispatched."""
+    import scenarios.rundir as rundir
     import scenarios.runner as runner
     import simulator.warmup as warmup
 
     order = []
     monkeypatch.setattr(warmup, "kernel_cached", lambda entry="play_batch": False)
     monkeypatch.setattr(warmup, "record_compile", lambda seconds, entry="play_batch", cpu_seconds=None: order.append("recorded"))
-    real_dispatcher = runner._dispatcher
+    real_dispatcher = rundir.dispatcher
 
     def dispatcher(*args, **kw):
         order.append("workers")
         return real_dispatcher(*args, **kw)
 
-    monkeypatch.setattr(runner, "_dispatcher", dispatcher)
+    monkeypatch.setattr(runner, "dispatcher", dispatcher)
     notices = []
     run_scenario("ci", tmp_path / "run", jobs=1, games=4, progress=False, announce=lambda m: (notices.append(m), order.append("notice")))
     assert len(notices) == 1 and notices[0].startswith("compiling the rules kernel, first run only: about ")

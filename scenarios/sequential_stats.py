@@ -49,7 +49,7 @@ import numpy as np
 from scipy import special
 from scipy.optimize import brentq
 
-from reports.stats import BALANCED, IMBALANCED, INCONCLUSIVE, alpha_of, games_for_equivalence, holm_adjusted
+from scenarios.verdicts import BALANCED, IMBALANCED, INCONCLUSIVE, alpha_of, games_for_equivalence, holm_adjusted
 
 # Prior concentration r = games / PRIOR_SCALE: the normal-mixture optimum for a boundary tight at
 # ``games`` is rho = V / (2 log(1/alpha) + log(1 + 2 log(1/alpha))) (Howard et al. 2021, eq. 3.6),
