@@ -23,7 +23,6 @@ import warnings
 
 import numpy as np
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import (
     binom_tost,
@@ -41,10 +40,8 @@ from scenarios.verdicts import (  # the verdict words and levels the runner stop
     TARGET_POWER,
     alpha_of,
     games_for_equivalence,
+    holm_adjusted,
 )
-
-
-
 
 
 def wilson(count, nobs, confidence=0.95):
@@ -149,14 +146,20 @@ def outside_pvalue(count, nobs, center, margin):
 
 
 def holm(pvalues, alpha):
-    """Holm step-down over one family: ``(reject, adjusted p)``; an empty family is fine."""
+    """Holm step-down over one family: ``(reject, adjusted p)``; an empty family is fine.
+
+    ``reject`` is the step-down itself (the i-th smallest p against ``alpha / (m - i)`` until one
+    stays), as ``statsmodels.stats.multitest.multipletests(p, alpha, "holm")`` gives it.
+    """
     p = np.asarray(pvalues, dtype=float)
     if p.size == 0:
         return np.zeros(0, dtype=bool), np.zeros(0)
-    reject, adjusted, _, _ = multipletests(p, alpha=alpha, method="holm")
+    adjusted = holm_adjusted(p)
+    order = np.argsort(p, kind="stable")
+    steps = np.logical_and.accumulate(p[order] <= alpha / (p.size - np.arange(p.size)))
+    reject = np.empty(p.size, dtype=bool)
+    reject[order] = steps
     return reject, adjusted
-
-
 
 
 def games_for_exceedance(p_alt, edge, alpha, power=TARGET_POWER):
@@ -362,19 +365,12 @@ def holm_by_group(pvalues, group):
     g = np.asarray(group)
     if p.size == 0:
         return p
-    order = np.lexsort((p, g))
-    gs, ps = g[order], p[order]
-    start = np.r_[0, np.flatnonzero(gs[1:] != gs[:-1]) + 1]
-    size = np.diff(np.r_[start, gs.size])
-    first = np.repeat(start, size)
-    rank = np.arange(gs.size) - first
-    m = np.repeat(size, size)
-    scaled = np.minimum(1.0, ps * (m - rank))
-    # Running maximum within each group: offset each group so one accumulate cannot leak across.
-    offset = np.repeat(np.arange(size.size) * 2.0, size)
-    adj_sorted = np.maximum.accumulate(scaled + offset) - offset
     out = np.empty_like(p)
-    out[order] = adj_sorted
+    _, inverse = np.unique(g, return_inverse=True)
+    order = np.argsort(inverse.ravel(), kind="stable")
+    bounds = np.flatnonzero(np.diff(inverse.ravel()[order])) + 1
+    for idx in np.split(order, bounds):
+        out[idx] = holm_adjusted(p[idx])
     return out
 
 
@@ -550,3 +546,85 @@ def normal_seat_verdict(pi, cov, margin, confidence=0.95, gap_margin=None):
         "best": best,
         "worst": worst,
     }
+
+
+# =========================================================================== differences of means (the balance regression)
+
+
+def mean_and_var(n, s, ss):
+    """Mean of the per-deal values and the variance of that mean; NaN variance where ``n < 2``."""
+    n = np.asarray(n, dtype=float)
+    s = np.asarray(s, dtype=float)
+    ss = np.asarray(ss, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = s / n
+        var = np.clip(ss - s * s / n, 0.0, None) / (n - 1)
+        # Floating-point residue of a constant figure: treat as zero variance.
+        var = np.where(var <= 1e-12 * np.maximum(1.0, mean * mean), 0.0, var)
+        var_mean = np.where(n >= 2, var / n, np.nan)
+    return mean, var_mean
+
+
+def difference(base, cur):
+    """``(d, se, df)`` of ``now - baseline`` from two ``(n, sum, sumsq)`` triples (Welch)."""
+    m0, v0 = mean_and_var(*base)
+    m1, v1 = mean_and_var(*cur)
+    n0 = np.asarray(base[0], dtype=float)
+    n1 = np.asarray(cur[0], dtype=float)
+    d = m1 - m0
+    se = np.sqrt(v0 + v1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        den = np.where(n0 > 1, v0 * v0 / (n0 - 1), 0.0) + np.where(n1 > 1, v1 * v1 / (n1 - 1), 0.0)
+        df = np.where(den > 0, (v0 + v1) ** 2 / den, np.inf)
+    return d, se, df
+
+
+def margin_tests(d, se, df, margin):
+    """``(p_equivalent, p_beyond)`` for ``|d| < margin`` (TOST) and ``|d| > margin``.
+
+    With no spread at all (``se == 0``) the difference is known exactly; with an undefined one
+    (too few deals) both p-values are 1.
+    """
+    d, se, df, margin = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (d, se, df, margin)))
+    ok = np.isfinite(d) & np.isfinite(se)
+    pos = ok & (se > 0)
+    safe_se = np.where(pos, se, 1.0)
+    safe_d = np.where(ok, d, 0.0)
+    t_lo = (safe_d + margin) / safe_se  # against d <= -m
+    t_hi = (safe_d - margin) / safe_se  # against d >= +m
+    p_equiv = np.maximum(stats.t.sf(t_lo, df), stats.t.cdf(t_hi, df))
+    # H0 |d| <= m is least favourable at |d| = m: the p-value is P(|D| >= |observed|) there.
+    a = np.abs(safe_d)
+    p_beyond = np.minimum(1.0, stats.t.sf((a - margin) / safe_se, df) + stats.t.cdf((-a - margin) / safe_se, df))
+    exact = ok & (se == 0)
+    p_equiv = np.where(exact, np.where(np.abs(safe_d) < margin, 0.0, 1.0), p_equiv)
+    p_beyond = np.where(exact, np.where(np.abs(safe_d) > margin, 0.0, 1.0), p_beyond)
+    p_equiv = np.where(ok, p_equiv, 1.0)
+    p_beyond = np.where(ok, p_beyond, 1.0)
+    return p_equiv, p_beyond
+
+
+def confidence_interval(d, se, df, alpha):
+    """Two-sided ``1 - alpha`` interval of the difference."""
+    q = stats.t.ppf(1 - np.asarray(alpha, dtype=float) / 2, df)
+    with np.errstate(invalid="ignore"):
+        half = np.where(np.asarray(se) > 0, q * se, 0.0)
+    return d - half, d + half
+
+
+def step_levels(p, level, axis=-1):
+    """Holm's level for each test: ``level / (m - rank)`` by the rank of its p-value (0 = smallest)."""
+    p = np.where(np.isnan(p), 1.0, np.asarray(p, dtype=float))
+    m = p.shape[axis]
+    rank = np.argsort(np.argsort(p, axis=axis, kind="stable"), axis=axis, kind="stable")
+    return level / (m - rank)
+
+
+def power_change(margin, se, df, level, power=TARGET_POWER):
+    """Smallest true change the fail test catches with the given power: ``m + (t_(1-level) + t_power) se``.
+
+    ``level`` is the first step of Holm (``alpha / figures``), the strictest one, so the figure is an
+    upper bound of the change caught that often.
+    """
+    df = np.where(np.isfinite(df), df, 1e9)
+    return np.asarray(margin) + (stats.t.ppf(1 - level, df) + stats.t.ppf(power, df)) * np.asarray(se)

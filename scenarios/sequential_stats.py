@@ -49,7 +49,7 @@ import numpy as np
 from scipy import special
 from scipy.optimize import brentq
 
-from scenarios.verdicts import BALANCED, IMBALANCED, INCONCLUSIVE, alpha_of, games_for_equivalence
+from scenarios.verdicts import BALANCED, IMBALANCED, INCONCLUSIVE, alpha_of, games_for_equivalence, holm_adjusted
 
 # Prior concentration r = games / PRIOR_SCALE: the normal-mixture optimum for a boundary tight at
 # ``games`` is rho = V / (2 log(1/alpha) + log(1 + 2 log(1/alpha))) (Howard et al. 2021, eq. 3.6),
@@ -132,18 +132,6 @@ def confidence_sequence(wins, games, r, confidence=0.95):
     return float(lo), float(hi)
 
 
-def _holm_adjusted(p):
-    """Holm step-down adjusted p-values of one family per row (families along the last axis)."""
-    p = np.asarray(p, dtype=float)
-    m = p.shape[-1]
-    order = np.argsort(p, axis=-1, kind="stable")
-    ranked = np.take_along_axis(p, order, axis=-1) * (m - np.arange(m))
-    adj = np.minimum(np.maximum.accumulate(ranked, axis=-1), 1.0)
-    out = np.empty_like(adj)
-    np.put_along_axis(out, order, adj, axis=-1)
-    return out
-
-
 def verdicts(wins, games, players, margin=0.03, confidence=0.95, r=None):
     """Sequential seat verdicts of many looks at once: ``wins`` has the seats on its last axis,
     ``games`` one count per row (broadcast). Returns ``(verdict codes, tost_p, outside_p, row_tost_p,
@@ -163,7 +151,7 @@ def verdicts(wins, games, players, margin=0.03, confidence=0.95, r=None):
     # Outside (imbalanced): above the upper edge or below the lower edge, doubled, Holm over seats.
     p_up = pvalue_above(wins, games, hi_edge, r) if hi_edge < 1 else ones
     p_low = pvalue_below(wins, games, lo_edge, r) if lo_edge > 0 else ones
-    row_out = _holm_adjusted(np.minimum(1.0, 2.0 * np.minimum(p_up, p_low)))
+    row_out = holm_adjusted(np.minimum(1.0, 2.0 * np.minimum(p_up, p_low)))
     tost_p, outside_p = row_tost.max(axis=-1), row_out.min(axis=-1)
     code = np.where(outside_p < alpha, -1, np.where(tost_p < alpha, 1, 0))
     return code, tost_p, outside_p, row_tost, row_out

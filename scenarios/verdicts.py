@@ -43,3 +43,22 @@ def games_for_equivalence(p_alt, center, margin, alpha, power=TARGET_POWER):
         return math.inf
     bad = np.flatnonzero(~ok)
     return float(grid[bad[-1] + 1] if bad.size else grid[0])
+
+
+def holm_adjusted(p, axis=-1):
+    """Holm-adjusted p-values (the one Holm step-down of the code base) along ``axis`` (vectorised over the other axes); NaN counts as 1.
+
+    Equal to ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]`` on a 1-D array.
+    """
+    p = np.where(np.isnan(p), 1.0, np.asarray(p, dtype=float))
+    p = np.moveaxis(p, axis, -1)
+    m = p.shape[-1]
+    if m == 0:
+        return np.moveaxis(p, -1, axis)
+    order = np.argsort(p, axis=-1, kind="stable")
+    sorted_p = np.take_along_axis(p, order, axis=-1)
+    factor = m - np.arange(m)
+    adj_sorted = np.minimum(1.0, np.maximum.accumulate(sorted_p * factor, axis=-1))
+    adj = np.empty_like(adj_sorted)
+    np.put_along_axis(adj, order, adj_sorted, axis=-1)
+    return np.moveaxis(adj, -1, axis)

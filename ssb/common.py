@@ -257,3 +257,13 @@ def old_spelling(flag, name, **kw):
     """A hidden option ``flag`` that fills parameter ``name``: an earlier spelling, still accepted
     (click lets the option given on the command line win over the other's default)."""
     return click.option(flag, name, hidden=True, default=None, help=f"Earlier spelling of the option that fills {name}.", **kw)
+
+
+def table(headers, rows):
+    """Plain left-aligned columns; the last column is left unpadded."""
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
+    lines = []
+    for row in [headers, *rows]:
+        cells = [str(c).ljust(w) for c, w in zip(row[:-1], widths[:-1], strict=True)] + [str(row[-1])]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)

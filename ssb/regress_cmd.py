@@ -284,7 +284,8 @@ def regress(
     from reports.baseline import read_baseline
     import os
 
-    from reports.regress import gate_status, parse_margins, result_json, summary_markdown, summary_text
+    from reports.regress import gate_status, parse_margins
+    from reports.regress_format import result_json, summary_markdown, summary_text
     from reports.regress import regress as run_regress
 
     try:

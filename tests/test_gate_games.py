@@ -20,11 +20,11 @@ from reports.regress import (
     LEFT_OUT,
     PASS,
     RegressInputError,
-    cell_label,
     compare_tables,
     parse_margins,
     regress,
 )
+from reports.regress_format import cell_label
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
 from scenarios.load import load_scenario

@@ -19,9 +19,6 @@ OVER_SIZE = {
     "simulator/shuffle_swing/kernel/turn.py",
     "simulator/shuffle_swing/kernel/policy.py",
     "simulator/echidna/kernel.py",
-    # to be split along their seams (tuning: spec / space / search / answer; regress: gate / format).
-    "scenarios/tuning.py",
-    "reports/regress.py",
 }
 
 

@@ -33,13 +33,10 @@ from reports.regress import (
     check_cells,
     compare_tables,
     decide,
-    difference,
-    holm,
-    margin_tests,
-    mean_and_var,
     parse_margins,
     sequential_verdicts,
 )
+from reports.stats import difference, holm_adjusted as holm, margin_tests, mean_and_var
 from simulator.seeds import round_seed
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
