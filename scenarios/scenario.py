@@ -68,7 +68,6 @@ from scenarios.record import check_record
 from scenarios.schema import result_columns
 from scenarios.spec import (
     MAX_GAMES,
-    ROUND_ROBIN_KEYS,
     LineupCell,
     check_scenario_name,
     lineup_period,
@@ -76,6 +75,7 @@ from scenarios.spec import (
     parse_max_games,
     parse_set,
     set_lineup_key,
+    set_table_key,
 )
 from simulator.seeds import MAX_SEED
 from scenarios.worker import CellSpec
@@ -346,16 +346,7 @@ def apply_set(doc, key, value, path):
                     table.pop(m, None)
             if parts[1] != "swaps":
                 table.pop("base", None)
-        if len(parts) > 2 and parts[1] != "round_robin":
-            raise DataError(path, key, f"'{top}.{parts[1]}' has no sub-keys")
-        for p in parts[1:-1]:
-            sub = table.get(p)
-            if not isinstance(sub, dict):
-                sub = table[p] = {}
-            table = sub
-        if len(parts) == 3 and parts[2] not in ROUND_ROBIN_KEYS:
-            raise DataError(path, key, f"unknown key '{parts[2]}' (known: {', '.join(ROUND_ROBIN_KEYS)})")
-        table[parts[-1]] = value
+        set_table_key(doc, parts, key, value, path)
         return
     if len(parts) > 1:
         raise DataError(path, key, f"'{top}' has no sub-keys")

@@ -132,11 +132,17 @@ def set_lineup_key(doc, key, value, path):
         return
     if parts[1] not in LINEUP_KEYS:
         raise DataError(path, key, f"unknown key '{parts[1]}' (known: {', '.join(LINEUP_KEYS)})")
-    table = doc.get("lineup")
+    set_table_key(doc, parts, key, value, path)
+
+
+def set_table_key(doc, parts, key, value, path):
+    """``--set TOP.KEY[.SUB]=VALUE`` into the table ``doc[TOP]`` (made when absent): only
+    ``round_robin`` has sub-keys, and those are :data:`ROUND_ROBIN_KEYS`."""
+    table = doc.get(parts[0])
     if not isinstance(table, dict):
-        table = doc["lineup"] = {}
+        table = doc[parts[0]] = {}
     if len(parts) > 2 and parts[1] != "round_robin":
-        raise DataError(path, key, f"'lineup.{parts[1]}' has no sub-keys")
+        raise DataError(path, key, f"'{parts[0]}.{parts[1]}' has no sub-keys")
     for p in parts[1:-1]:
         sub = table.get(p)
         if not isinstance(sub, dict):
