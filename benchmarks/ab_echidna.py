@@ -4,9 +4,10 @@
 
 On a shared machine absolute games/s drift by tens of percent from minute to minute; a ratio of two
 kernels timed in turn, in one process, on identical seeds, drifts far less. ``--base`` (default: the
-kernel before any speed work, ``BASE``) has its ``simulator/echidna/{layout,kernel,board}.py``
-taken out of git into a package of its own under ``$TMPDIR/echidna-ab/<rev>/`` (imports rewritten
-to it; its compiled code cached next to the working tree's), so both kernels live side by side.
+kernel before any speed work, ``BASE``) has its ``simulator/echidna/{layout,board}.py`` and kernel
+(``kernel.py``, or the ``kernel/`` package) taken out of git into a package of its own under
+``$TMPDIR/echidna-ab/<rev>/`` (imports rewritten to it; its compiled code cached next to the working
+tree's), so both kernels live side by side.
 Each repeat times every workload on each kernel and the Shuffle and Swing greedy mirror at 4 players
 (the project's reference workload) one after another, with CPU time (``time.process_time``: time
 the process was not running does not count). Printed per workload: median games/s of each kernel,
@@ -18,7 +19,9 @@ Before timing it checks that both kernels reach identical final states on the ti
 import argparse
 import importlib
 import os
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +36,7 @@ if str(REPO) not in sys.path:
 from ab_common import full_commit, git_text, ratio_stats, time_alternately, write_if_changed  # noqa: E402
 from bench_echidna import cpu_model, shuffle_swing_reference  # noqa: E402
 from simulator.echidna import board as board_now  # noqa: E402
-from simulator.echidna import kernel as kernel_now  # noqa: E402
+from simulator.echidna.kernel import engine as kernel_now  # noqa: E402
 from simulator.echidna import layout as layout_now  # noqa: E402
 from simulator.seeds import game_seed  # noqa: E402
 from simulator.echidna.strategies import EchidnaStrategyLibrary  # noqa: E402
@@ -72,28 +75,37 @@ class Variant:
 
 def variant_from_git(rev):
     """The revision's kernel as a package of its own (``abk_<commit>``) in a folder beside links to
-    the shared core (the kernel reads ``../shuffle_swing/kernel/core.py`` and ``../shuffle_swing/layout.py``,
-    or before the first game moved ``../kernel/core.py`` and ``../layout.py``, for its cache key)."""
+    the shared pieces its cache key reads: a kernel package (``simulator/echidna/kernel/``) reads
+    ``../kernel_common.py``; a one-file kernel (``simulator/echidna/kernel.py``, before the kernels
+    shared ``simulator/kernel_common.py``) reads ``../shuffle_swing/kernel/core.py`` and
+    ``../shuffle_swing/layout.py`` (or, before the first game moved, ``../kernel/core.py`` and
+    ``../layout.py``), and its imports of that core are pointed at ``simulator.kernel_common``."""
     full = full_commit(rev)
     name = f"abk_{full[:10]}"
     root = Path(os.environ.get("TMPDIR") or tempfile.gettempdir()) / "echidna-ab" / full[:10]
     pkg = root / name
     pkg.mkdir(parents=True, exist_ok=True)
-    first = REPO / "simulator" / "shuffle_swing"  # the shared core, where a kernel of either layout looks for it
-    for link, target in (("kernel", first / "kernel"), ("layout.py", first / "layout.py"), ("shuffle_swing", first)):
+    first = REPO / "simulator" / "shuffle_swing"
+    links = (("kernel", first / "kernel"), ("layout.py", first / "layout.py"), ("shuffle_swing", first),
+             ("kernel_common.py", REPO / "simulator" / "kernel_common.py"))
+    for link, target in links:
         p = root / link
         if not p.exists():
             p.symlink_to(target)
     (pkg / "__init__.py").write_text("")
-    for f in ("layout.py", "kernel.py", "board.py"):
+    listed = subprocess.check_output(["git", "-C", str(REPO), "ls-tree", "--name-only", full, "simulator/echidna/kernel/"],
+                                     text=True).split()
+    files = ["layout.py", "board.py"] + ([f[len("simulator/echidna/"):] for f in listed if f.endswith(".py")] or ["kernel.py"])
+    for f in files:
         text = git_text(full, f"simulator/echidna/{f}")
-        text = text.replace("from simulator.echidna.layout import", f"from {name}.layout import")
+        text = text.replace("simulator.echidna.layout", f"{name}.layout").replace("simulator.echidna.kernel", f"{name}.kernel")
         text = text.replace("from simulator.echidna import layout as L", f"from {name} import layout as L")
-        text = text.replace("from simulator.kernel", "from simulator.shuffle_swing.kernel")  # before the first game moved
+        text = re.sub(r"from simulator\.(shuffle_swing\.)?kernel(\.core)? import", "from simulator.kernel_common import", text)
         write_if_changed(pkg / f, text)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
-    mods = [importlib.import_module(f"{name}.{m}") for m in ("layout", "kernel", "board")]
+    entry = "kernel.engine" if listed else "kernel"
+    mods = [importlib.import_module(f"{name}.{m}") for m in ("layout", entry, "board")]
     return Variant(f"{rev} ({full[:7]})", *mods)
 
 

@@ -26,7 +26,8 @@ if __package__ in (None, ""):
 
 from ab_common import ratio_stats, time_alternately  # noqa: E402
 
-from simulator.lead_record import echidna_play_many_lead, sns_play_many_lead  # noqa: E402
+from simulator.echidna.lead_record import play_many_lead as echidna_play_many_lead  # noqa: E402
+from simulator.shuffle_swing.lead_record import play_many_lead as sns_play_many_lead  # noqa: E402
 from strategies.ladder import cpu_model  # noqa: E402
 
 

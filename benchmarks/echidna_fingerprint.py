@@ -19,7 +19,7 @@ from such a file (where to look when the total changes).
 The reference digests of the unchanged kernel are ``REFERENCE`` below; ``tests/test_echidna_fingerprint.py``
 runs the grid with 10 games per configuration (5,400 games, two of each configuration logged) in
 a few seconds; ``--record`` plays the fast games through the lead record's entry point
-(``simulator.lead_record``), which must give the same digest; this script's default is 40 games per configuration (21,600 games, four logged).
+(``simulator.echidna.lead_record``), which must give the same digest; this script's default is 40 games per configuration (21,600 games, four logged).
 """
 
 import hashlib
@@ -33,11 +33,11 @@ if __package__ in (None, ""):
 
 from simulator.echidna import layout as L  # noqa: E402
 from simulator.echidna.board import EchidnaSetup, Variants, load_board, load_rules  # noqa: E402
-from simulator.echidna.kernel import play_game  # noqa: E402
+from simulator.echidna.kernel.engine import play_game  # noqa: E402
 from simulator.seeds import game_seed  # noqa: E402
 from simulator.echidna.playout import play_many  # noqa: E402
 from simulator.echidna.strategies import EchidnaStrategyLibrary  # noqa: E402
-from simulator.lead_record import echidna_play_many_lead  # noqa: E402
+from simulator.echidna.lead_record import play_many_lead  # noqa: E402
 
 # (games per configuration, logged games per configuration) -> digest of the kernel before any
 # speed work (commit 1be3246).
@@ -136,7 +136,7 @@ def fingerprint(games=10, log_games=2, seed=20261201, record=False):
         h = hashlib.sha256(label.encode())
         seeds = np.array([game_seed(seed + k, i) for i in range(games)], dtype=np.uint64)
         if record:  # the lead record's entry point: the same games, call for call
-            states, bad, _, _ = echidna_play_many_lead(setup, strat, seeds)
+            states, bad, _, _ = play_many_lead(setup, strat, seeds)
         else:
             states, bad = play_many(setup, strat, seeds)
         assert len(bad) == 0

@@ -17,7 +17,8 @@ import time
 
 os.environ["SSB_CYCLE_PROBE"] = "1"
 
-from simulator.shuffle_swing.kernel.core import N_PROBE, PROBE_COUNTERS, PROBE_PARTS, PR_TURN  # noqa: E402
+from simulator.kernel_common import N_PROBE, PROBE_COUNTERS  # noqa: E402
+from simulator.shuffle_swing.kernel.core import PROBE_PARTS, PR_TURN  # noqa: E402
 from simulator.shuffle_swing.playout import GameSetup, play_many  # noqa: E402
 from simulator.seeds import game_seed
 from simulator.shuffle_swing.strategies import StrategyLibrary  # noqa: E402

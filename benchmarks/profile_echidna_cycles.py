@@ -5,7 +5,7 @@ running kernel.
 
 The Echidna Shuffle equivalent of ``profile_cycles.py``: builds the kernel with the cycle probe on
 (``SSB_CYCLE_PROBE=1``: a build of its own, compiled afresh each run, about a minute), plays the
-games, and prints for each probed part (``simulator.echidna.kernel.EPROBE_PARTS``) its cycles per
+games, and prints for each probed part (``simulator.echidna.kernel.core.EPROBE_PARTS``) its cycles per
 turn, its share of the whole turn, its calls per turn and its cycles per call (scaled by the run's
 CPU time over its wall time, since the cycle counter also counts while other processes hold the
 core; on a loaded machine the shares are the figures to read). The set-up is counted
@@ -21,10 +21,10 @@ import time
 os.environ["SSB_CYCLE_PROBE"] = "1"
 
 from simulator.echidna.board import EchidnaSetup  # noqa: E402
-from simulator.echidna.kernel import EPR_SETUP, EPR_TURN, EPROBE_PARTS  # noqa: E402
+from simulator.echidna.kernel.core import EPR_SETUP, EPR_TURN, EPROBE_PARTS  # noqa: E402
 from simulator.seeds import game_seed  # noqa: E402
 from simulator.echidna.playout import play_many
-from simulator.shuffle_swing.kernel.core import N_PROBE, PROBE_COUNTERS  # noqa: E402
+from simulator.kernel_common import N_PROBE, PROBE_COUNTERS  # noqa: E402
 from profile_cycles import compile_probed, print_parts, probe_args  # noqa: E402  (the first game's options and table)
 from simulator.echidna.strategies import EchidnaStrategyLibrary  # noqa: E402
 

@@ -15,7 +15,7 @@ import time
 import numpy as np
 from numba import njit
 
-from simulator.shuffle_swing.kernel.core import rng_next
+from simulator.kernel_common import rng_next
 from simulator.shuffle_swing.kernel.engine import (
     MAX_CAND,
     choose_turn,
@@ -24,7 +24,8 @@ from simulator.shuffle_swing.kernel.engine import (
     play_turn,
     setup_game,
 )
-from simulator.shuffle_swing.kernel.policy import OCC_SIZE, construct_estimate, enter_values, occupancy, search_routes
+from simulator.shuffle_swing.kernel.policy import OCC_SIZE, construct_estimate, occupancy
+from simulator.shuffle_swing.kernel.routes import enter_values, search_routes
 from simulator.shuffle_swing.layout import (
     CHEESE,
     CONSTRUCT,

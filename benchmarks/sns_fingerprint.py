@@ -17,7 +17,7 @@ The reference digests of the unchanged kernel are ``REFERENCE`` below;
 ``tests/test_sns_fingerprint.py`` runs the grid with 4 games per configuration (1 of the slow
 lineups, 1 logged) in a few seconds. ``--save`` writes every configuration's digest to a JSON file;
 ``--compare`` names the configurations whose digest differs from such a file. ``--record`` plays the
-fast games through the lead record's entry point (``simulator.lead_record``): the same digest.
+fast games through the lead record's entry point (``simulator.shuffle_swing.lead_record``): the same digest.
 """
 
 import hashlib
@@ -32,7 +32,7 @@ if __package__ in (None, ""):
 from simulator.shuffle_swing.playout import GameSetup, play_many, play_one  # noqa: E402
 from simulator.seeds import game_seed  # noqa: E402
 from simulator.shuffle_swing.strategies import StrategyLibrary  # noqa: E402
-from simulator.lead_record import sns_play_many_lead  # noqa: E402
+from simulator.shuffle_swing.lead_record import play_many_lead  # noqa: E402
 
 # (games, slow games, logged games per configuration) -> digest of the kernel before the speed
 # experiment (commit 2712961), recorded again when the search profiles changed their decisions
@@ -89,7 +89,7 @@ def fingerprint(games=4, slow_games=1, log_games=1, seed=20261201, record=False)
         g = slow_games if slow else games
         seeds = np.array([game_seed(seed + k, i) for i in range(g)], dtype=np.uint64)
         if record:  # the lead record's entry point: the same games, call for call
-            states, bad, _, _ = sns_play_many_lead(setup, strat, seeds)
+            states, bad, _, _ = play_many_lead(setup, strat, seeds)
         else:
             states, bad = play_many(setup, strat, seeds)
         assert len(bad) == 0

@@ -228,9 +228,9 @@ def play_states(task, lead=None):
                 st, _ = play_many(setup, strat, seeds[part])
             else:
                 from scenarios.record import lead_lists
-                from simulator.lead_record import sns_play_many_lead
+                from simulator.shuffle_swing.lead_record import play_many_lead
 
-                st, _, rec, nrec = sns_play_many_lead(setup, strat, seeds[part])
+                st, _, rec, nrec = play_many_lead(setup, strat, seeds[part])
                 for i, row in zip(part, lead_lists(rec, nrec)):
                     lead[i] = row
             states[part] = st

@@ -42,7 +42,7 @@ import json
 
 import numpy as np
 
-from simulator.shuffle_swing.kernel.core import mix_seed
+from simulator.kernel_common import mix_seed
 
 MAX_SEED = 2**63 - 1
 

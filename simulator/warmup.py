@@ -1,7 +1,7 @@
 """Is the compiled kernel on disk yet? Announce and time the first compile.
 
 Numba compiles the rules kernel the first time an entry point (``play_batch``, ``play_game``) is
-called on a machine and caches it on disk (see ``simulator.shuffle_swing.kernel``). A cold compile takes minutes
+called on a machine and caches it on disk (see ``simulator.kernel_common``). A cold compile takes minutes
 on a small machine; when every worker process of a run did it at once the run sat at 0 games with
 no word of why. So the commands that play games ask :func:`kernel_cached` first, print one line
 (:func:`compile_notice`) when the kernel must be compiled, compile it once in the parent process,
@@ -68,10 +68,9 @@ def kernel_cached(entry="play_batch"):
 def _record_path(entry="play_batch"):
     """Where this machine's last cold compile time is kept: one file for the first game's kernel,
     one per other kernel module (their compile times differ)."""
-    from simulator.shuffle_swing.kernel import cache_dir
+    from simulator.kernel_common import cache_root
 
-    explicit = os.environ.get("NUMBA_CACHE_DIR")
-    base = Path(explicit) if explicit else Path(cache_dir()).parent
+    base = Path(cache_root())
     module = entry.rpartition(":")[0]
     if not module or module == "simulator.shuffle_swing.kernel.engine":
         return base / RECORD_FILE

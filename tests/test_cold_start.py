@@ -56,14 +56,15 @@ def test_each_kernel_function_has_one_compiled_version(tmp_path):
     about 40 s of CPU."""
     code = """
 import json
-from simulator.shuffle_swing.kernel import core, engine, invariants, objectives, policy, rules, search, turn
+from simulator import kernel_common
+from simulator.shuffle_swing.kernel import choice, core, engine, invariants, objectives, policy, routes, rules, search, turn
 from simulator.shuffle_swing.playout import GameSetup, play_one
 from simulator.shuffle_swing.strategies import StrategyLibrary
 lib = StrategyLibrary()
 play_one(GameSetup(nplayers=4), lib.matrix(["greedy"] * 4), 2)
 play_one(GameSetup(nplayers=2), lib.matrix(["greedy", "lookahead"]), 2)
 many, used = {}, 0
-for mod in (core, engine, invariants, objectives, policy, rules, search, turn):
+for mod in (kernel_common, choice, core, engine, invariants, objectives, policy, routes, rules, search, turn):
     for name in dir(mod):
         fn = getattr(mod, name)
         if getattr(fn, "py_func", None) is not None and fn.py_func.__module__ == mod.__name__:

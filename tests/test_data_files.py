@@ -508,7 +508,7 @@ def test_section_worths_are_packed_as_float_bits():
     point per space for a completer term, adjacency points weighted 1, divided by the size."""
     from support import make_geo
 
-    from simulator.shuffle_swing.kernel.core import float_bits
+    from simulator.kernel_common import float_bits
 
     geo = make_geo(
         spaces=[(1, "orange", [0]), (2, "gray", [0]), (1, "gray", [1]), (3, "black", [1]), (1, "orange", [1]), (2, "gray", [2])],

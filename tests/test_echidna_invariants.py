@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from echidna_support import make_state, ring_setup, rows
-from simulator.echidna import kernel as K
+from simulator.echidna.kernel import invariants as KI
 from simulator.echidna import layout as L
 from simulator.echidna.board import EchidnaSetup, Variants
 from simulator.seeds import game_seed
@@ -20,7 +20,7 @@ from simulator.echidna.playout import play_many, soak
 def _sound():
     setup = ring_setup(4, Variants(home_stretch=True))
     st = make_state(setup, echidnas={0: (3, 0), 1: (4, 1)}, picks=[10, 15, 20, 25], tokens={2: 1})
-    assert K.check_invariants(setup.geo, st) == 0
+    assert KI.check_invariants(setup.geo, st) == 0
     return setup, st
 
 
@@ -43,13 +43,13 @@ CORRUPTIONS = {
 def test_check_invariants_catches(code):
     setup, st = _sound()
     CORRUPTIONS[code](st)
-    assert K.check_invariants(setup.geo, st) == code, L.VIOLATIONS[code]
+    assert KI.check_invariants(setup.geo, st) == code, L.VIOLATIONS[code]
 
 
 def test_riding_limit_violation_with_five_players():
     setup = ring_setup(5)
     st = make_state(setup, echidnas={0: (3, 0), 1: (4, 0), 2: (5, 0)}, picks=[10, 15, 20, 25, 30])
-    assert K.check_invariants(setup.geo, st) == 9
+    assert KI.check_invariants(setup.geo, st) == 9
 
 
 VARIANTS = [

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 from echidna_support import big_log, events, make_state, nolog, ring_board, ring_setup, rng, rows, work
-from simulator.echidna import kernel as K
+from simulator.echidna.kernel import core as KC
+from simulator.echidna.kernel import invariants as KI
+from simulator.echidna.kernel import set_up as KS
+from simulator.echidna.kernel import turn as KT
 from simulator.echidna import layout as L
 from simulator.echidna.board import EchidnaSetup, Variants, load_rules
 from simulator.seeds import game_seed
@@ -23,7 +26,7 @@ def fresh(setup, strat, seed=3):
     log = big_log()
     _, _, order, score = work()
     r = rng(seed)
-    K.setup_game(setup.geo, st, strat, r, log, order, score)
+    KS.setup_game(setup.geo, st, strat, r, log, order, score)
     return st, log
 
 
@@ -34,7 +37,7 @@ def fresh(setup, strat, seed=3):
 def test_e1_setup_distinct_echidnas_picks_in_reverse_order_stumps_by_left_neighbour(players):
     setup = EchidnaSetup(players, "forest")
     st, log = fresh(setup, rows(["random"] * players), seed=players)
-    assert K.check_invariants(setup.geo, st) == 0
+    assert KI.check_invariants(setup.geo, st) == 0
     pos = st[L.S_EPOS : L.S_EPOS + L.N_ECHIDNAS]
     assert len(set(pos.tolist())) == L.N_ECHIDNAS
     picks = events(log, L.EV_PICKSPACE)
@@ -59,8 +62,8 @@ def test_e1_greedy_setup_policies_traffic_pickup_and_far_stumps():
     # The first chooser (seat 4) takes a space of greatest traffic among all free ones.
     first = events(log, L.EV_PICKSPACE)[0]
     free = [s for s in range(setup.board.nspaces) if not (st[L.S_OCC] >> s) & 1]
-    best = max(K.traffic(geo, st, s, radius) for s in free)
-    assert K.traffic(geo, st, first[4], radius) == best
+    best = max(KS.traffic(geo, st, s, radius) for s in free)
+    assert KS.traffic(geo, st, first[4], radius) == best
     # Stumps go on the three spaces farthest along the arrows from the neighbour's pick-up space.
     d = setup.board.distances()
     for c in range(4):
@@ -110,9 +113,9 @@ def test_e2_number_board_is_data():
     setup = ring_setup(2)
     st = make_state(setup)
     r = rng(5)
-    m, rolled = K.moves_for_turn(setup.geo, st, r, 0)
+    m, rolled = KT.moves_for_turn(setup.geo, st, r, 0)
     assert rolled == 1 and st[L.S_NEXT + 0] == 9 - m
-    m2, rolled2 = K.moves_for_turn(setup.geo, st, r, 0)
+    m2, rolled2 = KT.moves_for_turn(setup.geo, st, r, 0)
     assert (m2, rolled2) == (9 - m, 0) and st[L.S_NEXT + 0] == 0
 
 
@@ -131,7 +134,7 @@ def test_e3_step_follows_an_arrow_onto_an_empty_space_only():
     assert (0, 6) not in legal and (0, 20) in legal  # blocked straight on, the branch is open
     r = rng(1)
     for _ in range(200):
-        assert K.random_choice(setup.geo, st, r) in legal
+        assert KT.random_choice(setup.geo, st, r) in legal
 
 
 def test_e3_all_moves_made_and_same_echidna_may_move_repeatedly():
@@ -140,7 +143,7 @@ def test_e3_all_moves_made_and_same_echidna_may_move_repeatedly():
     st[L.S_NEXT + 0] = 5  # the number board says five
     log = big_log()
     nl, tmp, _, _ = work()
-    K.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(2), log, nl, tmp)
+    KT.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(2), log, nl, tmp)
     mv = events(log, L.EV_MOVE)
     assert len(mv) == 5 and st[L.S_STAT + L.ST_MOVES_MADE] == 5
     assert (mv[:, 3] == 0).all()  # greedy runs its own rider five steps: R0 -> R5
@@ -163,7 +166,7 @@ def test_e3_moves_lost_when_no_echidna_can_move():
     st[L.S_NEXT + 0] = 4
     log = big_log()
     nl, tmp, _, _ = work()
-    K.play_turn(s.geo, st, rows(["greedy", "greedy"]), rng(1), log, nl, tmp)
+    KT.play_turn(s.geo, st, rows(["greedy", "greedy"]), rng(1), log, nl, tmp)
     assert st[L.S_STAT + L.ST_MOVES_LOST] == 4 and st[L.S_STAT + L.ST_MOVES_MADE] == 0
     assert events(log, L.EV_LOST)[0, 3] == 4
 
@@ -176,12 +179,12 @@ def test_e4_pickup_is_free_between_moves_on_own_turn_only():
     # Echidna 0 (empty) one step before seat 0's pick-up space R10; seat 1's pick-up space is R11.
     st = make_state(setup, echidnas={0: 9}, picks=[10, 11], stumps={0: [30, 31, 32], 1: [33, 34, 35]})
     log = big_log()
-    K.apply_move(setup.geo, st, 1, 0, 10, 0, log)  # seat 1 moves it there: no pick-up for seat 0
+    KT.apply_move(setup.geo, st, 1, 0, 10, 0, log)  # seat 1 moves it there: no pick-up for seat 0
     assert st[L.S_EBUG + 0] == L.NONE
-    K.take_bug(setup.geo, st, GREEDY4[:2], rng(), 0, log)  # seat 0's own turn: it may
+    KT.take_bug(setup.geo, st, GREEDY4[:2], rng(), 0, log)  # seat 0's own turn: it may
     assert st[L.S_EBUG + 0] == 0 and st[L.S_HAND + 0] == 2 and st[L.S_RIDING + 0] == 1
     assert st[L.S_STAT + L.ST_MOVES_MADE] == 0  # the pick-up used no move
-    K.take_bug(setup.geo, st, GREEDY4[:2], rng(), 0, log)  # one bug per echidna
+    KT.take_bug(setup.geo, st, GREEDY4[:2], rng(), 0, log)  # one bug per echidna
     assert st[L.S_RIDING + 0] == 1
 
 
@@ -191,7 +194,7 @@ def test_e4_pickup_during_a_turn_then_the_rider_moves_on():
     st[L.S_NEXT + 0] = 5
     log = big_log()
     nl, tmp, _, _ = work()
-    K.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(3), log, nl, tmp)
+    KT.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(3), log, nl, tmp)
     assert len(events(log, L.EV_PICKUP)) == 1
     assert st[L.S_EBUG + 0] == 0  # picked up on R10 during the turn, then carried on
     assert st[L.S_EPOS + 0] > 10  # carried on beyond R10 with the moves left
@@ -203,9 +206,9 @@ def test_two_riders_limit_with_five_or_six_players(players, limit):
     picks = [10, 14, 18, 22, 26, 30][:players]
     st = make_state(setup, echidnas={0: (1, 0), 1: (2, 0), 2: 10}, picks=picks)
     assert st[L.S_RIDING + 0] == 2 and st[L.S_HAND + 0] == 1
-    K.take_bug(setup.geo, st, rows(["greedy"] * players), rng(), 0, nolog())
+    KT.take_bug(setup.geo, st, rows(["greedy"] * players), rng(), 0, nolog())
     assert st[L.S_RIDING + 0] == min(3, limit)
-    assert K.check_invariants(setup.geo, st) == 0
+    assert KI.check_invariants(setup.geo, st) == 0
 
 
 # --------------------------------------------------------------------------- E5 delivery
@@ -215,33 +218,33 @@ def test_e5_delivery_on_entering_even_on_another_players_turn():
     setup = ring_setup(2)
     st = make_state(setup, echidnas={0: (19, 1)}, picks=[5, 6], stumps={1: [20, 30, 31]})
     log = big_log()
-    K.apply_move(setup.geo, st, 0, 0, 20, 0, log)  # seat 0 carries seat 1's bug onto its stump
+    KT.apply_move(setup.geo, st, 0, 0, 20, 0, log)  # seat 0 carries seat 1's bug onto its stump
     assert st[L.S_HOME + 1] == 1 and not (st[L.S_STUMPS + 1] >> 20) & 1
     assert st[L.S_EBUG + 0] == L.NONE and st[L.S_RIDING + 1] == 0
     base = L.S_STAT + 1 * L.N_STAT
     assert st[base + L.ST_DELIVERIES] == 1 and st[base + L.ST_DELIVERIES_OFF] == 1
-    assert K.check_invariants(setup.geo, st) == 0
+    assert KI.check_invariants(setup.geo, st) == 0
 
 
 def test_e5_no_delivery_for_a_bug_picked_up_on_its_own_stump():
     setup = ring_setup(2)
     # Seat 0's pick-up space R10 holds one of its own stumps.
     st = make_state(setup, echidnas={0: 10}, picks=[10, 11], stumps={0: [10, 12, 30]})
-    K.take_bug(setup.geo, st, GREEDY4[:2], rng(), 0, nolog())
+    KT.take_bug(setup.geo, st, GREEDY4[:2], rng(), 0, nolog())
     assert st[L.S_EBUG + 0] == 0 and st[L.S_HOME + 0] == 0  # standing on it delivers nothing
-    K.apply_move(setup.geo, st, 0, 0, 11, 0, nolog())
+    KT.apply_move(setup.geo, st, 0, 0, 11, 0, nolog())
     assert st[L.S_HOME + 0] == 0
-    K.apply_move(setup.geo, st, 0, 0, 12, 0, nolog())  # entering the next one does
+    KT.apply_move(setup.geo, st, 0, 0, 12, 0, nolog())  # entering the next one does
     assert st[L.S_HOME + 0] == 1
     # The rider's distance to its stumps counts a full loop for the stump it stands on.
     st2 = make_state(setup, echidnas={0: (10, 0)}, picks=[5, 11], stumps={0: [10, 20, 30]})
-    assert K.rider_dist(setup.geo, st2[L.S_STUMPS + 0], 10) == 10
+    assert KC.rider_dist(setup.geo, st2[L.S_STUMPS + 0], 10) == 10
 
 
 def test_e5_only_the_riders_colour_matters_on_a_shared_space():
     setup = ring_setup(3)
     st = make_state(setup, echidnas={0: (19, 2)}, picks=[1, 2, 3], stumps={1: [20, 30, 31], 2: [20, 32, 33]})
-    K.apply_move(setup.geo, st, 0, 0, 20, 0, nolog())
+    KT.apply_move(setup.geo, st, 0, 0, 20, 0, nolog())
     assert (st[L.S_STUMPS + 1] >> 20) & 1 and not (st[L.S_STUMPS + 2] >> 20) & 1
     assert st[L.S_HOME + 1] == 0 and st[L.S_HOME + 2] == 1
 
@@ -257,7 +260,7 @@ def test_e6_third_delivery_wins_at_once_on_another_players_turn():
     nl, tmp, _, _ = work()
     # Random seat 0 must make seven moves; the test only needs the state after the delivery, so
     # apply the delivering step directly, then check the turn driver stops there.
-    K.apply_move(setup.geo, st, 0, 0, 20, 0, log)
+    KT.apply_move(setup.geo, st, 0, 0, 20, 0, log)
     assert st[L.S_WINNER] == 1
     assert len(events(log, L.EV_WIN)) == 1
 
@@ -269,7 +272,7 @@ def test_e6_game_stops_mid_turn_at_the_win():
     st[L.S_NEXT + 0] = 5
     log = big_log()
     nl, tmp, _, _ = work()
-    K.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(1), log, nl, tmp)
+    KT.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(1), log, nl, tmp)
     assert st[L.S_WINNER] == 0
     assert len(events(log, L.EV_MOVE)) == 1  # no move after the win
     assert st[L.S_TURN] == 0  # the turn never finished
@@ -278,12 +281,12 @@ def test_e6_game_stops_mid_turn_at_the_win():
 def test_e6_variant_3_extra_bugs_return_and_third_stump_wins():
     setup = ring_setup(2, Variants(extra_bugs=True))
     st = make_state(setup, echidnas={0: (19, 0)}, picks=[5, 6], stumps={0: [20, 25, 30]})
-    K.apply_move(setup.geo, st, 0, 0, 20, 0, nolog())
+    KT.apply_move(setup.geo, st, 0, 0, 20, 0, nolog())
     assert st[L.S_HOME + 0] == 1 and st[L.S_HAND + 0] == 3  # the bug may be picked up again
-    assert K.check_invariants(setup.geo, st) == 0
+    assert KI.check_invariants(setup.geo, st) == 0
     st2 = make_state(setup, echidnas={0: (19, 0), 1: (3, 0)}, picks=[5, 6], stumps={0: [20]}, home={0: 2})
     assert st2[L.S_HAND + 0] == 1 and st2[L.S_RIDING + 0] == 2
-    K.apply_move(setup.geo, st2, 0, 0, 20, 0, nolog())
+    KT.apply_move(setup.geo, st2, 0, 0, 20, 0, nolog())
     assert st2[L.S_WINNER] == 0  # third stump gone wins, a bug still riding
 
 
@@ -321,12 +324,12 @@ def test_e7_spending_gives_extra_moves_and_tokens_leave_the_game():
     st[L.S_NEXT + 0] = 3
     log = big_log()
     nl, tmp, _, _ = work()
-    K.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(2), log, nl, tmp)
+    KT.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(2), log, nl, tmp)
     mv = events(log, L.EV_MOVE)
     assert len(mv) == 5 and mv[3:, 6].tolist() == [1, 1]  # two paid steps after the three
     assert st[L.S_TOKENS + 0] == 0 and st[L.S_OUT] == 2
     assert st[L.S_STAT + L.ST_TOKENS_SPENT] == 2
-    assert K.check_invariants(setup.geo, st) == 0
+    assert KI.check_invariants(setup.geo, st) == 0
 
 
 def test_e7_greedy_keeps_tokens_when_no_step_is_worth_one():
@@ -337,7 +340,7 @@ def test_e7_greedy_keeps_tokens_when_no_step_is_worth_one():
     st[L.S_NEXT + 0] = 2
     log = big_log()
     nl, tmp, _, _ = work()
-    K.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(2), log, nl, tmp)
+    KT.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(2), log, nl, tmp)
     assert st[L.S_TOKENS + 0] == 2
 
 
@@ -347,23 +350,23 @@ def test_e7_greedy_keeps_tokens_when_no_step_is_worth_one():
 def test_e8_home_stretch_gain_when_another_moves_your_rider_capped_at_four():
     setup = ring_setup(2, Variants(home_stretch=True))
     st = make_state(setup, echidnas={0: (0, 1)}, picks=[30, 31], stumps={1: [20]}, home={1: 2}, tokens={1: 3})
-    K.apply_move(setup.geo, st, 0, 0, 1, 0, nolog())
+    KT.apply_move(setup.geo, st, 0, 0, 1, 0, nolog())
     assert st[L.S_TOKENS + 1] == 4 and st[L.S_STAT + L.N_STAT + L.ST_TOKENS_GAINED] == 1
-    K.apply_move(setup.geo, st, 0, 0, 2, 0, nolog())
+    KT.apply_move(setup.geo, st, 0, 0, 2, 0, nolog())
     assert st[L.S_TOKENS + 1] == 4  # the cap
-    K.apply_move(setup.geo, st, 1, 0, 3, 0, nolog())  # moving it yourself gains nothing
+    KT.apply_move(setup.geo, st, 1, 0, 3, 0, nolog())  # moving it yourself gains nothing
     assert st[L.S_TOKENS + 1] == 4
-    assert K.check_invariants(setup.geo, st) == 0
+    assert KI.check_invariants(setup.geo, st) == 0
 
 
 def test_e8_no_gain_with_two_stumps_left_or_variant_off():
     setup = ring_setup(2, Variants(home_stretch=True))
     st = make_state(setup, echidnas={0: (0, 1)}, picks=[30, 31], stumps={1: [20, 25]}, home={1: 1})
-    K.apply_move(setup.geo, st, 0, 0, 1, 0, nolog())
+    KT.apply_move(setup.geo, st, 0, 0, 1, 0, nolog())
     assert st[L.S_TOKENS + 1] == 0
     off = ring_setup(2)
     st = make_state(off, echidnas={0: (0, 1)}, picks=[30, 31], stumps={1: [20]}, home={1: 2})
-    K.apply_move(off.geo, st, 0, 0, 1, 0, nolog())
+    KT.apply_move(off.geo, st, 0, 0, 1, 0, nolog())
     assert st[L.S_TOKENS + 1] == 0
 
 
@@ -373,7 +376,7 @@ def test_e8_spent_tokens_return_to_the_supply():
     supply = st[L.S_SUPPLY]
     st[L.S_NEXT + 0] = 2
     nl, tmp, _, _ = work()
-    K.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(2), nolog(), nl, tmp)
+    KT.play_turn(setup.geo, st, rows(["greedy", "greedy"]), rng(2), nolog(), nl, tmp)
     assert st[L.S_TOKENS + 0] == 0 and st[L.S_SUPPLY] == supply + 1 and st[L.S_OUT] == 0
 
 
@@ -397,9 +400,9 @@ def test_greedy_prefers_own_rider_and_pushes_opponent_riders_the_long_way():
     setup = ring_setup(2, extra=[(5, 30)])
     # Seat 1's rider on R5 with its stump on R10; seat 0 has nothing riding.
     st = make_state(setup, echidnas={0: (5, 1), **{e: 14 + e for e in range(1, 12)}}, picks=[35, 36], stumps={0: [37, 38, 39], 1: [10, 11, 12]})
-    e, t, g = K.greedy_choice(setup.geo, st, GREEDY4[0], 0, rng())
+    e, t, g = KT.greedy_choice(setup.geo, st, GREEDY4[0], 0, rng())
     assert (e, t) == (0, 30) and g > 0
     # Its own rider there: straight on towards the stump.
     st = make_state(setup, echidnas={0: (5, 0), **{e: 14 + e for e in range(1, 12)}}, picks=[35, 36], stumps={0: [10, 11, 12], 1: [37, 38, 39]})
-    e, t, g = K.greedy_choice(setup.geo, st, GREEDY4[0], 0, rng())
+    e, t, g = KT.greedy_choice(setup.geo, st, GREEDY4[0], 0, rng())
     assert (e, t) == (0, 6)

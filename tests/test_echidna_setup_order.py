@@ -19,7 +19,10 @@ from click.testing import CliRunner
 
 from echidna_support import big_log, events, make_state, nolog, ring_setup, rng, rows, work
 from simulator import games as registry
-from simulator.echidna import kernel as K
+from simulator.echidna.kernel import engine as KE
+from simulator.echidna.kernel import invariants as KI
+from simulator.echidna.kernel import set_up as KS
+from simulator.echidna.kernel import turn as KT
 from simulator.echidna import layout as L
 from simulator.echidna.board import EchidnaSetup, Variants, load_board, load_rules, pack_geo, variants_from_dict
 from simulator.echidna.narrate import game_document, narrate
@@ -28,7 +31,7 @@ from simulator.echidna.playout import play_many, play_one
 from simulator.errors import DataError
 from ssb.cli import cli
 
-GOLDEN_STEP = 0x9E3779B97F4A7C15  # splitmix64 adds this to its state per draw (simulator/shuffle_swing/kernel/core.py)
+GOLDEN_STEP = 0x9E3779B97F4A7C15  # splitmix64 adds this to its state per draw (simulator/kernel_common.py)
 
 
 def _setup_log(setup, names, seed):
@@ -36,7 +39,7 @@ def _setup_log(setup, names, seed):
     log = big_log()
     _, _, order, score = work()
     r = rng(seed)
-    K.setup_game(setup.geo, st, rows(names), r, log, order, score)
+    KS.setup_game(setup.geo, st, rows(names), r, log, order, score)
     return st, log, int(r[0])
 
 
@@ -54,14 +57,14 @@ def test_each_order_names_who_chooses_first(players):
         for seed in (1, 2, 3):
             st, log, _ = _setup_log(setup, ["greedy"] * players, seed)
             assert _choosers(log) == want, (order, seed)
-            assert K.check_invariants(setup.geo, st) == 0
+            assert KI.check_invariants(setup.geo, st) == 0
     setup = EchidnaSetup(players, "forest", Variants(pickup_order="random"))
     seen = set()
     for seed in range(40):
         st, log, _ = _setup_log(setup, ["greedy"] * players, seed)
         got = _choosers(log)
         assert sorted(got) == list(range(players))  # every seat chooses once
-        assert K.check_invariants(setup.geo, st) == 0
+        assert KI.check_invariants(setup.geo, st) == 0
         seen.add(tuple(got))
     assert len(seen) > 1  # the order differs across seeds
 
@@ -134,10 +137,10 @@ def test_home_stretch_cap_switch_is_enforced():
         st = make_state(setup, echidnas={0: (0, 1)}, picks=[30, 31], stumps={1: [20]}, home={1: 2}, tokens={1: held})
         got = []
         for t in (1, 2):
-            K.apply_move(setup.geo, st, 0, 0, t, 0, nolog())
+            KT.apply_move(setup.geo, st, 0, 0, t, 0, nolog())
             got.append(int(st[L.S_TOKENS + 1]))
         assert got == want, cap
-        assert K.check_invariants(setup.geo, st) == 0
+        assert KI.check_invariants(setup.geo, st) == 0
     assert ring_setup(2).geo[L.G_HS_CAP] == load_rules().home_stretch_cap == 4  # game.toml's
 
 
@@ -145,9 +148,9 @@ def test_invariant_8_reads_the_switched_cap():
     # Three tokens held without catch-up tokens: over a cap of 2, within the default 4.
     low = ring_setup(2, Variants(home_stretch=True, home_stretch_cap=2))
     st = make_state(low, picks=[30, 31], tokens={1: 3})
-    assert K.check_invariants(low.geo, st) == 8
+    assert KI.check_invariants(low.geo, st) == 8
     default = ring_setup(2, Variants(home_stretch=True))
-    assert K.check_invariants(default.geo, make_state(default, picks=[30, 31], tokens={1: 3})) == 0
+    assert KI.check_invariants(default.geo, make_state(default, picks=[30, 31], tokens={1: 3})) == 0
 
 
 def test_cap_over_the_supply_of_another_game_file_is_refused():
@@ -270,7 +273,7 @@ def switch_digest(games=6, log_games=1, seed=20261202):
                     for i in range(log_games):
                         st = np.zeros(L.STATE_SIZE, dtype=np.int64)
                         log[0, 0] = 0
-                        K.play_game(setup.geo, strat, seeds[i], st, log, False)
+                        KE.play_game(setup.geo, strat, seeds[i], st, log, False)
                         h.update(fp.canonical(st).tobytes())
                         h.update(np.ascontiguousarray(log[1 : int(log[0, 0]) + 1]).tobytes())
                     total.update(h.digest())

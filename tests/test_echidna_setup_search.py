@@ -5,7 +5,8 @@ set-up on a random sub-stream of its own."""
 
 import numpy as np
 
-from simulator.echidna import kernel as K
+from simulator import kernel_common
+from simulator.echidna.kernel import set_up as KS
 from simulator.echidna import layout as L
 from simulator.echidna.board import EchidnaSetup
 from simulator.echidna.playout import play_many, play_one
@@ -31,8 +32,8 @@ def _after_setup(setup, strat, seed):
     st = np.zeros(L.STATE_SIZE, dtype=np.int64)
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = np.uint64(seed)
-    K.rng_next(rng)
-    K.setup_game(setup.geo, st, strat, rng, np.zeros((1, 7), dtype=np.int64), np.zeros(L.MAX_SPACES, dtype=np.int64),
+    kernel_common.rng_next(rng)
+    KS.setup_game(setup.geo, st, strat, rng, np.zeros((1, 7), dtype=np.int64), np.zeros(L.MAX_SPACES, dtype=np.int64),
                  np.zeros(L.MAX_SPACES, dtype=np.float64))
     return st, rng[0]
 
@@ -87,7 +88,7 @@ def test_the_pick_is_among_the_busiest_free_spaces():
         st, _ = _after_setup(setup, strat, seed)
         ns = setup.board.nspaces
         free = [s for s in range(ns) if not (st[L.S_OCC] >> s) & 1]
-        worth = {s: K.traffic(setup.geo, st, s, row[L.W_SETUP_RADIUS]) for s in free}
+        worth = {s: KS.traffic(setup.geo, st, s, row[L.W_SETUP_RADIUS]) for s in free}
         third = sorted(worth.values(), reverse=True)[2]
         assert worth[st[L.S_PICK + 3]] >= third
 

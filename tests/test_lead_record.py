@@ -47,7 +47,7 @@ def _seeds(k, seed=11):
 
 def test_sns_record_plays_the_same_games_and_ends_on_the_final_scores():
     from simulator.shuffle_swing.layout import S_ROUND, S_SCORE, S_WINNER
-    from simulator.lead_record import sns_play_many_lead
+    from simulator.shuffle_swing.lead_record import play_many_lead
     from simulator.shuffle_swing.playout import GameSetup, play_many
     from simulator.shuffle_swing.strategies import StrategyLibrary
 
@@ -55,7 +55,7 @@ def test_sns_record_plays_the_same_games_and_ends_on_the_final_scores():
     strat = StrategyLibrary().matrix(["greedy", "tuned", "random"])
     seeds = _seeds(12)
     plain, _ = play_many(setup, strat, seeds)
-    states, bad, rec, nrec = sns_play_many_lead(setup, strat, seeds, check=True)
+    states, bad, rec, nrec = play_many_lead(setup, strat, seeds, check=True)
     assert len(bad) == 0
     assert (states == plain).all()  # the record changes no decision and no draw
     for g in range(len(seeds)):
@@ -70,7 +70,8 @@ def test_echidna_record_plays_the_same_games_and_the_winner_ends_with_every_bug_
     from simulator.echidna import layout as L
     from simulator.echidna.board import EchidnaSetup, Variants
     from simulator.echidna.playout import play_many
-    from simulator.lead_record import ECHIDNA_HOME_WEIGHT, echidna_play_many_lead
+    from simulator.echidna.lead_record import HOME_WEIGHT as ECHIDNA_HOME_WEIGHT
+    from simulator.echidna.lead_record import play_many_lead as echidna_play_many_lead
     from simulator.echidna.strategies import EchidnaStrategyLibrary
 
     setup = EchidnaSetup(4, "snow", Variants(catch_up=True))

@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import chisquare
 from support import big_log, die_of, empty_log, make_geo, make_state, place, put_in_room, put_on_wheel
 
-from simulator.shuffle_swing.kernel import engine, policy, turn
+from simulator.shuffle_swing.kernel import choice, engine, policy, routes, turn
 from simulator.shuffle_swing.layout import (
     AUTOMA,
     CHEESE,
@@ -193,13 +193,13 @@ def test_count_tie_tells_spot_only_ties_from_genuine_ones():
     c_die = np.array([1, 1, 1], np.int64)
     c_slice = np.array([0, 0, 0], np.int64)
     vals = np.array([5.0, 1.0, 5.0, 1.0, 4.0, 1.0])
-    turn.count_tie(st, vals, c_spot, c_die, c_slice, 3, 0)
+    choice.count_tie(st, vals, c_spot, c_die, c_slice, 3, 0)
     assert (st[S_CHOICES], st[S_TIES], st[S_TIES_SPOT]) == (1, 0, 1)
     vals[4] = 5.0 + 5e-7  # another department within the noise's reach
-    turn.count_tie(st, vals, c_spot, c_die, c_slice, 3, 0)
+    choice.count_tie(st, vals, c_spot, c_die, c_slice, 3, 0)
     assert (st[S_CHOICES], st[S_TIES], st[S_TIES_SPOT]) == (2, 1, 2)
     vals[:] = [5.0, 1.0, 3.0, 1.0, 4.0, 1.0]
-    turn.count_tie(st, vals, c_spot, c_die, c_slice, 3, 0)
+    choice.count_tie(st, vals, c_spot, c_die, c_slice, 3, 0)
     assert (st[S_CHOICES], st[S_TIES], st[S_TIES_SPOT]) == (3, 1, 2)
 
 
@@ -223,17 +223,17 @@ def test_block_counts_a_department_left_without_an_open_spot():
     st[S_PAWN + 2] = 4  # orange: spots 3, 4 taken, 5 open -> the move takes the last one
     st[S_PAWN + 0] = 0  # seat 0 stands in black; leaving spot 0 opens it
     extra = np.zeros(N_DEPT)
-    turn.pawn_features(st, 0, 2.0, 0.0, extra)
+    choice.pawn_features(st, 0, 2.0, 0.0, extra)
     assert list(extra) == [0.0, 2.0, 0.0]
     # Two players: only spots 3 and 5 in orange; one taken by Pri -> the move closes orange.
     st2 = make_state(2)
     st2[S_PAWN + AUTOMA] = 5
     extra[:] = 0.0
-    turn.pawn_features(st2, 0, 1.0, 0.0, extra)
+    choice.pawn_features(st2, 0, 1.0, 0.0, extra)
     assert list(extra) == [0.0, 1.0, 0.0]
     st2[S_PAWN + AUTOMA] = -1
     extra[:] = 0.0
-    turn.pawn_features(st2, 0, 1.0, 0.0, extra)
+    choice.pawn_features(st2, 0, 1.0, 0.0, extra)
     assert list(extra) == [0.0, 0.0, 0.0]  # two open spots everywhere: one stays open
 
 
@@ -246,14 +246,14 @@ def test_next_pickup_counts_own_dice_in_rooms_next_to_the_department():
     put_in_room(st, die_of(1, 0), 2)  # an opponent's die: not counted
     st[S_PAWN + 0] = 0  # black
     extra = np.zeros(N_DEPT)
-    turn.pawn_features(st, 0, 0.0, 3.0, extra)
+    choice.pawn_features(st, 0, 0.0, 3.0, extra)
     # black: rooms 0 and 2 (room 0 own), within the department no room is passed -> 1
     # orange: rooms 1 and 0; the move black -> orange passes room 0 (picked now) -> room 1 -> 1
     # gray: rooms 2 and 1; black -> gray passes room 2 -> room 1 own -> 1
     assert list(extra) == [3.0, 3.0, 3.0]
     st[S_PAWN + 0] = 6  # gray
     extra[:] = 0.0
-    turn.pawn_features(st, 0, 0.0, 1.0, extra)
+    choice.pawn_features(st, 0, 0.0, 1.0, extra)
     # black: rooms 0, 2; gray -> black passes room 2 -> room 0 counts -> 1
     # orange: rooms 1, 0; gray -> orange passes room 1 -> room 0 -> 1; gray: rooms 2, 1 -> room 1 -> 1
     assert list(extra) == [1.0, 1.0, 1.0]
@@ -263,20 +263,20 @@ def test_landing_slice_is_the_next_open_slice_with_the_used_one_open_again():
     st = make_state(4)
     put_on_wheel(st, die_of(1), 0, 1, 0)
     put_on_wheel(st, die_of(2), 0, 2, 0)
-    assert turn.landing_slice(st, 0, 0) == 3  # supply die entering on 0: 1, 2 busy
-    assert turn.landing_slice(st, 0, 1) == 3  # the die on 1 itself
+    assert choice.landing_slice(st, 0, 0) == 3  # supply die entering on 0: 1, 2 busy
+    assert choice.landing_slice(st, 0, 1) == 3  # the die on 1 itself
     put_on_wheel(st, die_of(3), 0, 3, 0)
-    assert turn.landing_slice(st, 0, 1) == 0
-    assert turn.landing_slice(st, 0, 0) == 0  # everything else busy: back where it entered
+    assert choice.landing_slice(st, 0, 1) == 0
+    assert choice.landing_slice(st, 0, 0) == 0  # everything else busy: back where it entered
 
 
 def candidate_values(geo, st, sp, p):
-    c_spot = np.empty(turn.MAX_CAND, np.int64)
-    c_die = np.empty(turn.MAX_CAND, np.int64)
-    c_slice = np.empty(turn.MAX_CAND, np.int64)
-    n = turn.enumerate_turns(st, p, c_spot, c_die, c_slice)
+    c_spot = np.empty(choice.MAX_CAND, np.int64)
+    c_die = np.empty(choice.MAX_CAND, np.int64)
+    c_slice = np.empty(choice.MAX_CAND, np.int64)
+    n = choice.enumerate_turns(st, p, c_spot, c_die, c_slice)
     vals = np.empty(2 * n)
-    turn.score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, False)
+    choice.score_candidates(st, geo, sp, p, c_spot, c_die, c_slice, n, vals, False)
     return n, c_spot[:n], c_die[:n], c_slice[:n], vals
 
 
@@ -332,7 +332,7 @@ def test_a_tiny_temperature_takes_the_greedy_best():
     best = vals.max()
     strat = matrix(row("greedy", temperature=1e-9), sp, sp, sp)
     for seed in range(20):
-        i, b = turn.choose_turn_basic(st, geo, strat, rng(seed + 1), 0, c_spot.copy(), c_die.copy(), c_slice.copy(), n)
+        i, b = choice.choose_turn_basic(st, geo, strat, rng(seed + 1), 0, c_spot.copy(), c_die.copy(), c_slice.copy(), n)
         assert vals[2 * i + b] == pytest.approx(best, abs=1e-9)
     cold = row("greedy", temperature=1e-9)
     tracks = [policy.brag_value(st, geo, sp, 0, d) for d in range(N_DEPT)]
@@ -349,14 +349,14 @@ def test_infinite_temperature_is_uniform_over_candidates():
     geo, st = engine_state(4, seed=4)
     hot = row("greedy", temperature=math.inf)
     strat = matrix(hot, hot, hot, hot)
-    c_spot = np.empty(turn.MAX_CAND, np.int64)
-    c_die = np.empty(turn.MAX_CAND, np.int64)
-    c_slice = np.empty(turn.MAX_CAND, np.int64)
-    n = turn.enumerate_turns(st, 0, c_spot, c_die, c_slice)
+    c_spot = np.empty(choice.MAX_CAND, np.int64)
+    c_die = np.empty(choice.MAX_CAND, np.int64)
+    c_slice = np.empty(choice.MAX_CAND, np.int64)
+    n = choice.enumerate_turns(st, 0, c_spot, c_die, c_slice)
     counts = np.zeros(2 * n)
     r = rng(11)
     for _ in range(200 * n):
-        i, b = turn.choose_turn_basic(st, geo, strat, r, 0, c_spot, c_die, c_slice, n)
+        i, b = choice.choose_turn_basic(st, geo, strat, r, 0, c_spot, c_die, c_slice, n)
         counts[2 * i + b] += 1
     assert uniform_ok(counts, 2 * n)
 
@@ -428,10 +428,10 @@ def test_infinite_temperature_routes_are_the_random_policys_routes():
     hot = row("greedy", temperature=math.inf)
     rnd = row("random")
     for seed in range(10):
-        pa, ja = np.empty(policy.ROUTE_LEN, np.int64), np.empty(policy.ROUTE_LEN, np.int64)
-        pb, jb = np.empty(policy.ROUTE_LEN, np.int64), np.empty(policy.ROUTE_LEN, np.int64)
-        _, na = policy.search_inspect(st, geo, hot, 0, 0, 3, 1, pa, ja, rng(seed + 1))
-        _, nb = policy.search_inspect(st, geo, rnd, 0, 0, 3, 1, pb, jb, rng(seed + 1))
+        pa, ja = np.empty(routes.ROUTE_LEN, np.int64), np.empty(routes.ROUTE_LEN, np.int64)
+        pb, jb = np.empty(routes.ROUTE_LEN, np.int64), np.empty(routes.ROUTE_LEN, np.int64)
+        _, na = routes.search_inspect(st, geo, hot, 0, 0, 3, 1, pa, ja, rng(seed + 1))
+        _, nb = routes.search_inspect(st, geo, rnd, 0, 0, 3, 1, pb, jb, rng(seed + 1))
         assert na == nb and list(pa[:na]) == list(pb[:nb]) and list(ja[:na]) == list(jb[:nb])
 
 
@@ -472,9 +472,9 @@ def three_opponents_then_mine():
 
 
 def route(geo, st, sp, p, pips, cheese):
-    path = np.empty(policy.ROUTE_LEN, np.int64)
-    jumps = np.empty(policy.ROUTE_LEN, np.int64)
-    v, n = policy.search_inspect(st, geo, sp, p, 0, pips, cheese, path, jumps, rng(1))
+    path = np.empty(routes.ROUTE_LEN, np.int64)
+    jumps = np.empty(routes.ROUTE_LEN, np.int64)
+    v, n = routes.search_inspect(st, geo, sp, p, 0, pips, cheese, path, jumps, rng(1))
     return v, [(int(path[t]), int(jumps[t])) for t in range(n)]
 
 

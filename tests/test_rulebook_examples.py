@@ -23,7 +23,7 @@ from support import (
     source_points,
 )
 
-from simulator.shuffle_swing.kernel import engine, policy, rules
+from simulator.shuffle_swing.kernel import engine, policy, routes, rules
 from simulator.shuffle_swing.kernel.core import brag_step, track_beats
 from simulator.shuffle_swing.kernel.objectives import rank_owners
 from simulator.shuffle_swing.layout import (
@@ -404,7 +404,7 @@ def test_angelo_inspect_search_finds_a_route_at_least_as_good():
 
     path = np.empty(16, np.int64)
     jumps = np.empty(16, np.int64)
-    value, n = policy.search_inspect(st, geo, sp, ANGELO, BLACK, 2, 1, path, jumps, np.ones(1, np.uint64))
+    value, n = routes.search_inspect(st, geo, sp, ANGELO, BLACK, 2, 1, path, jumps, np.ones(1, np.uint64))
     assert value >= example_value - 1e-9
     route = [(int(path[t]), int(jumps[t])) for t in range(n)]
     assert sum(j for _, j in route) <= 1

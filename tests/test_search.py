@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from simulator.shuffle_swing.kernel import engine, search
-from simulator.shuffle_swing.kernel.turn import MAX_CAND
+from simulator.shuffle_swing.kernel.choice import MAX_CAND
 from simulator.shuffle_swing.kernel.objectives import preview_section, section_open_spaces
 from simulator.shuffle_swing.kernel.rules import cube_level
 from simulator.shuffle_swing.layout import (

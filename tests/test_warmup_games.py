@@ -6,12 +6,12 @@ from simulator import games
 
 
 def test_each_game_names_its_own_compiled_entry_point():
-    from simulator.echidna import kernel as echidna_kernel
+    from simulator.echidna.kernel import engine as echidna_kernel
     from simulator.shuffle_swing.kernel import engine
 
     assert warmup._entry(games.get().kernel_entry) is engine.play_batch
     assert warmup._entry(games.get("echidna").kernel_entry) is echidna_kernel.play_batch
-    assert warmup._entry("simulator.echidna.kernel:play_game") is echidna_kernel.play_game
+    assert warmup._entry("simulator.echidna.kernel.engine:play_game") is echidna_kernel.play_game
 
 
 def test_compile_times_are_recorded_per_kernel(tmp_path, monkeypatch):
@@ -37,7 +37,7 @@ def test_an_echidna_run_warms_up_the_echidna_kernel(tmp_path, monkeypatch):
     monkeypatch.setattr(warmup, "record_compile", lambda seconds, entry="play_batch", cpu_seconds=None: None)
     notices = []
     run_scenario("echidna-ci", tmp_path / "run", jobs=1, games=2, progress=False, announce=notices.append)
-    assert asked == ["simulator.echidna.kernel:play_batch"]
+    assert asked == ["simulator.echidna.kernel.engine:play_batch"]
     assert len(notices) == 1 and notices[0].startswith("compiling the Echidna Shuffle rules kernel, first run only")
 
 

@@ -69,8 +69,8 @@ GAME = Game(
     draw_board=_ech_draw,
     describe_board=_ech_describe,
     aliases=("echidna-shuffle",),
-    play_batch_lead=Lazy("simulator.lead_record", "echidna_batch_results_lead"),  # the per-round lead record
-    kernel_entry="simulator.echidna.kernel:play_batch",
+    play_batch_lead=Lazy("simulator.echidna.lead_record", "batch_results_lead"),  # the per-round lead record
+    kernel_entry="simulator.echidna.kernel.engine:play_batch",
     # Per game, summed over the seats: catch-up tokens spent (E7, E8), moves lost (E3), bugs
     # delivered on another player's turn (E5), pick-ups (E4); and the stall cap (E9).
     gate=GateSpec(

@@ -8,7 +8,7 @@ games checking every invariant after every turn.
 import numpy as np
 
 from simulator.echidna import layout as L
-from simulator.echidna.kernel import play_batch, play_game
+from simulator.echidna.kernel.engine import play_batch, play_game
 from simulator.errors import DataError
 from simulator.playout_common import GameRecord, soak_games
 

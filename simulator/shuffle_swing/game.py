@@ -87,7 +87,7 @@ GAME = Game(
     soak=_sns_soak,
     kernel_sources=_sns_sources,
     aliases=("shuffle", "sns"),
-    play_batch_lead=Lazy("simulator.lead_record", "sns_batch_results_lead"),  # the per-round lead record
+    play_batch_lead=Lazy("simulator.shuffle_swing.lead_record", "batch_results_lead"),  # the per-round lead record
     # Per department (its instrument named in the label): objective points, built or not; and
     # how close the final scores were. Its round cap ends a game by the usual scoring: no stall.
     gate=GateSpec(

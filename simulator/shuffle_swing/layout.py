@@ -158,7 +158,7 @@ I_EDGE_XOR = I_INCIDENT + MAX_SPACES  # [MAX_EDGES] a ^ b of a line's two spaces
 MAX_NUMBER = 3  # space numbers are 1..MAX_NUMBER
 I_AFFORD = I_EDGE_XOR + MAX_EDGES  # [3 * (MAX_NUMBER + 1)] spaces of colour c numbered <= k, at c * (MAX_NUMBER + 1) + k
 # From the scoring terms, for the greedy placement worth: a rough worth per space of each section's
-# objective, as float64 bits (read with core.float_bits).
+# objective, as float64 bits (read with kernel_common.float_bits).
 I_SEC_WORTH = I_AFFORD + 3 * (MAX_NUMBER + 1)  # [MAX_SECTIONS]
 INST_SIZE = I_SEC_WORTH + MAX_SECTIONS + 1
 GEO_SIZE = G_INST + N_DEPT * INST_SIZE

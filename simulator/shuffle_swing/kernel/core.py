@@ -1,18 +1,14 @@
-"""Small shared kernel pieces: the random generator, the event log, points, brag steps, tie order.
+"""Small shared pieces of the Shuffle and Swing kernel: the decorators, the cycle probe's parts, the
+event log, points, brag steps, tie order.
 
 Everything here is ``@kernel`` (compiled, cached) on plain arrays (see ``simulator.shuffle_swing.layout`` for the
-offsets).
+offsets); what every game's kernel shares (the random generator, bit tricks, scratch arrays, the
+probe's counters) is in ``simulator.kernel_common``.
 """
 
-import os
 
-import numpy as np
-from llvmlite import ir
-from numba import config, njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic, overload
-from numba.np.arrayobj import make_array, populate_array
-
+from simulator.kernel_common import N_PROBE, jit
+from simulator.shuffle_swing.kernel import CACHE
 from simulator.shuffle_swing.layout import (
     AUTOMA,
     BRAG_PRI,
@@ -39,177 +35,20 @@ from simulator.shuffle_swing.layout import (
     ST_TOKENS_GAINED,
 )
 
-# The cycle probe (``probe_clock``/``probe_add``, below) is compiled in only when this variable is 1
-# at import; ``benchmarks/profile_cycles.py`` sets it.
-CYCLE_PROBE = os.environ.get("SSB_CYCLE_PROBE") == "1" and not config.DISABLE_JIT
+# Every kernel function is compiled with ``simulator.kernel_common.jit``'s options (cached on disk
+# in this kernel's folder, no division-by-zero checks) and one compiled version per function
+# (``one_version``). ``kernel`` functions allocate nothing on the heap (scratch arrays live on the
+# stack, ``stack_empty``) and return no array, so they are compiled without numba's reference
+# counting. The few functions that allocate (a game's state, the set-up's and the searches' work
+# arrays, the batch's result rows) or return an array are ``kernel_alloc``: reference counted, as
+# numba needs.
+kernel = jit(CACHE, nrt=False, one_version=True)
+kernel_alloc = jit(CACHE, nrt=True, one_version=True)
 
-# Every kernel function is compiled with these options: cached on disk, and integer division by
-# zero not checked (the kernel never divides by zero; the check costs a branch on every division).
-# A probed build writes its counters at an address fixed at compile time, so it is never cached.
-# ``kernel`` functions allocate nothing on the heap (scratch arrays live on the stack,
-# ``stack_empty``) and return no array, so they are compiled without numba's reference counting:
-# the atomic increments and decrements it wraps around every array passed to a call are pure cost.
-# The few functions that allocate (a game's state, the set-up's and the searches' work arrays, the
-# batch's result rows) or return an array are ``kernel_alloc``: reference counted, as numba needs
-# (said explicitly: a callee left to the default takes its caller's setting).
-#
-# One compiled version per function (the cold start): called from compiled code, a kernel function
-# is compiled for its arguments' types as the caller holds them, so a seat read from the int32 state,
-# a loop's int64 index and each constant (numba types ``AUTOMA`` as ``Literal[int](4)``, ``True`` as
-# ``Literal[bool]``) each made a version of its own: 324 compiles of 150 functions for one game, 40
-# of ``emit`` alone. ``_one_version`` types every integer argument as int64 and every constant as
-# its plain type before the callee is looked up, so each function is compiled once; the caller
-# converts (int32 to int64 loses nothing, and numba's integer arithmetic is int64 either way), so
-# every decision is as before (benchmarks/sns_fingerprint.py).
-
-
-def _plain(t):
-    t = types.unliteral(t)
-    if isinstance(t, types.Integer) and t.bitwidth < 64:
-        return types.int64
-    return t
-
-
-def _one_version(dispatcher):
-    if config.DISABLE_JIT:
-        return dispatcher
-    lookup = dispatcher.get_call_template
-
-    def get_call_template(args, kws):
-        return lookup(tuple(_plain(a) for a in args), {k: _plain(v) for k, v in kws.items()})
-
-    dispatcher.get_call_template = get_call_template
-    return dispatcher
-
-
-def _kernel_decorator(**options):
-    jit = njit(**options)
-
-    def decorate(fn):
-        return _one_version(jit(fn))
-
-    return decorate
-
-
-kernel = _kernel_decorator(cache=not CYCLE_PROBE, error_model="numpy", _nrt=False)
-kernel_alloc = _kernel_decorator(cache=not CYCLE_PROBE, error_model="numpy", _nrt=True)
-
-# --------------------------------------------------------------------------- bits
-
-
-def compiled_as(emit, returns=None):
-    """Decorator: in compiled code the integer function becomes the one LLVM instruction that
-    ``emit(builder, value)`` writes; interpreted (``NUMBA_DISABLE_JIT=1``) it stays plain Python.
-    The result has the argument's type unless ``returns`` (a numba type) says otherwise."""
-
-    def wrap(python_fn):
-        if config.DISABLE_JIT:
-            return python_fn
-
-        @intrinsic
-        def instruction(typingctx, x):
-            if not isinstance(x, types.Integer) or (returns is not None and x.bitwidth != 64):
-                return None
-
-            def codegen(context, builder, sig, args):
-                return emit(builder, args[0])
-
-            return (returns or x)(x), codegen
-
-        @overload(python_fn, inline="always")
-        def _compiled(x):
-            def impl(x):
-                return instruction(x)
-
-            return impl
-
-        return python_fn
-
-    return wrap
-
-
-@compiled_as(lambda builder, x: builder.ctpop(x))
-def popcount(x):
-    """Number of set bits of a non-negative integer (compiled: the CPU's popcount instruction)."""
-    return int(x).bit_count()
-
-
-@compiled_as(lambda builder, x: builder.cttz(x, ir.Constant(ir.IntType(1), 0)))
-def lowest_bit(x):
-    """Index of the lowest set bit of a positive integer (compiled: the CPU's tzcnt instruction)."""
-    return (int(x) & -int(x)).bit_length() - 1
-
-
-@compiled_as(lambda builder, x: builder.bitcast(x, ir.DoubleType()), returns=types.float64)
-def float_bits(x):
-    """The float64 whose bits are the int64 ``x``: how ``geo`` (an int64 array) holds a float."""
-    return float(np.array(x, dtype=np.int64).view(np.float64))
-
-
-# --------------------------------------------------------------------------- scratch arrays
-
-
-def stack_empty(size, dtype):
-    """An uninitialised scratch array of ``size`` (a constant) elements of ``dtype``.
-
-    Compiled, it lives on the calling function's stack: no heap allocation, which the hot paths
-    would otherwise pay tens of times per turn. It must not outlive the function that made it (never
-    return it or keep it in another array). Interpreted (``NUMBA_DISABLE_JIT=1``), it is a plain
-    heap array."""
-    return np.empty(size, dtype=dtype)
-
-
-def stack_full(size, value, dtype):
-    """``stack_empty`` with every element set to ``value``."""
-    return np.full(size, value, dtype=dtype)
-
-
-if not config.DISABLE_JIT:
-    # Compiled, both are intrinsics: the array is written straight into the caller's code (an
-    # ``alloca`` in its entry block) with no meminfo, so it compiles in functions without reference
-    # counting too (numba's ``carray`` in an ``overload`` does not: the overload would be a function
-    # of its own returning an array it did not receive).
-
-    def _stack_codegen(context, builder, elt, n):
-        aryty = types.Array(elt, 1, "C")
-        data = cgutils.alloca_once(builder, context.get_value_type(elt), size=ir.Constant(ir.IntType(64), n))
-        ary = make_array(aryty)(context, builder)
-        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(elt)))
-        shape = [context.get_constant(types.intp, n)]
-        populate_array(ary, data=data, shape=shape, strides=[itemsize], itemsize=itemsize, meminfo=None)
-        return ary, data
-
-    @intrinsic(prefer_literal=True)
-    def stack_empty(typingctx, size, dtype):  # noqa: F811 (the compiled form of the function above)
-        if not isinstance(size, types.IntegerLiteral):
-            raise TypeError("stack_empty needs a size known at compile time")
-        n, elt = size.literal_value, dtype.dtype
-
-        def codegen(context, builder, sig, args):
-            return _stack_codegen(context, builder, elt, n)[0]._getvalue()
-
-        return types.Array(elt, 1, "C")(size, dtype), codegen
-
-    @intrinsic(prefer_literal=True)
-    def stack_full(typingctx, size, value, dtype):  # noqa: F811
-        if not isinstance(size, types.IntegerLiteral):
-            raise TypeError("stack_full needs a size known at compile time")
-        n, elt = size.literal_value, dtype.dtype
-
-        def codegen(context, builder, sig, args):
-            ary, data = _stack_codegen(context, builder, elt, n)
-            v = context.cast(builder, args[1], sig.args[1], elt)
-            with cgutils.for_range(builder, ir.Constant(ir.IntType(64), n)) as loop:
-                builder.store(v, builder.gep(data, [loop.index]))
-            return ary._getvalue()
-
-        return types.Array(elt, 1, "C")(size, value, dtype), codegen
-
-
-# --------------------------------------------------------------------------- cycle probe
-# Where a real game spends its time, measured inside the running kernel: ``t = probe_clock()`` before
-# a part, ``probe_add(PR_..., t)`` after it adds the CPU cycles spent to the part's counter and counts
-# one call. Unless ``CYCLE_PROBE`` is on both compile to nothing.
+# --------------------------------------------------------------------------- cycle probe parts
+# The parts of a turn the cycle probe (``simulator.kernel_common.probe_clock``, ``probe_add``) times
+# in this kernel (``benchmarks/profile_cycles.py``): part k's cycles are in ``PROBE_COUNTERS[k]``,
+# its calls in ``PROBE_COUNTERS[N_PROBE + k]``.
 
 PROBE_PARTS = (
     "whole turn",
@@ -251,87 +90,7 @@ PROBE_PARTS = (
     PR_TICK,
     PR_END,
 ) = range(len(PROBE_PARTS))
-# Cycles of part k in PROBE_COUNTERS[k], its calls in PROBE_COUNTERS[N_PROBE + k].
-N_PROBE = len(PROBE_PARTS)
-PROBE_COUNTERS = np.zeros(2 * N_PROBE, dtype=np.int64)
-
-if CYCLE_PROBE:
-
-    @intrinsic
-    def probe_clock(typingctx):
-        """The CPU's cycle counter."""
-
-        def codegen(context, builder, sig, args):
-            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []), "llvm.readcyclecounter")
-            return builder.call(fn, [])
-
-        return types.int64(), codegen
-
-    @intrinsic
-    def _counter_add(typingctx, slot, value):
-        address = PROBE_COUNTERS.ctypes.data
-
-        def codegen(context, builder, sig, args):
-            i64 = ir.IntType(64)
-            at = builder.add(ir.Constant(i64, address), builder.mul(args[0], ir.Constant(i64, 8)))
-            ptr = builder.inttoptr(at, i64.as_pointer())
-            builder.store(builder.add(builder.load(ptr), args[1]), ptr)
-            return context.get_dummy_value()
-
-        return types.void(types.int64, types.int64), codegen
-
-    @kernel
-    def probe_add(part, start):
-        """Add the cycles since ``start`` and one call to ``part``'s counters."""
-        _counter_add(part, probe_clock() - start)
-        _counter_add(N_PROBE + part, 1)
-
-else:
-
-    @kernel
-    def probe_clock():
-        """0: the probe is off."""
-        return 0
-
-    @kernel
-    def probe_add(part, start):
-        """Nothing: the probe is off."""
-        return
-
-
-# --------------------------------------------------------------------------- random numbers
-# splitmix64 on a one-element uint64 array: tiny state, copyable, identical on every platform.
-
-
-@kernel
-def rng_next(rng):
-    """Next 64-bit value of the generator held in ``rng[0]``."""
-    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
-    rng[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@kernel
-def rng_below(rng, n):
-    """Uniform integer in ``[0, n)`` (``n >= 1``)."""
-    return np.int64((rng_next(rng) >> np.uint64(11)) % np.uint64(n))
-
-
-@kernel
-def rng_unit(rng):
-    """Uniform float in ``[0, 1)``."""
-    return np.float64(rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@kernel_alloc
-def mix_seed(a, b):
-    """Derive an independent 64-bit seed from two integers (used for per-game seeds)."""
-    r = np.empty(1, dtype=np.uint64)
-    r[0] = np.uint64(a) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(b)
-    rng_next(r)
-    return rng_next(r)
+assert len(PROBE_PARTS) <= N_PROBE
 
 
 # --------------------------------------------------------------------------- event log

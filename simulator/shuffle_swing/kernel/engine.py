@@ -1,17 +1,18 @@
 """The game driver: the turn choice of every policy kind, one turn, one game, many games.
 
-The turn itself lives in ``turn`` and the search players in ``search``; this module dispatches the
-turn choice between them. The only loop that plays whole games lives here (``play_game`` /
-``play_batch``), so the soak, the CLI and the runner share it. The turn's functions are re-exported
-so that callers may keep importing them from here.
+The turn itself lives in ``turn`` (its candidates and greedy worth in ``choice``) and the search
+players in ``search``; this module dispatches the turn choice between them. The only loop that
+plays whole games lives here (``play_game`` / ``play_batch``), so the soak, the CLI and the runner
+share it. The turn's functions are re-exported so that callers may keep importing them from here.
 """
 
 import numpy as np
 
-from simulator.shuffle_swing.kernel.core import PR_CHOICE, PR_LIST, PR_TURN, kernel, kernel_alloc, probe_add, probe_clock, rng_next, stack_empty
+from simulator.kernel_common import probe_add, probe_clock, rng_next, stack_empty
+from simulator.shuffle_swing.kernel.core import PR_CHOICE, PR_LIST, PR_TURN, kernel, kernel_alloc
 from simulator.shuffle_swing.kernel.invariants import check_invariants
 from simulator.shuffle_swing.kernel.search import lookahead_pick, rollout_strat, search_pick  # noqa: F401
-from simulator.shuffle_swing.kernel.turn import (  # noqa: F401
+from simulator.shuffle_swing.kernel.choice import (  # noqa: F401
     EV_SIZE,
     MAX_CAND,
     OCCS_SIZE,
@@ -19,20 +20,22 @@ from simulator.shuffle_swing.kernel.turn import (  # noqa: F401
     VALS_SIZE,
     choose_turn_basic,
     die_face_after_move,
+    ensure_occupancy,
+    enumerate_turns,
+    score_candidates,
+    supply_die,
+)
+from simulator.shuffle_swing.kernel.turn import (  # noqa: F401
     do_construct,
     do_inspect,
     do_refresh,
     end_turn,
-    ensure_occupancy,
-    enumerate_turns,
     execute_turn,
     move_with_pickup,
     pay,
     play_turn_basic,
     run_construct_pip,
-    score_candidates,
     setup_game,
-    supply_die,
     take_brag,
     turn_start,
 )

@@ -21,16 +21,8 @@ The point computation (:func:`term_points`, :func:`preview_section`) is separate
 
 import numpy as np
 
-from simulator.shuffle_swing.kernel.core import (
-    add_points,
-    emit,
-    kernel,
-    lowest_bit,
-    owner_present,
-    stack_empty,
-    stack_full,
-    track_beats,
-)
+from simulator.kernel_common import lowest_bit, stack_empty, stack_full
+from simulator.shuffle_swing.kernel.core import add_points, emit, kernel, owner_present, track_beats
 from simulator.shuffle_swing.layout import (
     EV_SECTION,
     G_INST,

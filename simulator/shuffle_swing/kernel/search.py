@@ -25,7 +25,8 @@ plays on, the rollout strategies and the halving's bookkeeping are scratch array
 
 import numpy as np
 
-from simulator.shuffle_swing.kernel.core import kernel, kernel_alloc, owner_present, rng_next, stack_empty, stack_full
+from simulator.kernel_common import rng_next, stack_empty, stack_full
+from simulator.shuffle_swing.kernel.core import kernel, kernel_alloc, owner_present
 from simulator.shuffle_swing.kernel.objectives import preview_section, section_open_spaces
 from simulator.shuffle_swing.kernel.policy import W_CAT, W_TOKEN
 from simulator.shuffle_swing.kernel.rules import cube_level, inst_base
