@@ -44,14 +44,10 @@ def _game_setup(nplayers, instruments, **kw):
         raise
 
 
-def _refuse_other_game(game, *first_game_options):
-    """Options of the other game are refused, naming the game they belong to (never ignored):
-    --board and --variant are Echidna Shuffle's, ``first_game_options`` Shuffle and Swing's."""
-    ctx = click.get_current_context()
-    if is_default(game):
-        refuse_other_game_options(ctx, "Shuffle and Swing", "Echidna Shuffle (--game echidna)", "board", "variants")
-    else:
-        refuse_other_game_options(ctx, "Echidna Shuffle", "Shuffle and Swing", *first_game_options)
+def _refuse_other_game(game):
+    """An option of another game is refused, naming the games it belongs to (never ignored): each
+    game declares its own options (``Game.cli_options``)."""
+    refuse_other_game_options(click.get_current_context(), registry.get(game, "--game", ""))
 
 
 def _replay_command(nplayers, setup, seed, strategies, instrument_dirs):
@@ -99,7 +95,7 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
         ssb play --instruments Bass,Vibes,Drums --json > game.json
         ssb play --game echidna --players 5 --board snow --variant catch_up --seed 3
     """
-    _refuse_other_game(game, "instruments", "instrument_dirs")
+    _refuse_other_game(game)
     if not is_default(game):
         return game_cmd.play(game, players, strategies, seed, as_json, board, variants, strategy_dirs)
     check_players(registry.get(game), [players])
@@ -162,7 +158,7 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
         ssb check --games 20 --all-sets
         ssb check --game echidna --games 20000 --players 2,3,4,5,6
     """
-    _refuse_other_game(game, "instruments", "instrument_dirs", "all_sets")
+    _refuse_other_game(game)
     if not is_default(game):
         return game_cmd.check(game, games, seed, player_counts, board, variants)
     check_players(registry.get(game), player_counts)
