@@ -9,6 +9,7 @@ import click
 from simulator import games as registry
 from simulator.errors import DataError
 from simulator.shuffle_swing import layout as L
+from simulator.shuffle_swing.game import GAME as OWN_GAME
 from simulator.shuffle_swing.library import InstrumentLibrary
 from ssb import game_cmd
 from ssb.common import (
@@ -25,7 +26,7 @@ from ssb.common import (
     seed_option,
     strategy_dir_option,
 )
-from ssb.game_options import game_options, is_default
+from ssb.game_options import game_options
 
 # =========================================================================== helpers
 
@@ -42,6 +43,12 @@ def _game_setup(nplayers, instruments, **kw):
         if exc.file in (LIBRARY_SOURCE, "game") and exc.key in ("name", "instruments"):
             raise DataError("--instruments", ",".join(instruments), exc.reason) from None
         raise
+
+
+def _plays_here(game):
+    """Whether this module's own play and check play ``game``: the game of instrument sets
+    (``OWN_GAME``, with its --instruments); every other game goes through :mod:`ssb.game_cmd`."""
+    return registry.get(game, "--game", "").name == OWN_GAME.name
 
 
 def _refuse_other_game(game):
@@ -96,7 +103,7 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
         ssb play --game echidna --players 5 --board snow --variant catch_up --seed 3
     """
     _refuse_other_game(game)
-    if not is_default(game):
+    if not _plays_here(game):
         return game_cmd.play(game, players, strategies, seed, as_json, board, variants, strategy_dirs)
     check_players(registry.get(game), [players])
     from simulator.shuffle_swing.narrate import game_document, narrate
@@ -159,7 +166,7 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
         ssb check --game echidna --games 20000 --players 2,3,4,5,6
     """
     _refuse_other_game(game)
-    if not is_default(game):
+    if not _plays_here(game):
         return game_cmd.check(game, games, seed, player_counts, board, variants)
     check_players(registry.get(game), player_counts)
     import itertools
