@@ -13,8 +13,8 @@ setting and judge), never a game. How one cell is read (decided or not, its game
 whether it sits on the margin, what deciding would cost) is :func:`cell_reading`, the one place that
 knows the verdict columns; a sequential run's columns extend it there.
 
-Judges are ordered by the skill ladder (``LADDER_RANK``; README "The skill ladder", ``ssb strategies
-ladder``): a judge stronger by a whole rung is a *step* above. A setting's verdict has *converged*
+Judges are ordered by the game's skill ladder (:func:`judge_ranks`: ``Game.ladder``, README "The skill
+ladder", ``ssb strategies ladder``): a judge stronger by a whole rung is a *step* above. A setting's verdict has *converged*
 when the two strongest judges of the run that are a step apart reach the same decided verdict (both
 balanced, or both imbalanced with the same seat on top); otherwise it still moves with skill, and the
 sentence says which seat's edge grows or shrinks from the weaker judge to the stronger.
@@ -29,22 +29,9 @@ import pandas as pd
 
 from reports import stats
 from reports.seats import NOT_JUDGED, lineup_names
+from simulator import games as registry
+from simulator.game_api import Game
 
-# Rung of each judge on the shipped ladders (weakest first), from the ladder's measured steps: tuned
-# beats three greedy (66.5%), search beats three tuned (67.5%); search_strong is at par with search
-# (not a step; retired); search_deep is the rung above search; Echidna's lookahead is a step above greedy. A judge missing here is described but
-# takes no part in the convergence call (its rung is not known).
-LADDER_RANK = {
-    "random": 0,
-    "plain-setup": 1,
-    "greedy": 2,
-    "tuned": 3,
-    "decisive": 3,
-    "lookahead": 4,
-    "search": 5,
-    "search_strong": 5,
-    "search_deep": 6,
-}
 # Who a judge stands for, in the designer's words.
 JUDGE_WORDS = {
     "random": "random players",
@@ -92,8 +79,15 @@ def among(judge):
     return w if w.startswith("at ") else (f"at {w}" if w.endswith("level") else f"among {w}")
 
 
-def rank_of(judge):
-    return LADDER_RANK.get(judge)
+def judge_ranks(game=None):
+    """``{judge: rung}`` on the skill ladder of ``game`` (a registered game or its name; ``None``:
+    the default game), from its declaration (``Game.ladder``: ``LadderSpec.judge_ranks``); empty for
+    a game without a ladder. A judge missing from it is described but takes no part in the
+    convergence call (its rung is not known)."""
+    g = game if isinstance(game, Game) else registry.get(game)
+    if g.ladder is None:
+        return {}
+    return g.ladder.judge_ranks(None if g.ladder.judges else g.strategies(()))
 
 
 def pp(x):
@@ -129,6 +123,7 @@ class CellReading:
     seat_los: tuple = ()  # and its interval
     seat_his: tuple = ()
     margin: float = 0.03
+    rank: int | None = None  # the judge's rung on the game's ladder (None: not on it)
 
     @property
     def fair(self):
@@ -179,8 +174,9 @@ class CellReading:
         return f"{who} {pp(dev)}, undecided"
 
 
-def cell_reading(row, rates, setting="instruments", margin=0.03):
-    """A :class:`CellReading` of one row of ``SeatAdvantage.cells`` (``rates``: its seat rows).
+def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None):
+    """A :class:`CellReading` of one row of ``SeatAdvantage.cells`` (``rates``: its seat rows;
+    ``ranks``: the judges' rungs, :func:`judge_ranks`).
 
     The one function that reads the verdict columns (fixed-n: ``verdict``, ``more_games``; a
     sequential run adds its own columns, read here too when present)."""
@@ -217,10 +213,11 @@ def cell_reading(row, rates, setting="instruments", margin=0.03):
     los, his = list(ordered["seat_lo"].astype(float)), list(ordered["seat_hi"].astype(float))
     if 0 <= seat < len(los):
         los[seat], his[seat] = lo, hi
+    judge = judge_of(row["lineup"])
     return CellReading(
         players=players,
         setting=str(row[setting]),
-        judge=judge_of(row["lineup"]),
+        judge=judge,
         level=str(row["level"]),
         verdict=verdict,
         decided=verdict in (stats.BALANCED, stats.IMBALANCED),
@@ -236,6 +233,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03):
         seat_los=tuple(los),
         seat_his=tuple(his),
         margin=margin,
+        rank=(ranks or {}).get(judge),
     )
 
 
@@ -254,25 +252,27 @@ def _sequential(row):
 
 
 def readings(seat_advantage, setting="instruments", cells=None):
-    """Every cell's :class:`CellReading` (``cells`` may carry a setting column of another game)."""
+    """Every cell's :class:`CellReading` (``cells`` may carry a setting column of another game), its
+    judge ranked on the ladder of the run's game (``SeatAdvantage.game``)."""
     cells = seat_advantage.cells if cells is None else cells
-    return [cell_reading(row, seat_advantage.rates, setting, seat_advantage.margin) for _, row in cells.iterrows()]
+    ranks = judge_ranks(seat_advantage.game)
+    return [cell_reading(row, seat_advantage.rates, setting, seat_advantage.margin, ranks) for _, row in cells.iterrows()]
 
 
 # --------------------------------------------------------------------------- one setting
 
 
 def _strongest_first(rs):
-    return sorted(rs, key=lambda r: -1 if rank_of(r.judge) is None else rank_of(r.judge), reverse=True)
+    return sorted(rs, key=lambda r: -1 if r.rank is None else r.rank, reverse=True)
 
 
 def convergence(rs):
     """``(converged, text)`` of one setting's readings (module doc); ``converged`` None: cannot tell."""
-    ranked = [r for r in _strongest_first(rs) if rank_of(r.judge) is not None and r.verdict != NOT_JUDGED]
+    ranked = [r for r in _strongest_first(rs) if r.rank is not None and r.verdict != NOT_JUDGED]
     if len(ranked) < 2:
         return None, ""
     top = ranked[0]
-    below = next((r for r in ranked[1:] if rank_of(r.judge) < rank_of(top.judge)), None)
+    below = next((r for r in ranked[1:] if r.rank < top.rank), None)
     if below is None:
         return None, ""
     same_seat = top.seat == below.seat and (top.deviation > 0) == (below.deviation > 0)
@@ -391,7 +391,7 @@ def _many_settings_sentence(players, rs, settings):
 
 __all__ = [
     "CellReading",
-    "LADDER_RANK",
+    "judge_ranks",
     "across_text",
     "cell_reading",
     "convergence",

@@ -286,7 +286,7 @@ def _data_entries(manifest):
     """``[(key, entry)]`` of a run's data files: ``board``, ``instrument Horns``, ``strategy greedy``,
     or for another game its own files as its manifest names them (``board snow``, ``rules``)."""
     data = manifest.get("data_files", {}) or {}
-    default = game_of(manifest.get("game")).name == registry.DEFAULT_GAME
+    default = game_of(manifest.get("game")).scenario_keys == "instruments"  # a game of instrument sets
     out = []
     if "board" in data and default:  # another game lists its boards among its files
         out.append(("board", data["board"]))
@@ -326,7 +326,7 @@ def run_identity(manifest):
     sc = manifest.get("scenario", {})
     settings = manifest.get("settings", {})
     game = game_of(manifest.get("game"))
-    if game.name == registry.DEFAULT_GAME:
+    if game.scenario_keys == "instruments":  # a game of instrument sets and overrides (scenarios.scenario)
         kept = {k: settings.get(k) for k in SNS_SETTINGS}
     else:  # the scenario's design (variants with their switches, boards, ...) and its --set changes
         sets = [x for x in settings.get("set", []) if str(x).split("=", 1)[0].strip() not in SAMPLING_KEYS]

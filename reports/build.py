@@ -14,6 +14,7 @@ Only the result tables are read; nothing here plays a game.
 from __future__ import annotations
 
 import datetime as _dt
+from dataclasses import replace
 
 from reports import charts, stats
 from reports import present as P
@@ -311,6 +312,7 @@ def build_report(
     stats.alpha_of(confidence)
     seats, games = run.seats, run.games
     seat_sec, adv = seat_section(games, margin, confidence, seed, gap_margin, sequential=run.manifest.get("sequential"))
+    adv = replace(adv, game=run.manifest.get("game"))  # its judges ranked on the game's ladder (reports.answers)
     if mirror_lineups(games):
         seat_sec.notes.insert(
             0,

@@ -137,9 +137,12 @@ def feel_section(results_dir):
         return None
     from reports import winchance
 
+    from scenarios.results import read_manifest
+
     keys, standings, winners = load_lead(results_dir)
     per_game = feel.games_frame(standings, winners, keys)
-    probs, calib = winchance.run_chances(keys, standings, winners)
+    # The game's own standing features (Game.lead_features), named by the run's manifest.
+    probs, calib = winchance.run_chances(keys, standings, winners, game=read_manifest(results_dir).get("game"))
     if calib:
         per_game["uncertainty"] = [winchance.uncertainty(p) if p is not None else np.nan for p in probs]
     table = feel.setting_measures(per_game, ["setting"])

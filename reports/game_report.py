@@ -291,6 +291,7 @@ def build_game_report(seats, games, manifest, margin=0.03, confidence=0.95, seed
     reference = manifest.get("settings", {}).get("reference") or str(games["variant"].iloc[0])
     seat_sec, adv = seat_section(seat_frame(games), margin, confidence, seed, gap_margin=gap_margin,
                                   settings_word="settings (board / variant)")
+    adv = replace(adv, game=declared)  # its judges ranked on the game's ladder (reports.answers)
     notes = ["The setting column reads board/variant/lineup."]
     if "stalled" in games.columns:
         notes.append("Games stopped by the stall cap have no winner and are left out here.")

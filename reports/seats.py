@@ -58,6 +58,7 @@ class SeatAdvantage:
     margin: float
     confidence: float
     gap_margin: float | None = None
+    game: object = None  # the run's game (a registered game or its name; None: the default game)
 
 
 def lineup_names(lineup):

@@ -5,10 +5,10 @@ stages of :data:`STAGE_ROUNDS`), seat ``s`` of a game wins with chance
 
     p[s] = exp(b_stage . x[s]) / sum over seats t of exp(b_stage . x[t])
 
-where ``x[s]`` are the seat's standing features less the best other seat's (Shuffle and Swing: its
-score; Echidna Shuffle: bugs home and steps to go, apart). It uses only what is known after that
-round (no game length, no final score), so it is a win chance a spectator could state. The
-coefficients are fitted by maximum likelihood (scipy) on half the deals and the chances are then
+where ``x[s]`` are the seat's standing features less the best other seat's, as the game declares
+them (``Game.lead_features``: e.g. bugs home and steps to go, apart; by default the standing, a
+score). It uses only what is known after that round (no game length, no final score), so it is a
+win chance a spectator could state. The coefficients are fitted by maximum likelihood (scipy) on half the deals and the chances are then
 stated for the other half, and the other way round (two-fold cross-fitting): every game's chances
 come from a model that never saw it. Calibration is checked on those held-out chances: the Brier
 score against the uninformed one (``1/n`` for every seat), and a reliability table (predicted
@@ -28,20 +28,26 @@ import math
 import numpy as np
 import pandas as pd
 
+from simulator import games as registry
+from simulator.game_api import Game
+
 STAGE_ROUNDS = 5
 MAX_STAGE = 7  # rounds from 35 on share the last stage
 
 
-def features(standing, game="shuffle-swing", home_weight=1000):
-    """``(rounds, seats, k)`` features of a standing matrix: each seat's value(s) less the best
-    other seat's (a leader's are positive)."""
+def standing_parts(game=None):
+    """How ``game`` (a registered game or its name; ``None``: the default game) splits a standing
+    matrix into the values the estimate weighs apart: its ``Game.lead_features``, else the standing
+    itself in tens."""
+    g = game if isinstance(game, Game) else registry.get(game)
+    return g.lead_features or (lambda s: [s / 10.0])
+
+
+def features(standing, game=None):
+    """``(rounds, seats, k)`` features of a standing matrix of ``game`` (:func:`standing_parts`):
+    each seat's value(s) less the best other seat's (a leader's are positive)."""
     s = np.asarray(standing, dtype=np.float64)
-    if game == "echidna":
-        home = np.ceil(s / home_weight)
-        togo = home * home_weight - s
-        parts = [home, -togo / 10.0]
-    else:
-        parts = [s / 10.0]
+    parts = standing_parts(game)(s)
     out = []
     for v in parts:
         n = v.shape[1]
@@ -159,11 +165,12 @@ def uncertainty(p):
     return float(h.mean())
 
 
-def run_chances(keys, standings, winners, seed=0, min_games=100):
-    """Held-out win chances of a run's games, fitted per player count (over its settings): a list
+def run_chances(keys, standings, winners, seed=0, min_games=100, game=None):
+    """Held-out win chances of a run's games of ``game`` (a registered game or its name, the
+    manifest's; ``None``: the default game), fitted per player count (over its settings): a list
     of ``(rounds, seats)`` arrays (``None`` for a player count with fewer than ``min_games`` games
     with a winner), and per player count ``(brier, brier of 1/n, reliability frame, games)``."""
-    game = "shuffle-swing" if "inst_black" in keys.columns else "echidna"
+    game = game if isinstance(game, Game) else registry.get(game)
     out = [None] * len(standings)
     calib = {}
     winners = np.asarray(winners)

@@ -86,12 +86,13 @@ from simulator.shuffle_swing.library import STARTER, InstrumentLibrary
 from simulator.validate import Checker, read_toml
 from simulator.shuffle_swing.instruments import instrument_from_doc
 from simulator.shuffle_swing.board import load_board
+from simulator.shuffle_swing.game import GAME as DECLARED
 from simulator.shuffle_swing.layout import DEPT_NAMES
 from simulator.shuffle_swing.playout import PLAYER_COUNTS
 from simulator.shuffle_swing.strategies import StrategyLibrary
 
 
-GAME = "shuffle-swing"  # the game whose scenarios this schema reads (Game.scenario_keys "instruments")
+GAME = DECLARED.name  # the game whose scenarios this schema reads (its Game.scenario_keys: "instruments")
 WHEELS = {"shuffled": True, "fixed": False}
 
 TOP_KEYS = (

@@ -15,7 +15,9 @@ A game declares, up front:
 * optionally ``gate``: a :class:`GateSpec`, the figures it adds to the regression gate (``ssb regress``).
 * optionally ``play_batch_lead(setup, seeds, strat) -> (seats, games, rec, nrec)``: ``play_batch``
   plus the per-round lead record of a scenario's ``record = ["lead"]`` (``simulator.lead_record``:
-  ``rec[game, round, seat]`` each seat's standing after each round, ``nrec`` the rows per game).
+  ``rec[game, round, seat]`` each seat's standing after each round, ``nrec`` the rows per game),
+  and ``lead_features``: what the win-chance estimate makes of a standing;
+* ``cli_options``: the command-line options only this game reads (the others refuse them, naming it).
 
 Each game declares its entry in its own package (``simulator/<game>/game.py``: ``GAME = Game(...)``);
 the registry (:mod:`simulator.games`) lists those modules.
@@ -101,6 +103,21 @@ class LadderSpec:
     # The meta-game (``ssb strategies meta``): the default pool and the skill-vs-luck pair (strong, weak).
     meta_pool: tuple = ()
     skill_pair: tuple = ()
+    # The order of the judges (a mirror lineup's strategy) in the report's answers, weakest first
+    # (``reports.answers``: a judge a rung above another is a step above it); an entry is a name or
+    # a tuple of names at par. Empty: the rungs' strategies (``default_rungs``) in their order.
+    judges: tuple = ()
+
+    def judge_ranks(self, library=None):
+        """``{strategy name: rung}`` of the judges (:attr:`judges`, else the default rungs of
+        ``library``, each rung's strategy once, a parameterised rung by its strategy); a judge not
+        in it has no rung."""
+        if self.judges:
+            order = self.judges
+        else:
+            order = dict.fromkeys(str(r).split("@")[0].split(":")[0] for r in self.default_rungs(library))
+        return {name: rank for rank, entry in enumerate(order)
+                for name in ((entry,) if isinstance(entry, str) else entry)}
 
 
 @dataclass(frozen=True)
@@ -158,6 +175,15 @@ class Game:
     setting_columns: tuple = ("board", "variant")
     # How the compile notice names this game's kernel (default: "the <title> rules kernel").
     kernel_label: str = ""
+    # The options of ``ssb play``, ``ssb check`` and ``ssb strategies ladder`` (click parameter names)
+    # that only this game reads; given for another game, they are refused naming this one. The
+    # default: a game of boards' ``--board`` and ``--variant`` (``ssb.game_cmd``).
+    cli_options: tuple = ("board", "variants")
+    # Optional, for the estimated win chances of a run with the lead record (``reports.winchance``):
+    # ``lead_features(standing)`` splits a (rounds, seats) standing matrix into the list of
+    # (rounds, seats) arrays the estimate weighs apart (more is better in each). ``None``: the
+    # standing is one number, in tens.
+    lead_features: Callable | None = None
 
     def kernel_what(self):
         """How the compile notice names this game's kernel."""

@@ -4,6 +4,7 @@ data and usage errors into it, the shared options (``--players``, ``--instrument
 
 import click
 
+from simulator import games as registry
 from simulator.errors import DataError
 from simulator.shuffle_swing.library import STARTER
 
@@ -233,14 +234,32 @@ def given_options(ctx, *names):
     return out
 
 
-def refuse_other_game_options(ctx, game_title, owner_title, *names):
-    """A UserError when an option that only ``owner_title``'s games read was given to a command
-    playing ``game_title`` (instead of ignoring it)."""
-    given = given_options(ctx, *names)
-    if given:
+def _game_words(game):
+    """How a refusal names a game: its title, and the ``--game`` that picks it unless it is the default."""
+    return game.title if game.name == registry.DEFAULT_GAME else f"{game.title} (--game {game.name})"
+
+
+def refuse_other_game_options(ctx, game, *names, owns=None):
+    """A UserError when an option the command's ``game`` (a registered game) does not read was given
+    on the command line (instead of ignoring it), naming the games whose option it is. ``names``:
+    the parameter names checked (default: every parameter of the command that some registered game
+    declares its own, ``Game.cli_options``); ``owns(game, name)``: whether a game reads an option
+    (default: it is among the game's ``cli_options``)."""
+    owns = owns or (lambda g, name: name in g.cli_options)
+    every = [registry.get(n) for n in sorted(registry.names(), key=lambda n: n != registry.DEFAULT_GAME)]
+    if not names:
+        names = [p.name for p in ctx.command.params if any(owns(g, p.name) for g in every)]
+    for name in names:
+        if owns(game, name) or not given_options(ctx, name):
+            continue
+        flag = given_options(ctx, name)[0]
+        owners = [g for g in every if owns(g, name)]
+        if not owners:
+            raise UserError(f"{flag}: this command plays {game.title}, which has no use for it (leave it out)")
+        pick = [f"--game {g.name}" for g in owners if g.name != registry.DEFAULT_GAME]
         raise UserError(
-            f"{given[0]}: an option of {owner_title} only; this command plays {game_title}, which has no use "
-            f"for it (leave it out{', or pass --game echidna' if owner_title.startswith('Echidna') else ''})"
+            f"{flag}: an option of {' and '.join(map(_game_words, owners))} only; this command plays {game.title}, "
+            f"which has no use for it (leave it out{', or pass ' + ' or '.join(pick) if pick else ''})"
         )
 
 

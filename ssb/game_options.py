@@ -29,7 +29,3 @@ def game_options(f):
         help=f"Game to play: {', '.join(registry.names())}.",
     )(f)
     return f
-
-
-def is_default(game):
-    return registry.get(game, "--game", "").name == registry.DEFAULT_GAME

@@ -7,7 +7,7 @@ import click
 
 from simulator import games as registry
 from simulator.shuffle_swing.library import STARTER
-from ssb.common import DEFAULT_SEED, check_players
+from ssb.common import DEFAULT_SEED, check_players, refuse_other_game_options
 from ssb.strategy_tune_cmd import job_count, name_list
 
 
@@ -77,6 +77,7 @@ def strategies_meta(pool, players, deals, game, board, instruments, instrument_d
     from strategies import metagame as MG
 
     g = registry.get(game, "--game", "game")
+    refuse_other_game_options(click.get_current_context(), g, "instruments", "instrument_dirs")  # (Game.cli_options)
     if g.ladder is None or not g.ladder.meta_pool:
         raise click.BadParameter(f"{g.title} declares no meta-game pool (Game.ladder.meta_pool)", param_hint="--game")
     check_players(g, [players])

@@ -9,6 +9,7 @@ import click
 from simulator import games as registry
 from simulator.errors import DataError
 from simulator.shuffle_swing import layout as L
+from simulator.shuffle_swing.game import GAME as OWN_GAME
 from simulator.shuffle_swing.library import InstrumentLibrary
 from ssb import game_cmd
 from ssb.common import (
@@ -25,7 +26,7 @@ from ssb.common import (
     seed_option,
     strategy_dir_option,
 )
-from ssb.game_options import game_options, is_default
+from ssb.game_options import game_options
 
 # =========================================================================== helpers
 
@@ -44,14 +45,16 @@ def _game_setup(nplayers, instruments, **kw):
         raise
 
 
-def _refuse_other_game(game, *first_game_options):
-    """Options of the other game are refused, naming the game they belong to (never ignored):
-    --board and --variant are Echidna Shuffle's, ``first_game_options`` Shuffle and Swing's."""
-    ctx = click.get_current_context()
-    if is_default(game):
-        refuse_other_game_options(ctx, "Shuffle and Swing", "Echidna Shuffle (--game echidna)", "board", "variants")
-    else:
-        refuse_other_game_options(ctx, "Echidna Shuffle", "Shuffle and Swing", *first_game_options)
+def _plays_here(game):
+    """Whether this module's own play and check play ``game``: the game of instrument sets
+    (``OWN_GAME``, with its --instruments); every other game goes through :mod:`ssb.game_cmd`."""
+    return registry.get(game, "--game", "").name == OWN_GAME.name
+
+
+def _refuse_other_game(game):
+    """An option of another game is refused, naming the games it belongs to (never ignored): each
+    game declares its own options (``Game.cli_options``)."""
+    refuse_other_game_options(click.get_current_context(), registry.get(game, "--game", ""))
 
 
 def _replay_command(nplayers, setup, seed, strategies, instrument_dirs):
@@ -99,8 +102,8 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
         ssb play --instruments Bass,Vibes,Drums --json > game.json
         ssb play --game echidna --players 5 --board snow --variant catch_up --seed 3
     """
-    _refuse_other_game(game, "instruments", "instrument_dirs")
-    if not is_default(game):
+    _refuse_other_game(game)
+    if not _plays_here(game):
         return game_cmd.play(game, players, strategies, seed, as_json, board, variants, strategy_dirs)
     check_players(registry.get(game), [players])
     from simulator.shuffle_swing.narrate import game_document, narrate
@@ -162,8 +165,8 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
         ssb check --games 20 --all-sets
         ssb check --game echidna --games 20000 --players 2,3,4,5,6
     """
-    _refuse_other_game(game, "instruments", "instrument_dirs", "all_sets")
-    if not is_default(game):
+    _refuse_other_game(game)
+    if not _plays_here(game):
         return game_cmd.check(game, games, seed, player_counts, board, variants)
     check_players(registry.get(game), player_counts)
     import itertools

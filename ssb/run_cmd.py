@@ -18,7 +18,6 @@ def _instrument_dirs_set(scenario, instrument_dirs, sets):
 
     from scenarios.load import scenario_game
     from scenarios.spec import find_scenario
-    from simulator import games as registry
     from simulator.validate import read_toml
 
     if any(str(s).partition("=")[0].strip() == "instrument_dirs" for s in sets):
@@ -26,7 +25,7 @@ def _instrument_dirs_set(scenario, instrument_dirs, sets):
     path = Path(find_scenario(scenario))
     doc = read_toml(path)
     game = scenario_game(doc, path)
-    if game.name != registry.DEFAULT_GAME:
+    if "instrument_dirs" not in game.cli_options:  # (a game's own options: Game.cli_options)
         raise UserError(f"--instrument-dir: {path} is a scenario of {game.title}, a game without instruments")
     for d in instrument_dirs:
         if not Path(d).exists():

@@ -18,7 +18,7 @@ def name_list(value, what):
     return names
 
 
-def _counts(value, allowed=(2, 3, 4)):
+def _counts(value, allowed):
     out = []
     for part in name_list(value, "player count"):
         if not part.isdigit() or int(part) not in allowed:
@@ -131,7 +131,7 @@ def strategies_tune(
         raise click.exceptions.Exit(1)
 
     settings = T.TuneSettings(
-        name=name, description=description, start=start, players=_counts(players),
+        name=name, description=description, start=start, players=_counts(players, T.PLAYER_COUNTS),
         opponents=name_list(opponents, "opponent"),
         weights=tuple(n.strip() for n in weight_names.split(",") if n.strip()), late=late, deals=deals,
         generations=generations, popsize=popsize, sigma0=float(sigma0), runs=runs,
@@ -206,12 +206,15 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
 
     ctx = click.get_current_context()
     chosen = registry.get(game, "--game", "game")
-    if chosen.name != registry.DEFAULT_GAME:  # (a board given to Shuffle and Swing is refused below)
-        # The skill-depth figure is there for a game whose ladder declares it; an empty
-        # --depth-budgets asks for no figure, which any game can.
-        depth = () if chosen.ladder is not None and chosen.ladder.depth else (
-            ("depth_rung", "depth_deals") + (("depth_budgets",) if depth_budgets.strip() else ()))
-        refuse_other_game_options(ctx, chosen.title, "Shuffle and Swing", "instruments", "instrument_dirs", *depth)
+    # The instrument options are a game's own (Game.cli_options); the skill-depth figure's are there
+    # for a game whose ladder declares it, and an empty --depth-budgets asks for no figure, which any
+    # game can. (A board given to a game without boards is refused below.)
+    depth = ("depth_rung", "depth_deals") + (("depth_budgets",) if depth_budgets.strip() else ())
+
+    def owns(g, name):
+        return bool(g.ladder is not None and g.ladder.depth) if name in depth else name in g.cli_options
+
+    refuse_other_game_options(ctx, chosen, "instruments", "instrument_dirs", *depth, owns=owns)
     if rungs is not None:
         names = [n.strip() for n in rungs.split(",")]
         if not any(names):

@@ -58,7 +58,7 @@ class LadderConfig:
     strategy_dirs: tuple = ()
     seed: int = 2024
     against_deals: int | None = None  # default: deals
-    game: str = "shuffle-swing"  # a registered game (``simulator.games``)
+    game: str = registry.DEFAULT_GAME  # a registered game (``simulator.games``)
     board: str | None = None  # a game of boards: the board every game of the ladder is played on (default its first)
     placed: tuple | None = None  # strategies placed on the ladder, not rungs (default the game's LadderSpec.placed)
     cost_s: float = 0.5  # seconds each timed batch of the cost figure aims at

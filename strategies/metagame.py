@@ -34,7 +34,7 @@ def _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, s
 
 
 def play_pool(pool=DEFAULT_POOL, players=4, deals=60, instruments=STARTER, instrument_dirs=(), strategy_dirs=(),
-              seed=2024, jobs=1, game="shuffle-swing", board=None, log=None):
+              seed=2024, jobs=1, game=registry.DEFAULT_GAME, board=None, log=None):
     """``{(i, j): per-deal share of pool[i]'s wins against pool[j]}`` for every pair ``i < j``."""
     log = log or (lambda m: None)
     cfg = _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board)
@@ -49,7 +49,7 @@ def play_pool(pool=DEFAULT_POOL, players=4, deals=60, instruments=STARTER, instr
 
 
 def skill_figures(strong="tuned", weak="greedy", players=4, deals=100, instruments=STARTER, instrument_dirs=(),
-                  strategy_dirs=(), seed=2024, jobs=1, game="shuffle-swing", board=None):
+                  strategy_dirs=(), seed=2024, jobs=1, game=registry.DEFAULT_GAME, board=None):
     """The skill-vs-luck figure of one setting (see the module doc): a dict with ``one_seat`` and
     ``two_against_two`` (share, lo, hi, deals, par, skill)."""
     cfg = _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board)

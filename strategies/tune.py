@@ -45,6 +45,9 @@ from simulator.seeds import label_seed, stage_seeds
 from simulator.shuffle_swing.library import STARTER
 from simulator.validate import read_toml
 from simulator.shuffle_swing.layout import S_WINNER, WEIGHT_NAMES
+from simulator.shuffle_swing.game import GAME as TUNED_GAME
+
+PLAYER_COUNTS = TUNED_GAME.player_counts  # the player counts of the game whose weights are tuned
 
 TUNE_FORMAT = 1
 CHAMPION = "champion"
@@ -109,8 +112,8 @@ class TuneSettings:
 
         if not self.name or not isinstance(self.name, str):
             bad("name", "give the tuned strategy a name")
-        if not self.players or any(p not in (2, 3, 4) for p in self.players) or len(set(self.players)) != len(self.players):
-            bad("players", f"expected distinct player counts of 2, 3, 4, got {list(self.players)}")
+        if not self.players or any(p not in PLAYER_COUNTS for p in self.players) or len(set(self.players)) != len(self.players):
+            bad("players", f"expected distinct player counts of {', '.join(map(str, PLAYER_COUNTS))}, got {list(self.players)}")
         if not self.opponents:
             bad("opponents", "give at least one opponent")
         for key in ("deals", "generations", "runs", "rescore_deals", "verify_deals"):

@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from scenarios.generic import GameScenario
 from scenarios.load import scenario_from_doc
 from scenarios.worker import ChunkTask
 from simulator import games as registry
-from scenarios.tuning.space import apply_switches
+from scenarios.tuning.space import apply_switches, switch_game
 
 MET, FAILED, OPEN = "met", "failed", "open"
 
@@ -93,7 +92,7 @@ class GamePlayer:
 
     @staticmethod
     def _cell_key(scenario, cell):
-        if isinstance(scenario, GameScenario):
+        if switch_game(scenario) is not None:
             # Another game: the cell's deals, its variant's switches (non-empty: evictable) and board file.
             table = sorted((k, json.dumps(v)) for k, v in scenario.variants[cell.variant].__dict__.items())
             rows = scenario.strategies.matrix(list(cell.lineup))

@@ -22,6 +22,14 @@ def is_number(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+def switch_game(scenario):
+    """The game of a scenario that a search changes through its variants' switches (a game whose
+    scenarios list boards and variants, ``Game.scenario_keys == "boards"``), else ``None``: the
+    search changes the data files through [space] keys (``"instruments"``)."""
+    game = registry.get(scenario.game)
+    return game if game.scenario_keys == "boards" else None
+
+
 @dataclass(frozen=True)
 class Param:
     """One searchable data key: its current value and the values it may take."""

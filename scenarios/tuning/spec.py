@@ -74,17 +74,15 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios.generic import GameScenario
 from simulator.provenance import code_version
 from scenarios.spec import SCENARIO_DIR, find_scenario, find_shipped_file, parse_set
 from scenarios.scenario import flatten_overrides
 from scenarios.load import scenario_from_doc
-from simulator import games as registry
 from simulator.errors import DataError
 from simulator.seeds import MAX_SEED
 from simulator.validate import Checker, read_toml
 from simulator.shuffle_swing.playout import PLAYER_COUNTS
-from scenarios.tuning.space import is_number, space_param, switch_param
+from scenarios.tuning.space import is_number, space_param, switch_game, switch_param
 
 TOP_KEYS = ("name", "description", "scenario", "seed", "confidence", "judges", "search", "target", "space")
 # Only for a scenario of another game (scenarios.generic): the variant tuned, the boards searched on.
@@ -285,10 +283,7 @@ def _judge(ck, raw, key, role, scenario, path):
         reason = exc.reason
         sub = exc.key.removeprefix("lineup").lstrip(".")
         ck.fail(f"{key}.{sub}" if sub else key, reason)
-    if isinstance(sc, GameScenario):
-        names = sorted({s for c in sc.cells for s in c.lineup})
-    else:
-        names = sorted({s for ls in sc.lineups.values() for lineup in ls for s in lineup})
+    names = sorted({s for c in sc.cells for s in c.lineup})  # every cell's lineup, whatever the game
     return Judge(label=",".join(names), lineup=raw, role=role)
 
 
@@ -356,7 +351,7 @@ def _validate(doc, path, set_args):
     except DataError as exc:
         ck.fail("scenario", f"{sc_raw}: {exc}")
 
-    game = registry.get(scenario.game) if isinstance(scenario, GameScenario) else None
+    game = switch_game(scenario)  # None: a scenario whose data the [space] keys change
     variant, boards = None, ()
     if game is None:
         for k in GAME_KEYS:

@@ -41,6 +41,19 @@ def _ech_tunable(table):
     }
 
 
+# The lead record's standing (simulator.lead_record): bugs home x LEAD_HOME_WEIGHT - the steps still to go.
+LEAD_HOME_WEIGHT = 1000
+
+
+def _ech_lead_features(standing):
+    """A (rounds, seats) standing matrix as its two parts: bugs home, and the steps still to go (in tens, negated)."""
+    import numpy as np
+
+    home = np.ceil(standing / LEAD_HOME_WEIGHT)
+    togo = home * LEAD_HOME_WEIGHT - standing
+    return [home, -togo / 10.0]
+
+
 def _ech_columns():
     from simulator.echidna.layout import GAME_COLUMNS, SEAT_COLUMNS
 
@@ -105,5 +118,12 @@ GAME = Game(
         note="a game stopped by the stall cap counts half to each side",
         meta_pool=("random", "plain-setup", "greedy", "saboteur", "lookahead"),
         skill_pair=("lookahead", "greedy"),
+        # The answers' judges, weakest first: the lookahead is a step above greedy, so the convergence
+        # call compares those two. The set-up search (the ladder's top rung) is not ranked: it is a
+        # step above the lookahead on the forest board, not shown above it on the snow board at 4
+        # players (docs/guide/skill-ladder.md).
+        judges=("random", "plain-setup", "greedy", "lookahead"),
     ),
+    # The win-chance estimate weighs bugs home and the steps still to go apart (reports.winchance).
+    lead_features=_ech_lead_features,
 )
