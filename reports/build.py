@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import datetime as _dt
 
+import pandas as pd
+
 from reports import charts, stats
 from reports import present as P
 from reports.frames import (
@@ -28,6 +30,7 @@ from reports.frames import (
 from reports.answers import answer_text, instrument_answers, seat_answers
 from reports.headline import headline_table
 from reports.document import Report, Section, Table
+from scenarios.schema import SEAT_COLUMNS
 
 # --- instruments out of line and rule relevance (reports/instrument_section.py, reports/rule_relevance.py)
 from reports.instrument_section import headline_lines as instrument_headline_lines
@@ -36,7 +39,8 @@ from reports.rule_relevance import headline_lines as rule_headline_lines
 from reports.rule_relevance import rule_section
 from reports.about import about_lines
 # ---
-from reports.scoring import scoring_sources
+from reports.io import tables_of
+from reports.scoring import level_sources, scoring_sources
 from reports.seat_section import seat_section, setting_cols
 from reports.seats import is_mirror, level_label
 from reports.shape import game_shape
@@ -51,10 +55,10 @@ DEFAULT_CONFIDENCE = 0.95
 
 
 def _strategy_section(seats, confidence, seed):
-    mixed = any(not is_mirror(lu) for lu in seats["lineup"].astype(str).unique())
+    mixed = any(not is_mirror(lu) for lu in tables_of(seats).cells["lineup"].astype(str).unique())
     if not mixed:
         # Mirror lineups of different strategies are separate games: the strategies never met.
-        seats = seats.iloc[0:0]
+        seats = pd.DataFrame(columns=list(SEAT_COLUMNS))
     comp = compare_strategies(seats, confidence, seed=seed)
     c = int(100 * confidence)
     sec = Section("strategies", "2. Strategies", "Which strategy wins, and does one dominate?", notes=list(comp.notes))
@@ -221,30 +225,14 @@ def _shape_section(seats, games, confidence):
 def _level_findings(seats, games):
     """Findings per judge level (lineup) with their agreement: winners' main point source, most unbuilt
     instrument. Empty when the run has one lineup per player count."""
-    levels = games.groupby("players")["lineup"].nunique()
-    if (levels <= 1).all():
-        return [], []
-    groups = {
-        "inspector": ["inspector"],
-        "objectives": [f"objective_{d}" for d in DEPTS],
-        "brag tracks": [f"brag_{d}" for d in DEPTS],
-    }
     scoring, unbuilt = [], []
-    for players, gp in games.groupby("players", sort=True):
-        lineups = list(dict.fromkeys(gp["lineup"].astype(str)))
-        if len(lineups) < 2:
-            continue
+    for players, levels in level_sources(seats, games).items():
         tops, worsts, s_parts, u_parts = [], [], [], []
-        for lu in lineups:
+        for lu, shares, rates in levels:
             lv = level_label(lu)
-            w = seats[(seats["players"] == players) & (seats["lineup"].astype(str) == lu) & (seats["won"] == 1)]
-            total = float(w["score"].sum())
-            shares = {k: float(w[cols].to_numpy().sum()) / total if total else float("nan") for k, cols in groups.items()}
             top = max(shares, key=lambda k: shares[k])
             tops.append(top)
             s_parts.append(f"{lv}: {top} {pct(shares[top])}%")
-            g = gp[gp["lineup"].astype(str) == lu]
-            rates = {str(g[f"inst_{d}"].iloc[0]): float((g[f"built_{d}"] == 0).mean()) for d in DEPTS}
             worst = max(rates, key=lambda k: rates[k])
             worsts.append(worst)
             u_parts.append(f"{lv}: {worst} {pct(rates[worst])}%")
@@ -309,9 +297,10 @@ def build_report(
     if gap_margin is not None and not 0 <= gap_margin < 1:
         raise ValueError(f"gap margin {gap_margin} is outside [0, 1)")
     stats.alpha_of(confidence)
-    seats, games = run.seats, run.games
+    seats = games = run  # the sections read the run chunk by chunk (reports.io.RunData.scan)
+    cells = run.cells
     seat_sec, adv = seat_section(games, margin, confidence, seed, gap_margin, sequential=run.manifest.get("sequential"))
-    if mirror_lineups(games):
+    if mirror_lineups(cells):
         seat_sec.notes.insert(
             0,
             (
@@ -329,7 +318,7 @@ def build_report(
     rules_sec, rules = rule_section(seats, games, confidence)  # --- rule relevance
     sections.append(rules_sec)
     # A leading strategy only means something where strategies met in one lineup.
-    mixed = any(not is_mirror(lu) for lu in games["lineup"].astype(str).unique())
+    mixed = any(not is_mirror(lu) for lu in cells["lineup"].astype(str).unique())
     frame, text = headline_table(adv, comp if (mixed and not comp.empty) else None, partial=run.partial)
     # --- instruments out of line and rules that never bite, under the seat headline
     lines = instrument_headline_lines(inst_verdicts) + rule_headline_lines(rules)
@@ -340,8 +329,8 @@ def build_report(
     text = answer_text(answers, why, text, run.partial)
     scenario = run.scenario_name
     desc = str(run.manifest.get("scenario", {}).get("description", ""))
-    nsettings = games[list(SETTING[:1]) + ["inst_black", "inst_orange", "inst_gray"]].drop_duplicates().shape[0]
-    if varies_instruments(games):
+    nsettings = cells[list(SETTING[:1]) + ["inst_black", "inst_orange", "inst_gray"]].drop_duplicates().shape[0]
+    if varies_instruments(cells):
         desc = desc or "instrument sets vary"
     return Report(
         scenario=scenario,
@@ -358,7 +347,7 @@ def build_report(
         sections=sections,
         generated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         headline_lines=lines,
-        about=about_lines(games),
+        about=about_lines(cells),
         answers=answers,
         why=why,
     )

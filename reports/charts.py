@@ -19,6 +19,7 @@ from matplotlib.patches import Patch
 
 from reports import stats
 from reports.frames import DEPTS, SOURCES
+from reports.moments import Histogram
 
 # Okabe & Ito (2008), "Color Universal Design".
 OKABE_ITO = {
@@ -409,6 +410,13 @@ def instrument_heatmap(inst_stats, value, label, question, name, fmt="{:.1f}", s
     return Chart(name, question, to_png(fig))
 
 
+def _weights(per_game):
+    """Games per row: a per-game table's rows count one each, a table of counts its ``count``."""
+    if "count" in per_game:
+        return per_game["count"].to_numpy(dtype=float)
+    return np.ones(len(per_game))
+
+
 def rounds_histogram(per_game):
     """Distribution of rounds per game, one outline per player count."""
     fig = Figure(figsize=(7, 3.6), layout="constrained")
@@ -417,9 +425,10 @@ def rounds_histogram(per_game):
     lo, hi = per_game["rounds"].min(), per_game["rounds"].max()
     bins = np.arange(lo, hi + 2) - 0.5
     for k, n in enumerate(counts):
-        r = per_game.loc[per_game["players"] == n, "rounds"]
-        w = np.full(len(r), 1.0 / max(len(r), 1))
-        ax.hist(r, bins=bins, weights=w, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)], label=f"{n} players")
+        part = per_game[per_game["players"] == n]
+        r, w = part["rounds"], _weights(part)
+        ax.hist(r, bins=bins, weights=w / max(w.sum(), 1), histtype="step", lw=2, color=PALETTE[k % len(PALETTE)],
+                label=f"{n} players")
     ax.set_xlabel("rounds (whole rounds; every game shown)")
     ax.set_ylabel("share of games")
     ax.legend(fontsize=8)
@@ -437,14 +446,18 @@ def margin_histogram(per_game):
     fig = Figure(figsize=(7, 3.6), layout="constrained")
     ax = fig.subplots()
     counts = sorted(per_game["players"].unique())
-    m = per_game["winner_margin"].dropna()
-    top = int(np.ceil(np.quantile(m, 0.99))) if len(m) else 1
+    known = per_game[per_game["winner_margin"].notna()]
+    m, mw = known["winner_margin"].to_numpy(dtype=float), _weights(known)
+    hist = Histogram()
+    for v, c in zip(m, mw, strict=True):
+        hist.counts[v] = hist.counts.get(v, 0) + int(c)
+    top = int(np.ceil(hist.quantile(0.99))) if len(m) else 1
     bins = np.arange(0, max(top, 1) + 2) - 0.5
-    beyond = float((m > top).mean()) if len(m) else 0.0
+    beyond = float(mw[m > top].sum() / mw.sum()) if len(m) else 0.0
     for k, n in enumerate(counts):
-        v = per_game.loc[per_game["players"] == n, "winner_margin"].dropna()
-        w = np.full(len(v), 1.0 / max(len(v), 1))
-        ax.hist(v, bins=bins, weights=w, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)],
+        part = known[known["players"] == n]
+        v, w = part["winner_margin"], _weights(part)
+        ax.hist(v, bins=bins, weights=w / max(w.sum(), 1), histtype="step", lw=2, color=PALETTE[k % len(PALETTE)],
                 label=f"{n} players")
     note = f" ({100 * beyond:.1f}% of games beyond {top} points not shown)" if beyond > 0 else ""
     ax.set_xlabel(f"winner's points minus runner-up's{note}")
