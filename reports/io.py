@@ -4,7 +4,8 @@ The run layout and the column contract belong to ``scenarios`` (``scenarios.resu
 ``scenarios.schema``); neither imports the kernel. This adapter adds what a report needs on top:
 a clear refusal of a missing, unfinished or older-format directory (:class:`ReportInputError`,
 a ``DataError`` with file, key and reason), a PARTIAL flag when an unfinished run is read on
-purpose, and a check that every column the reports use is there.
+purpose, and a check that every column the run's game declares (its manifest records them; a
+manifest without them is the default game's) is there.
 """
 
 from __future__ import annotations
@@ -98,8 +99,9 @@ def load_run(results_dir, allow_partial=False):
         raise ReportInputError(exc.file, exc.key, exc.reason) from None
     except OSError as exc:
         raise ReportInputError(out_dir, "", f"cannot read the result tables: {exc}") from None
-    _check_columns(seats, SEAT_COLUMNS, "seats", out_dir / R.SEATS_DIR)
-    _check_columns(games, GAME_COLUMNS, "games", out_dir / R.GAMES_DIR)
+    seat_cols, game_cols = declared_columns(manifest)
+    _check_columns(seats, seat_cols, "seats", out_dir / R.SEATS_DIR)
+    _check_columns(games, game_cols, "games", out_dir / R.GAMES_DIR)
     if len(games) == 0:
         raise ReportInputError(out_dir, "", "the run holds no finished game yet: nothing to report")
     return RunData(
@@ -107,10 +109,25 @@ def load_run(results_dir, allow_partial=False):
     )
 
 
+def declared_columns(manifest):
+    """``(seat columns, game columns)`` a run's manifest declares, else those of the game it names
+    (``scenarios.schema``), else the default game's."""
+    cols = manifest.get("columns") or {}
+    if not cols.get("seats") and manifest.get("game"):
+        from scenarios import schema
+        from simulator import games as registry
+
+        game = registry.get(manifest["game"], key="game")
+        cols = {"seats": schema.seat_columns(game), "games": schema.game_columns(game), **cols}
+    return tuple(cols.get("seats") or SEAT_COLUMNS), tuple(cols.get("games") or GAME_COLUMNS)
+
+
 def from_frames(seats, games, manifest=None, source="tables", partial=False):
-    """Wrap hand-made tables (tests, notebooks) as :class:`RunData` after the same column check."""
-    _check_columns(seats, SEAT_COLUMNS, "seats", source)
-    _check_columns(games, GAME_COLUMNS, "games", source)
+    """Wrap hand-made tables (tests, notebooks) as :class:`RunData` after the same column check (the
+    columns ``manifest`` declares, else the default game's)."""
+    seat_cols, game_cols = declared_columns(manifest or {})
+    _check_columns(seats, seat_cols, "seats", source)
+    _check_columns(games, game_cols, "games", source)
     if len(games) == 0:
         raise ReportInputError(source, "", "no game in the tables: nothing to report")
     return RunData(seats=seats, games=games, manifest=dict(manifest or {}), source=str(source), partial=partial)

@@ -1,7 +1,7 @@
 """Section 1, seat advantage: does the turn order decide who wins?
 
-Seat balance is judged only from designs that can show it, one *cell* (player count x instrument
-set x lineup) at a time; lineups are never pooled:
+Seat balance is judged only from designs that can show it, one *cell* (player count x setting, an
+instrument set or another game's board and variant, x lineup) at a time; lineups are never pooled:
 
 * **mirror cells** (one strategy in every seat): each seat's win rate against the fair share 1/N.
   With equal players in every seat, a difference between seats can only come from the seats.
@@ -41,7 +41,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from reports import stats
-from reports.frames import SETTING, games_text, pct, with_setting
+from reports.frames import DEFAULT_SETTING, SETTING, decided_games, games_text, pct, with_setting
 
 MIRROR = "mirror"
 MODEL = "model"
@@ -84,9 +84,12 @@ def _more_games(needed, n, players):
 
 
 def _ties(part, confidence):
+    """Ties for the top and games the tie-break decided, from the game's ``tied`` and ``tiebreak``
+    columns; a game that declares neither records one winner per game, so none of either."""
     deal = part["_deal"].to_numpy()
-    is_tie = (part["tied"] > 1).astype(int).to_numpy()
-    by_tb = (part["tiebreak"] > 0).astype(int).to_numpy()
+    none = np.zeros(len(part), dtype=int)
+    is_tie = (part["tied"] > 1).astype(int).to_numpy() if "tied" in part.columns else none
+    by_tb = (part["tiebreak"] > 0).astype(int).to_numpy() if "tiebreak" in part.columns else none
     ties, t_lo, t_hi, _ = stats.wilson_clustered(is_tie, deal, confidence)
     tb, b_lo, b_hi, _ = stats.wilson_clustered(by_tb, deal, confidence)
     return {
@@ -114,20 +117,24 @@ def _strategy_matrix(part, nplayers):
     return pos[(seat[None, :] - rot[:, None]) % nplayers], pool
 
 
-def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, gap_margin=None, sequential=None):
+def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, gap_margin=None, sequential=None,
+                   setting=None):
     """Seat win rates and the balance verdict of every cell of a run (see the module doc).
 
-    ``games`` needs the columns players, inst_black, inst_orange, inst_gray, lineup, cell, deal,
-    rotation, winner, tied, tiebreak. ``margin`` and ``gap_margin`` are fractions (0.03 = 3
+    ``games`` needs the columns players, the setting's columns (``setting``, a
+    :class:`reports.frames.Setting`; None: the default game's instrument set), lineup, cell, deal,
+    rotation, winner, and tied and tiebreak where the game records them. A game without a winner
+    (``winner`` -1: a stall cap) counts for no seat and is left out. ``margin`` and ``gap_margin`` are fractions (0.03 = 3
     percentage points); ``gap_margin=None`` sets no margin on the gap. ``seed`` and ``resamples``
     are kept for callers; no figure here is drawn at random any more. ``sequential``: the
     ``manifest["sequential"]`` of a sequential run; its mirror cells are then judged with the
     anytime-valid tests the run stopped on (:mod:`reports.sequential_verdicts`).
     """
-    g = with_setting(games)
+    setting = setting or DEFAULT_SETTING
+    g = with_setting(decided_games(games), setting)
     g["lineup"] = g["lineup"].astype(str)
     g["_deal"] = g.groupby(["cell", "deal"], sort=False).ngroup().to_numpy()
-    groups = list(g.groupby(CELL, sort=True))
+    groups = list(g.groupby(setting.cell, sort=True))
     alpha = stats.alpha_of(confidence)
 
     # Mirror cells: seat counts (in effective games) for the vectorised exact tests.
@@ -143,7 +150,7 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
             rate_rows.append(
                 {
                     "players": players,
-                    "instruments": inst,
+                    setting.label: inst,
                     "lineup": lineup,
                     "level": level_label(lineup),
                     "design": MIRROR if is_mirror(lineup) else MODEL,
@@ -190,7 +197,7 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
         deff = float(r["design_effect"].iloc[0])
         row = {
             "players": players,
-            "instruments": inst,
+            setting.label: inst,
             "lineup": lineup,
             "level": level_label(lineup),
             "games": n,
@@ -263,10 +270,10 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
     if sequential:
         from reports.sequential_verdicts import apply_sequential
 
-        apply_sequential(cells, rates, g, sequential, margin, confidence)
+        apply_sequential(cells, rates, g, sequential, margin, confidence, setting.cell)
     rates = rates.drop(columns="_k")
     # Run-wide reading of the mixed cells' model verdicts is not combined with the exact tests.
-    cells["note"] = [verdict_note(row, rates, margin, gap_margin) for row in cells.itertuples(index=False)]
+    cells["note"] = [verdict_note(row, rates, margin, gap_margin, setting) for row in cells.itertuples(index=False)]
     return SeatAdvantage(rates=rates, cells=cells, margin=margin, confidence=confidence, gap_margin=gap_margin)
 
 
@@ -279,12 +286,13 @@ def margin_sentence(margin, gap_margin, players=None):
     return text + f", and no two seats are shown more than {100 * gap_margin:.1f} points apart"
 
 
-def verdict_note(row, rates, margin, gap_margin=None):
+def verdict_note(row, rates, margin, gap_margin=None, setting=None):
     """One sentence explaining a cell's verdict."""
     if isinstance(getattr(row, "seq_note", None), str):  # judged by a sequential run
         return row.seq_note
+    label = (setting or DEFAULT_SETTING).label
     part = rates[
-        (rates["players"] == row.players) & (rates["instruments"] == row.instruments) & (rates["lineup"] == row.lineup)
+        (rates["players"] == row.players) & (rates[label] == getattr(row, label)) & (rates["lineup"] == row.lineup)
     ]
     share = 1.0 / row.players
     if row.verdict == NOT_JUDGED:
