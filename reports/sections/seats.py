@@ -4,6 +4,8 @@ rulings the game declares (``Game.report_notes``) and, for a game that can stop 
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
+
 from reports.frames import mirror_lineups
 from reports.seat_section import seat_section
 
@@ -27,5 +29,7 @@ def build(ctx):
         sec.notes.insert(0, MIRROR_NOTE)
     if ctx.game.gate.stalls:
         sec.notes.append(STALL_NOTE)
+    if "game" in {f.name for f in fields(adv)}:
+        adv = replace(adv, game=ctx.game)  # its judges ranked on the game's ladder (reports.answers)
     ctx.adv = adv
     ctx.add(sec)
