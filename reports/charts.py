@@ -81,12 +81,13 @@ def _errbar(lo, hi, mid):
     return np.vstack([np.clip(mid - lo, 0, None), np.clip(hi - mid, 0, None)])
 
 
-def seat_win_rates(rates, margin, confidence, settings_word="instrument sets"):
+def seat_win_rates(rates, margin, confidence, settings_word="instrument sets", label="instruments"):
     """Each seat's win rate with intervals, one panel per player count, one bar group per judge level.
 
     Mirror cells show the seats' win rates, mixed lineups the model's win rate among equal players;
     instrument sets (``settings_word``: what a setting is, in another game e.g. "settings (board /
-    variant)") of a player count are averaged for the picture only (the verdicts never pool).
+    variant)", whose label column is ``label``) of a player count are averaged for the picture only
+    (the verdicts never pool).
     """
     r = rates[rates["seat_rate"].notna()].copy()
     if r.empty:
@@ -96,7 +97,7 @@ def seat_win_rates(rates, margin, confidence, settings_word="instrument sets"):
     counts = sorted(pooled["players"].unique())
     fig, axes = figure_grid(len(counts))
     # Settings behind one judge's bars (a lineup label may be part of a setting's name: count per judge).
-    nsets = rates.groupby(["players", "level"])["instruments"].nunique().groupby(level="players").max()
+    nsets = rates.groupby(["players", "level"])[label].nunique().groupby(level="players").max()
     # Vermillion is kept for the seats found outside the margin.
     palette = [OKABE_ITO[k] for k in ("blue", "orange", "bluish_green", "reddish_purple", "sky_blue", "yellow")]
     marked = False
@@ -239,12 +240,13 @@ def head_to_head(h2h):
     return Chart("head_to_head", title, to_png(fig))
 
 
-def ratings(table, confidence, limit=6):
-    """Bradley-Terry strengths with intervals, one panel per setting (at most ``limit`` panels)."""
-    settings = table[["players", "instruments"]].drop_duplicates().head(limit)
+def ratings(table, confidence, limit=6, label="instruments"):
+    """Bradley-Terry strengths with intervals, one panel per setting (at most ``limit`` panels; the
+    setting named by its ``label`` column)."""
+    settings = table[["players", label]].drop_duplicates().head(limit)
     fig, axes = figure_grid(len(settings))
     for ax, (_, key) in zip(axes, settings.iterrows(), strict=True):
-        p = table[(table["players"] == key["players"]) & (table["instruments"] == key["instruments"])]
+        p = table[(table["players"] == key["players"]) & (table[label] == key[label])]
         p = p.sort_values("strength").reset_index(drop=True)
         y = np.arange(len(p))
         ax.axvline(0, color=OKABE_ITO["black"], lw=1, ls="--")
@@ -259,7 +261,7 @@ def ratings(table, confidence, limit=6):
         )
         ax.set_yticks(y, p["strategy"])
         ax.set_xlabel("Bradley-Terry strength (log odds vs average)")
-        ax.set_title(f"{key['players']} players, {key['instruments']}", fontsize=9)
+        ax.set_title(f"{key['players']} players, {key[label]}", fontsize=9)
     title = f"How strong is each strategy? Rating with {100 * confidence:.0f}% bootstrap intervals"
     fig.suptitle(title)
     return Chart("strategy_ratings", title, to_png(fig))

@@ -230,7 +230,8 @@ class _DirReader(_Reader):
         self.plan = plan
         self.order = R.read_order(plan, done)
         self.rows = R.chunk_rows(plan, manifest)
-        seat_cols, game_cols, strings = R.table_columns(manifest)
+        _, _, strings = R.table_columns(manifest)
+        seat_cols, game_cols = declared_columns(manifest)
         self.seat_columns, self.game_columns, self.strings = tuple(seat_cols), tuple(game_cols), strings
         self.level = _cell_level(self.game_columns)
         self._cells = None
@@ -549,11 +550,26 @@ def load_run(results_dir, allow_partial=False):
     return run
 
 
+def declared_columns(manifest):
+    """``(seat columns, game columns)`` a run's manifest declares, else those of the game it names
+    (``scenarios.schema``), else the default game's."""
+    cols = manifest.get("columns") or {}
+    if not cols.get("seats") and manifest.get("game"):
+        from scenarios import schema
+        from simulator import games as registry
+
+        game = registry.get(manifest["game"], key="game")
+        cols = {"seats": schema.seat_columns(game), "games": schema.game_columns(game), **cols}
+    return tuple(cols.get("seats") or SEAT_COLUMNS), tuple(cols.get("games") or GAME_COLUMNS)
+
+
 def from_frames(seats, games, manifest=None, source="tables", partial=False, chunk_games=None):
-    """Wrap hand-made tables (tests, notebooks) as :class:`RunData` after the same column check;
-    ``chunk_games`` cuts each cell into chunks of that many games (as a run directory's files)."""
-    _check(seats, SEAT_COLUMNS, "seats", source)
-    _check(games, GAME_COLUMNS, "games", source)
+    """Wrap hand-made tables (tests, notebooks) as :class:`RunData` after the same column check (the
+    columns ``manifest`` declares, else the default game's); ``chunk_games`` cuts each cell into
+    chunks of that many games (as a run directory's files)."""
+    seat_cols, game_cols = declared_columns(manifest or {})
+    _check(seats, seat_cols, "seats", source)
+    _check(games, game_cols, "games", source)
     if len(games) == 0:
         raise ReportInputError(source, "", "no game in the tables: nothing to report")
     return RunData(manifest, source, partial, reader=_FrameReader(seats, games, chunk_games, source))

@@ -1,7 +1,7 @@
 """Section 1, seat advantage: does the turn order decide who wins?
 
-Seat balance is judged only from designs that can show it, one *cell* (player count x instrument
-set x lineup) at a time; lineups are never pooled:
+Seat balance is judged only from designs that can show it, one *cell* (player count x setting, an
+instrument set or another game's board and variant, x lineup) at a time; lineups are never pooled:
 
 * **mirror cells** (one strategy in every seat): each seat's win rate against the fair share 1/N.
   With equal players in every seat, a difference between seats can only come from the seats.
@@ -42,7 +42,7 @@ from scipy import stats as sps
 
 from reports import moments as M
 from reports import stats
-from reports.frames import SETTING, games_text, pct, with_setting
+from reports.frames import DEFAULT_SETTING, SETTING, games_text, pct, with_setting
 from reports.io import tables_of
 from reports.moments import ClusterOuter, Clustered
 
@@ -131,6 +131,9 @@ class _CellGroup:
 
     def add(self, ch, has_ties):
         g = ch.games
+        if (g["winner"] < 0).any():  # a game without a winner (a stall cap) counts for no seat
+            keep = g["winner"] >= 0
+            g = {c: v[keep] for c, v in g.items()}
         n = self.players
         deal = M.deal_key(ch.k, g["deal"])
         winner = np.clip(g["winner"].astype(int), 0, n - 1)
@@ -153,7 +156,8 @@ class _CellGroup:
             self.outer.add(pattern, deal)
 
 
-def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, gap_margin=None, sequential=None):
+def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, gap_margin=None, sequential=None,
+                   setting=None):
     """Seat win rates and the balance verdict of every cell of a run (see the module doc).
 
     ``games``: the games table (a DataFrame) or a run (:class:`reports.io.RunData`), read with the
@@ -164,11 +168,12 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
     ``manifest["sequential"]`` of a sequential run; its mirror cells are then judged with the
     anytime-valid tests the run stopped on (:mod:`reports.sequential_verdicts`).
     """
+    setting = setting or DEFAULT_SETTING
     run = tables_of(games=games)
-    cells = with_setting(run.cells)
+    cells = with_setting(run.cells, setting)
     cells["lineup"] = cells["lineup"].astype(str)
-    keys = sorted(set(zip(cells["players"], cells["instruments"], cells["lineup"], strict=True)))
-    key_of = list(zip(cells["players"], cells["instruments"], cells["lineup"], strict=True))
+    keys = sorted(set(zip(cells["players"], cells[setting.label], cells["lineup"], strict=True)))
+    key_of = list(zip(cells["players"], cells[setting.label], cells["lineup"], strict=True))
     acc = [_CellGroup(p, lu) for p, _, lu in keys]
     slot = {key: i for i, key in enumerate(keys)}
     group_of = [slot[key] for key in key_of]
@@ -190,7 +195,7 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
             rate_rows.append(
                 {
                     "players": players,
-                    "instruments": inst,
+                    setting.label: inst,
                     "lineup": lineup,
                     "level": level_label(lineup),
                     "design": MIRROR if is_mirror(lineup) else MODEL,
@@ -238,7 +243,7 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
         deff = float(r["design_effect"].iloc[0])
         row = {
             "players": players,
-            "instruments": inst,
+            setting.label: inst,
             "lineup": lineup,
             "level": level_label(lineup),
             "games": n,
@@ -312,10 +317,10 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
     if sequential:
         from reports.sequential_verdicts import apply_sequential
 
-        apply_sequential(cells_out, rates, cells, sequential, margin, confidence)
+        apply_sequential(cells_out, rates, cells, sequential, margin, confidence, setting.cell)
     rates = rates.drop(columns="_k")
     # Run-wide reading of the mixed cells' model verdicts is not combined with the exact tests.
-    cells_out["note"] = [verdict_note(row, rates, margin, gap_margin) for row in cells_out.itertuples(index=False)]
+    cells_out["note"] = [verdict_note(row, rates, margin, gap_margin, setting) for row in cells_out.itertuples(index=False)]
     return SeatAdvantage(rates=rates, cells=cells_out, margin=margin, confidence=confidence, gap_margin=gap_margin)
 
 
@@ -328,12 +333,13 @@ def margin_sentence(margin, gap_margin, players=None):
     return text + f", and no two seats are shown more than {100 * gap_margin:.1f} points apart"
 
 
-def verdict_note(row, rates, margin, gap_margin=None):
+def verdict_note(row, rates, margin, gap_margin=None, setting=None):
     """One sentence explaining a cell's verdict."""
     if isinstance(getattr(row, "seq_note", None), str):  # judged by a sequential run
         return row.seq_note
+    label = (setting or DEFAULT_SETTING).label
     part = rates[
-        (rates["players"] == row.players) & (rates["instruments"] == row.instruments) & (rates["lineup"] == row.lineup)
+        (rates["players"] == row.players) & (rates[label] == getattr(row, label)) & (rates["lineup"] == row.lineup)
     ]
     share = 1.0 / row.players
     if row.verdict == NOT_JUDGED:

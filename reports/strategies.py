@@ -1,6 +1,7 @@
 """Section 2, strategies: which scripted strategy wins, and by how much?
 
-Per setting (player count x instrument set), for lineups with more than one strategy:
+Per setting (player count x the game's setting, e.g. an instrument set), for lineups with more than
+one strategy:
 
 * win rate (Wilson) and mean score (t interval) per strategy, counted per seat played;
 * head-to-head: in the games where both A and B sat at the table, the share in which A's best-placed
@@ -12,7 +13,11 @@ Per setting (player count x instrument set), for lineups with more than one stra
 * the leader of each setting, and whether it *dominates* (beats every other strategy head-to-head,
   the lower end of each Wilson interval above 50 %).
 
-A mirror lineup (one strategy in every seat) has nothing to compare; it is named and skipped.
+A mirror lineup (one strategy in every seat) has nothing to compare; it is named and skipped. A game
+that records no score has no mean score (blank), and one that records no finishing order (no
+``rank`` column) no head-to-head and no rating: its strategies are compared by win rate only.
+Every function takes the game's ``setting`` (a :class:`reports.frames.Setting`; None: the default
+game's instrument set).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import pandas as pd
 
 from reports import moments as M
 from reports import stats
-from reports.frames import SETTING, with_setting
+from reports.frames import DEFAULT_SETTING, with_setting
 from reports.io import tables_of
 from reports.moments import Clustered
 
@@ -49,16 +54,17 @@ class StrategyComparison:
         return self.rates.empty
 
 
-RATE_COLUMNS = [*SETTING, "strategy", "seats_played", "games", "wins", "win_rate", "win_lo", "win_hi", "fair_share",
+RATE_TAIL = ["strategy", "seats_played", "games", "wins", "win_rate", "win_lo", "win_hi", "fair_share",
                 "score_mean", "score_lo", "score_hi", "effective_n"]
-H2H_COLUMNS = [*SETTING, "strategy", "opponent", "games", "ahead", "share", "share_lo", "share_hi"]
-RATING_COLUMNS = [*SETTING, "strategy", "comparisons", "strength", "strength_lo", "strength_hi", "p_beat_average"]
+H2H_TAIL = ["strategy", "opponent", "games", "ahead", "share", "share_lo", "share_hi"]
+RATING_TAIL = ["strategy", "comparisons", "strength", "strength_lo", "strength_hi", "p_beat_average"]
 
 
 class _Setting:
     """What the strategy tables of one setting read of its seat rows, chunk by chunk."""
 
-    def __init__(self, pairs):
+    def __init__(self, pairs, rank=True, score=True):
+        self.rank, self.score = rank, score
         self.names = set()
         self.rows = {}  # strategy -> [seat rows, games, Clustered won, Clustered score]
         self.h2h = {}  # (strategy, opponent) -> Clustered "finished ahead"
@@ -66,8 +72,10 @@ class _Setting:
         self.deal_counts = []  # (deal ids, per-deal counts, names) per chunk
 
     def add(self, ch, deal):
-        strat, rank = ch.seats["strategy"], ch.seats["rank"].astype(np.int64)
-        won, score = ch.seats["won"], ch.seats["score"]
+        strat = ch.seats["strategy"]
+        rank = ch.seats["rank"].astype(np.int64) if self.rank else None
+        won = ch.seats["won"]
+        score = ch.seats["score"] if self.score else np.zeros(strat.shape)
         names = sorted(set(np.unique(strat).tolist()))
         self.names |= set(names)
         rows_deal = np.broadcast_to(deal[:, None], strat.shape)
@@ -80,8 +88,11 @@ class _Setting:
             r[1] += int(mask.any(axis=1).sum())
             r[2].add(won[mask].astype(float), rows_deal[mask])
             r[3].add(score[mask].astype(float), rows_deal[mask])
-            best[name] = np.where(mask, rank, big).min(axis=1)
             present[name] = mask.any(axis=1)
+            if self.rank:
+                best[name] = np.where(mask, rank, big).min(axis=1)
+        if not self.rank:  # no finishing order recorded: no head-to-head, no rating
+            return
         for a, b in itertools.permutations(names, 2):
             both = present[a] & present[b]
             if both.any():
@@ -134,31 +145,35 @@ def _pair_counts(strat, rank, k):
     return counts
 
 
-def _read(seats):
-    """``(keys, per setting accumulators)`` of one pass over the seats table (or a run's chunks)."""
+def _read(seats, setting=None):
+    """``(keys, per setting accumulators, setting)`` of one pass over the seats table (or a run's chunks)."""
+    setting = setting or DEFAULT_SETTING
     run = tables_of(seats)
-    cells = with_setting(run.cells)
-    keys, group = M.groups_of(cells, SETTING)
+    cells = with_setting(run.cells, setting)
+    keys, group = M.groups_of(cells, setting.keys)
+    cols = set(run.seat_columns)
+    has_rank, has_score = "rank" in cols, "score" in cols
     # A setting whose every lineup is one strategy in every seat keeps no per-deal pair counts.
     single = {}
     for gi, lu in zip(group, cells["lineup"].astype(str), strict=True):
         single.setdefault(gi, set()).update(x.strip() for x in lu.split(","))
-    acc = {gi: _Setting(pairs=len(single.get(gi, ())) != 1) for gi in range(len(keys))}
-    for ch in run.scan(seats=["strategy", "rank", "won", "score", "deal"]):
+    acc = {gi: _Setting(len(single.get(gi, ())) != 1 and has_rank, has_rank, has_score) for gi in range(len(keys))}
+    wanted = ["strategy", "won", "deal"] + (["rank"] if has_rank else []) + (["score"] if has_score else [])
+    for ch in run.scan(seats=wanted):
         acc[group[ch.k]].add(ch, M.deal_key(ch.k, ch.seats["deal"][:, 0]))
-    return keys, {gi: a for gi, a in acc.items() if a.names}
+    return keys, {gi: a for gi, a in acc.items() if a.names}, setting
 
 
-def _mirrors(keys, acc):
+def _mirrors(keys, acc, setting=None):
     return {keys[gi]: next(iter(a.names)) for gi, a in acc.items() if len(a.names) == 1}
 
 
-def mirror_settings(seats):
-    """``(players, instruments) -> strategy`` for every setting with one strategy in every seat."""
-    return _mirrors(*_read(seats))
+def mirror_settings(seats, setting=None):
+    """``(players, setting label) -> strategy`` for every setting with one strategy in every seat."""
+    return _mirrors(*_read(seats, setting))
 
 
-def _rates(keys, acc, confidence):
+def _rates(keys, acc, setting, confidence):
     rows = []
     for gi in sorted(acc):
         a = acc[gi]
@@ -166,27 +181,28 @@ def _rates(keys, acc, confidence):
             continue
         for name in sorted(a.names):
             n, games, won, score = a.rows[name]
-            mean, lo, hi = M.mean_interval(score, confidence)
+            mean, lo, hi = M.mean_interval(score, confidence) if a.score else (np.nan, np.nan, np.nan)
             rate, w_lo, w_hi, n_eff = M.wilson_clustered(won, confidence)
             rows.append((*keys[gi], name, n, games, int(round(float(won.total[0]))), rate, w_lo, w_hi, mean, lo, hi, n_eff))
-    out = pd.DataFrame(rows, columns=[c for c in RATE_COLUMNS if c != "fair_share"])
+    columns = [*setting.keys, *RATE_TAIL]
+    out = pd.DataFrame(rows, columns=[c for c in columns if c != "fair_share"])
     if out.empty:
-        return pd.DataFrame(columns=RATE_COLUMNS)
+        return pd.DataFrame(columns=columns)
     out["fair_share"] = 1.0 / out["players"]
-    return out[RATE_COLUMNS]
+    return out[columns]
 
 
-def strategy_rates(seats, confidence=0.95):
+def strategy_rates(seats, confidence=0.95, setting=None):
     """Win rate and mean score per setting and strategy (mirror settings left out).
 
-    Columns: players, instruments, strategy, seats_played, games, wins, win_rate, win_lo, win_hi,
+    Columns: players, the setting label, strategy, seats_played, games, wins, win_rate, win_lo, win_hi,
     fair_share (1/N), score_mean, score_lo, score_hi, effective_n (seats played over the design
     effect of deals, :func:`reports.stats.design_effect`).
     """
-    return _rates(*_read(seats), confidence)
+    return _rates(*_read(seats, setting), confidence)
 
 
-def _h2h(keys, acc, confidence):
+def _h2h(keys, acc, setting, confidence):
     rows = []
     for gi in sorted(acc):
         a = acc[gi]
@@ -198,21 +214,21 @@ def _h2h(keys, acc, confidence):
                 continue
             share, lo, hi, _ = M.wilson_clustered(won, confidence)
             rows.append((*keys[gi], x, y, won.n, int(round(float(won.total[0]))), share, lo, hi))
-    return pd.DataFrame(rows, columns=H2H_COLUMNS)
+    return pd.DataFrame(rows, columns=[*setting.keys, *H2H_TAIL])
 
 
-def head_to_head(seats, confidence=0.95):
+def head_to_head(seats, confidence=0.95, setting=None):
     """Long head-to-head table: share of shared games where ``strategy`` finished ahead of ``opponent``.
 
-    Columns: players, instruments, strategy, opponent, games (both present), ahead, share,
+    Columns: players, the setting label, strategy, opponent, games (both present), ahead, share,
     share_lo, share_hi (Wilson).
     """
-    return _h2h(*_read(seats), confidence)
+    return _h2h(*_read(seats, setting), confidence)
 
 
-def head_to_head_matrix(h2h, players, instruments):
-    """The head-to-head shares of one setting as a square frame (row ahead of column)."""
-    part = h2h[(h2h["players"] == players) & (h2h["instruments"] == instruments)]
+def head_to_head_matrix(h2h, players, instruments, setting=None):
+    """The head-to-head shares of one setting (``instruments``: its label) as a square frame (row ahead of column)."""
+    part = h2h[(h2h["players"] == players) & (h2h[(setting or DEFAULT_SETTING).label] == instruments)]
     return part.pivot(index="strategy", columns="opponent", values="share")
 
 
@@ -226,13 +242,13 @@ def _fit_bt(comp):
     return theta - theta.mean()
 
 
-def _ratings(keys, acc, confidence, resamples, seed):
+def _ratings(keys, acc, setting, confidence, resamples, seed):
     rng = np.random.default_rng(seed)
     alpha = stats.alpha_of(confidence)
     rows = []
     for gi in sorted(acc):
         a = acc[gi]
-        if len(a.names) < 2:
+        if len(a.names) < 2 or not a.rank:
             continue
         names = sorted(a.names)
         k = len(names)
@@ -253,14 +269,15 @@ def _ratings(keys, acc, confidence, resamples, seed):
         involved = comp.sum(axis=0) + comp.sum(axis=1)
         for i, name in enumerate(names):
             rows.append((*keys[gi], name, int(involved[i]), theta[i], lo[i], hi[i]))
-    out = pd.DataFrame(rows, columns=RATING_COLUMNS[:-1])
+    columns = [*setting.keys, *RATING_TAIL]
+    out = pd.DataFrame(rows, columns=columns[:-1])
     if out.empty:
-        return pd.DataFrame(columns=RATING_COLUMNS)
+        return pd.DataFrame(columns=columns)
     out["p_beat_average"] = 1.0 / (1.0 + np.exp(-out["strength"]))
-    return out[RATING_COLUMNS]
+    return out[columns]
 
 
-def strategy_ratings(seats, confidence=0.95, resamples=200, seed=0):
+def strategy_ratings(seats, confidence=0.95, resamples=200, seed=0, setting=None):
     """Bradley-Terry strength per setting and strategy, with a bootstrap interval over deals.
 
     The strength is on the log scale and centred on 0 within a setting: strategy A beats strategy B
@@ -268,31 +285,35 @@ def strategy_ratings(seats, confidence=0.95, resamples=200, seed=0):
     instruments, strategy, comparisons (seat pairs it took part in), strength, strength_lo,
     strength_hi, p_beat_average.
     """
-    return _ratings(*_read(seats), confidence, resamples, seed)
+    return _ratings(*_read(seats, setting), confidence, resamples, seed)
 
 
-def dominance(rates, h2h, ratings):
+def dominance(rates, h2h, ratings, setting=None):
     """Leader of each setting (highest strength, else win rate) and whether it dominates.
 
     A strategy dominates a setting when, against every other strategy there, it finished ahead in
     more than half the shared games with the whole Wilson interval above 50 %.
     """
-    cols = [*SETTING, "strategies", "leader", "leader_win_rate", "dominates", "note"]
+    setting = setting or DEFAULT_SETTING
+    label = setting.label
+    cols = [*setting.keys, "strategies", "leader", "leader_win_rate", "dominates", "note"]
     if rates.empty:
         return pd.DataFrame(columns=cols)
     rows = []
-    for (players, inst), part in rates.groupby(SETTING, sort=True):
-        r = ratings[(ratings["players"] == players) & (ratings["instruments"] == inst)]
+    for (players, inst), part in rates.groupby(setting.keys, sort=True):
+        r = ratings[(ratings["players"] == players) & (ratings[label] == inst)]
         if len(r) and r["strength"].notna().any():
             leader = str(r.loc[r["strength"].idxmax(), "strategy"])
         else:
             leader = str(part.loc[part["win_rate"].idxmax(), "strategy"])
-        h = h2h[(h2h["players"] == players) & (h2h["instruments"] == inst) & (h2h["strategy"] == leader)]
+        h = h2h[(h2h["players"] == players) & (h2h[label] == inst) & (h2h["strategy"] == leader)]
         others = sorted(set(part["strategy"]) - {leader})
         beaten = set(h.loc[h["share_lo"] > 0.5, "opponent"])
         dominates = bool(others) and set(others) <= beaten
         win = float(part.loc[part["strategy"] == leader, "win_rate"].iloc[0])
-        if dominates:
+        if h2h.empty and ratings.empty and others:  # no finishing order recorded: the leader by win rate only
+            note = f"{leader} wins most often (no finishing order recorded, so no head-to-head)"
+        elif dominates:
             note = f"{leader} finishes ahead of every other strategy ({', '.join(others)}) in most shared games"
         else:
             open_ = [o for o in others if o not in beaten]
@@ -301,11 +322,11 @@ def dominance(rates, h2h, ratings):
     return pd.DataFrame(rows, columns=cols)
 
 
-def compare_strategies(seats, confidence=0.95, resamples=200, seed=0):
+def compare_strategies(seats, confidence=0.95, resamples=200, seed=0, setting=None):
     """All strategy tables of a run (one pass over its seat rows); notes name the mirror settings
     that were skipped. ``seats``: the seats table or a run."""
     notes = []
-    keys, acc = _read(seats)
+    keys, acc, setting = _read(seats, setting)
     mirrors = _mirrors(keys, acc)
     if mirrors:
         names = sorted(set(mirrors.values()))
@@ -320,15 +341,18 @@ def compare_strategies(seats, confidence=0.95, resamples=200, seed=0):
                 f"{len(mirrors)} of {total} settings play a mirror lineup ({', '.join(names)} in every seat) "
                 "and are left out of the comparison."
             )
-    rates = _rates(keys, acc, confidence)
-    h2h = _h2h(keys, acc, confidence)
+    rates = _rates(keys, acc, setting, confidence)
+    h2h = _h2h(keys, acc, setting, confidence)
     unbeaten = h2h[(h2h["games"] > 0) & (h2h["ahead"] == h2h["games"])]
     for row in unbeaten.itertuples(index=False):
         notes.append(
-            f"{row.players} players, {row.instruments}: {row.strategy} finished ahead of {row.opponent} in "
+            f"{row.players} players, {getattr(row, setting.label)}: {row.strategy} finished ahead of {row.opponent} in "
             f"every one of {row.games:,} shared games; with few or no upsets the rating gap between them "
             "rests largely on the fit's regularisation: read it as 'very large', not as a measured number."
         )
-    ratings = _ratings(keys, acc, confidence, resamples, seed)
-    dom = dominance(rates, h2h, ratings)
+    if "rank" not in tables_of(seats).seat_columns and not rates.empty:
+        notes.append("The game records who won, not a finishing order: strategies are compared by win rate only "
+                     "(no head-to-head, no rating).")
+    ratings = _ratings(keys, acc, setting, confidence, resamples, seed)
+    dom = dominance(rates, h2h, ratings, setting)
     return StrategyComparison(rates=rates, head_to_head=h2h, ratings=ratings, dominance=dom, notes=notes)
