@@ -139,9 +139,9 @@ def build_report(
     frame, text = headline(ctx, run.partial)
     said = answers(ctx)
     text = answer_text(said, ctx.why, text, run.partial)
-    games = run.games
+    cells = run.cells  # one row per cell: the run's settings and game counts, no table read
     desc = str(run.manifest.get("scenario", {}).get("description", ""))
-    if varies_instruments(games, setting):
+    if varies_instruments(cells, setting):
         desc = desc or f"{setting.many} vary"
     return Report(
         scenario=run.scenario_name,
@@ -151,8 +151,8 @@ def build_report(
         partial_reason=run.partial_reason,
         margin=margin,
         confidence=confidence,
-        games=len(games),
-        settings=games[["players", *setting.columns]].drop_duplicates().shape[0],  # judges are not settings
+        games=run.games_count,
+        settings=cells[["players", *setting.columns]].drop_duplicates().shape[0],  # judges are not settings
         headline=frame,
         headline_text=text,
         sections=ctx.sections,

@@ -63,11 +63,23 @@ class ReportContext:
     about: list = field(default_factory=list)
 
     @property
+    def tables(self):
+        """The run as the sections read it, chunk by chunk (:meth:`reports.io.RunData.scan`)."""
+        return self.run
+
+    @property
+    def cells(self):
+        """One row per cell of the run (:attr:`reports.io.RunData.cells`): its lineups, settings, games."""
+        return self.run.cells
+
+    @property
     def seats(self):
+        """The whole seats table (read on first use): only for a part not yet reading chunks."""
         return self.run.seats
 
     @property
     def games(self):
+        """The whole games table (read on first use): only for a part not yet reading chunks."""
         return self.run.games
 
     @property
@@ -75,7 +87,7 @@ class ReportContext:
         """Whether some lineup seats more than one strategy (strategies then met in a game)."""
         from reports.seats import is_mirror
 
-        return any(not is_mirror(lu) for lu in self.games["lineup"].astype(str).unique())
+        return any(not is_mirror(lu) for lu in self.cells["lineup"].astype(str).unique())
 
     def number(self, key):
         """The number of a numbered section (1 for the seat section)."""

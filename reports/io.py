@@ -391,7 +391,9 @@ class _FrameReader(_Reader):
     def _col(self, which, c):
         cache = self._plain[which]
         if c not in cache:
-            cache[c] = _plain((self.seats_df if which == 0 else self.games_df)[c])
+            df = self.seats_df if which == 0 else self.games_df
+            # A hand-made games table without game numbers is in game order.
+            cache[c] = np.arange(len(df)) if c == "game" and which == 1 and c not in df else _plain(df[c])
         return cache[c]
 
     def _groups(self, which):
@@ -433,7 +435,7 @@ class _FrameReader(_Reader):
         what = "seats" if which == 0 else "games"
         if df is None:
             raise ReportInputError(self.source, what, f"this section needs the {what} table")
-        _check(df, cols, what, self.source)
+        _check(df, [c for c in cols if c != "game" or which == 0], what, self.source)
         idx = self._parts[k] if (which == 1 or self.games_df is None) else self._seat_parts.get(k, np.zeros(0, dtype=np.int64))
         return {c: self._col(which, c)[idx] for c in cols}
 

@@ -100,13 +100,14 @@ LEVEL_GROUPS = {
 }
 
 
-def level_sources(seats, games):
+def level_sources(seats, games, winners=True):
     """Per player count and lineup (judge level), in the order the run plays them: the share of the
     winners' points from each group of sources (:data:`LEVEL_GROUPS`) and, per department, the share
     of games its instrument (the lineup's first cell's) was left unbuilt.
 
     Returns ``{players: [(lineup, {group: share}, {instrument: unbuilt rate}), ...]}`` for every
-    player count with more than one lineup. ``seats`` and ``games``: the tables, or a run."""
+    player count with more than one lineup (``winners=False``: the unbuilt rates only, from the games
+    table alone). ``seats`` and ``games``: the tables, or a run."""
     run = tables_of(seats, games)
     cells = run.cells.assign(lineup=run.cells["lineup"].astype(str))
     levels = cells.groupby("players")["lineup"].nunique()
@@ -123,12 +124,14 @@ def level_sources(seats, games):
     cols = [c for grp in LEVEL_GROUPS.values() for c in grp]
     ks = [k for k in range(len(cells)) if int(cells["players"].iloc[k]) in order]
     sums, unbuilt, games_n = {}, {}, {}
-    for ch in run.scan(seats=["won", "score", *cols], games=[f"built_{d}" for d in DEPTS], cells=ks):
+    seat_cols = ["won", "score", *cols] if winners else []
+    for ch in run.scan(seats=seat_cols, games=[f"built_{d}" for d in DEPTS], cells=ks):
         key = (ch.players, cells["lineup"].iloc[ch.k])
-        won = ch.seats["won"] == 1
-        tot = np.array([float(ch.seats[c][won].sum()) for c in ["score", *cols]])
-        sums[key] = sums.get(key, 0.0) + tot
-        games_n[key] = games_n.get(key, 0) + len(won)
+        if winners:
+            won = ch.seats["won"] == 1
+            tot = np.array([float(ch.seats[c][won].sum()) for c in ["score", *cols]])
+            sums[key] = sums.get(key, 0.0) + tot
+        games_n[key] = games_n.get(key, 0) + len(ch.games[f"built_{DEPTS[0]}"])
         unbuilt[key] = unbuilt.get(key, 0) + np.array([int((ch.games[f"built_{d}"] == 0).sum()) for d in DEPTS])
     out = {}
     for players in sorted(order):

@@ -11,4 +11,4 @@ NUMBERED = False
 
 
 def build(ctx):
-    ctx.about = about_lines(ctx.games)
+    ctx.about = about_lines(ctx.cells)

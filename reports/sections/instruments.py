@@ -8,7 +8,8 @@ from reports.answers import instrument_answers
 from reports.frames import DEPTS, pct
 from reports.instrument_section import headline_lines, instrument_section
 from reports.seats import level_label
-from reports.sections.scoring import agreement_word, judged_player_counts
+from reports.scoring import level_sources
+from reports.sections.scoring import agreement_word
 
 KEY = "instruments"
 ORDER = 50
@@ -16,13 +17,12 @@ OPTIONS = ("instrument_margins",)
 
 
 def unbuilt_findings(games):
-    """Per player count judged by several lineups: the most often unbuilt instrument per judge."""
+    """Per player count judged by several lineups: the most often unbuilt instrument per judge
+    (``games``: the games table, or a run)."""
     out = []
-    for players, gp, lineups in judged_player_counts(games):
+    for players, levels in level_sources(None, games, winners=False).items():
         worsts, parts = [], []
-        for lu in lineups:
-            g = gp[gp["lineup"].astype(str) == lu]
-            rates = {str(g[f"inst_{d}"].iloc[0]): float((g[f"built_{d}"] == 0).mean()) for d in DEPTS}
+        for lu, _, rates in levels:
             worst = max(rates, key=lambda k: rates[k])
             worsts.append(worst)
             parts.append(f"{level_label(lu)}: {worst} {pct(rates[worst])}%")
@@ -32,9 +32,9 @@ def unbuilt_findings(games):
 
 def build(ctx):
     o = ctx.options
-    sec, verdicts = instrument_section(ctx.seats, ctx.games, o.confidence, o.seed, o.instrument_margins)
+    sec, verdicts = instrument_section(ctx.tables, ctx.tables, o.confidence, o.seed, o.instrument_margins)
     sec.title = ctx.title(KEY, "Instruments out of line")
-    sec.findings += unbuilt_findings(ctx.games)
+    sec.findings += unbuilt_findings(ctx.tables)
     ctx.add(sec)
     ctx.headline_lines += headline_lines(verdicts)
     ctx.answers += instrument_answers(verdicts)

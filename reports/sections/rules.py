@@ -10,6 +10,6 @@ ORDER = 70
 
 
 def build(ctx):
-    sec, rules = rule_section(ctx.seats, ctx.games, ctx.options.confidence, number=ctx.number(KEY))
+    sec, rules = rule_section(ctx.tables, ctx.tables, ctx.options.confidence, number=ctx.number(KEY))
     ctx.add(sec)
     ctx.headline_lines += headline_lines(rules)

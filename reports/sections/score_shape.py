@@ -16,7 +16,7 @@ ORDER = 60
 
 def build(ctx):
     confidence = ctx.options.confidence
-    table, per = game_shape(ctx.seats, ctx.games, confidence)
+    table, per = game_shape(ctx.tables, ctx.tables, confidence)
     c = int(100 * confidence)
     spec = [
         *setting_cols(ctx.setting),

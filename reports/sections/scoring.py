@@ -8,7 +8,7 @@ from reports import present as P
 from reports.document import Table
 from reports.frames import DEPTS, SOURCES, pct
 from reports.seat_section import setting_cols
-from reports.scoring import scoring_sources
+from reports.scoring import level_sources, scoring_sources
 from reports.seats import level_label
 
 KEY = "scoring"
@@ -40,14 +40,11 @@ def judged_player_counts(games):
 
 def level_findings(seats, games):
     """Per player count judged by several lineups: the largest share of the winners' points per judge,
-    and whether the judges agree."""
+    and whether the judges agree (``seats`` and ``games``: the tables, or a run)."""
     out = []
-    for players, _gp, lineups in judged_player_counts(games):
+    for players, levels in level_sources(seats, games).items():
         tops, parts = [], []
-        for lu in lineups:
-            w = seats[(seats["players"] == players) & (seats["lineup"].astype(str) == lu) & (seats["won"] == 1)]
-            total = float(w["score"].sum())
-            shares = {k: float(w[cols].to_numpy().sum()) / total if total else float("nan") for k, cols in GROUPS.items()}
+        for lu, shares, _ in levels:
             top = max(shares, key=lambda k: shares[k])
             tops.append(top)
             parts.append(f"{level_label(lu)}: {top} {pct(shares[top])}%")
@@ -57,7 +54,7 @@ def level_findings(seats, games):
 
 
 def build(ctx):
-    seats, confidence = ctx.seats, ctx.options.confidence
+    seats, confidence = ctx.tables, ctx.options.confidence
     sc = scoring_sources(seats, confidence)
     c = int(100 * confidence)
     cols = setting_cols(ctx.setting)
@@ -90,4 +87,4 @@ def build(ctx):
         sec.findings.append(
             f"{players} players: winners' points come from " + ", ".join(f"{k} {pct(v)}%" for k, v in shares.items()) + "."
         )
-    sec.findings += level_findings(seats, ctx.games)
+    sec.findings += level_findings(seats, ctx.tables)

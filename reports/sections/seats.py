@@ -21,11 +21,11 @@ STALL_NOTE = "Games stopped by the stall cap have no winner and are left out her
 
 def build(ctx):
     o = ctx.options
-    sec, adv = seat_section(ctx.games, o.margin, o.confidence, o.seed, o.gap_margin,
+    sec, adv = seat_section(ctx.tables, o.margin, o.confidence, o.seed, o.gap_margin,
                             sequential=ctx.run.manifest.get("sequential"), setting=ctx.setting,
                             rulings=ctx.game.report_notes)
     sec.title = ctx.title(KEY, "Seat advantage")
-    if mirror_lineups(ctx.games):
+    if mirror_lineups(ctx.cells):
         sec.notes.insert(0, MIRROR_NOTE)
     if ctx.game.gate.stalls:
         sec.notes.append(STALL_NOTE)

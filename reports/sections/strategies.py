@@ -3,6 +3,8 @@ per player count and setting, where strategies met in one lineup."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from reports import charts
 from reports import present as P
 from reports.document import Table
@@ -20,12 +22,12 @@ MIRRORS_ONLY = (
 
 
 def build(ctx):
-    seats, setting = ctx.seats, ctx.setting
+    seats, setting = ctx.tables, ctx.setting
     confidence = ctx.options.confidence
-    mixed = any(not is_mirror(lu) for lu in seats["lineup"].astype(str).unique())
+    mixed = any(not is_mirror(lu) for lu in ctx.cells["lineup"].astype(str).unique())
     if not mixed:
         # Mirror lineups of different strategies are separate games: the strategies never met.
-        seats = seats.iloc[0:0]
+        seats = pd.DataFrame(columns=list(ctx.run.seat_columns))
     comp = compare_strategies(seats, confidence, seed=ctx.options.seed, setting=setting)
     ctx.comp = comp
     c = int(100 * confidence)

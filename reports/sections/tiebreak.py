@@ -26,7 +26,7 @@ NOTE = (
 def build(ctx):
     confidence = ctx.options.confidence
     seat_sec = ctx.section("seats")
-    shares = tiebreak_shares(ctx.seats, ctx.games, confidence)
+    shares = tiebreak_shares(ctx.tables, ctx.tables, confidence)
     c = int(100 * confidence)
     if not shares.empty:
         spec = [

@@ -16,12 +16,12 @@ ORDER = 30
 
 
 def applies(ctx):
-    return VARIANT in ctx.setting.columns and ctx.games[VARIANT].nunique() > 1
+    return VARIANT in ctx.setting.columns and ctx.cells[VARIANT].nunique() > 1
 
 
 def reference_of(run):
     """The variant the others are compared with: the scenario's ``reference``, else the first."""
-    return run.manifest.get("settings", {}).get("reference") or str(run.games[VARIANT].iloc[0])
+    return run.manifest.get("settings", {}).get("reference") or str(run.cells[VARIANT].iloc[0])
 
 
 def variant_words(manifest, switch_words=()):
