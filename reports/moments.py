@@ -38,7 +38,7 @@ def deal_key(k, deal):
     return (np.int64(k) << CELL_SHIFT) | np.asarray(deal, dtype=np.int64)
 
 
-def _runs(ids):
+def runs(ids):
     """Start of each run of equal ids."""
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64)
@@ -91,7 +91,7 @@ class Clustered:
         self.s += x.sum(axis=0)
         self.ss += (x * x).sum(axis=0)
         if self.contiguous:
-            starts = _runs(cluster)
+            starts = runs(cluster)
             ids = cluster[starts]
             size = np.diff(np.append(starts, m))
             tot = np.add.reduceat(x, starts, axis=0)
@@ -314,7 +314,7 @@ class DealRows:
         if len(values) == 0:
             return
         cluster = np.asarray(cluster)
-        starts = _runs(cluster)
+        starts = runs(cluster)
         ids = cluster[starts]
         tot = np.add.reduceat(values, starts, axis=0)
         size = np.diff(np.append(starts, len(values)))
@@ -349,7 +349,7 @@ class ClusterOuter:
         if len(values) == 0:
             return
         cluster = np.asarray(cluster)
-        starts = _runs(cluster)
+        starts = runs(cluster)
         ids = cluster[starts]
         tot = np.add.reduceat(values, starts, axis=0)
         if self._open is not None:

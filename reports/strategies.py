@@ -100,7 +100,7 @@ class _Setting:
         if self.pairs:
             # Every deal of the setting is a unit of the bootstrap, those without a pair of
             # different strategies too (a mirror lineup pooled with a mixed one).
-            starts = M._runs(deal)
+            starts = M.runs(deal)
             if len(names) > 1:
                 code = {n: i for i, n in enumerate(names)}
                 counts = _pair_counts(np.vectorize(code.get, otypes=[np.int64])(strat), rank, len(names))
@@ -125,7 +125,7 @@ class _Setting:
         if not ids:
             return np.zeros((0, k * k))
         ids, rows = np.concatenate(ids), np.concatenate(rows)
-        starts = M._runs(ids)
+        starts = M.runs(ids)
         return np.add.reduceat(rows, starts, axis=0)
 
 
