@@ -182,7 +182,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None):
     sequential run adds its own columns, read here too when present)."""
     part = rates[
         (rates["players"] == row["players"])
-        & (rates["instruments"] == row["instruments"])
+        & (rates[setting] == row[setting])
         & (rates["lineup"] == row["lineup"])
     ]
     players = int(row["players"])
@@ -352,11 +352,11 @@ def across_text(rs, agreement_word):
 # --------------------------------------------------------------------------- the run
 
 
-def seat_answers(seat_advantage, setting="instruments", label_of=None):
+def seat_answers(seat_advantage, setting="instruments", label_of=None, many="instrument sets", noun="sets"):
     """One answer sentence per player count (per player count and setting when a count has several).
 
     With many settings in one player count (an expansion run), the sentence counts the verdicts per
-    judge and names the setting that leans most."""
+    judge and names the setting that leans most (the settings counted as ``many``, per judge as ``noun``)."""
     rs = readings(seat_advantage, setting)
     out = []
     players = sorted({r.players for r in rs})
@@ -369,11 +369,11 @@ def seat_answers(seat_advantage, setting="instruments", label_of=None):
             for s in settings:
                 out.append(setting_sentence(n, [r for r in mine if r.setting == s], label_of(s)))
         else:
-            out.append(_many_settings_sentence(n, mine, settings))
+            out.append(_many_settings_sentence(n, mine, settings, many, noun))
     return out
 
 
-def _many_settings_sentence(players, rs, settings):
+def _many_settings_sentence(players, rs, settings, many="instrument sets", noun="sets"):
     parts = []
     for judge in dict.fromkeys(r.judge or r.level for r in _strongest_first(rs)):
         mine = [r for r in rs if (r.judge or r.level) == judge]
@@ -384,9 +384,9 @@ def _many_settings_sentence(players, rs, settings):
         worst = max(mine, key=lambda r: (r.verdict == stats.IMBALANCED, abs(r.deviation) if r.deviation == r.deviation else -1))
         word = "leans most" if worst.verdict != stats.IMBALANCED else "is the most unfair"
         parts.append(
-            f"judged by {name}, {len(mine)} sets: {tally}; {worst.setting} {word}: {worst.lean()}"
+            f"judged by {name}, {len(mine)} {noun}: {tally}; {worst.setting} {word}: {worst.lean()}"
         )
-    return f"{players} players ({len(settings)} instrument sets): " + "; ".join(parts) + "."
+    return f"{players} players ({len(settings)} {many}): " + "; ".join(parts) + "."
 
 
 __all__ = [
@@ -450,10 +450,18 @@ def instrument_answers(verdicts):
 # --------------------------------------------------------------------------- variants (another game)
 
 
+def plural_words(words):
+    """Whether a variant's words take a plural verb: two switches (``'... and ...'``), or a plural noun
+    after ``the`` (``'the catch-up tokens'``; not ``'the home stretch'``, ``'drawing the set-up order'``)."""
+    w = words.split()
+    last = w[-1] if w else ""
+    return " and " in words or (len(w) > 1 and w[0] == "the" and last.endswith("s") and not last.endswith("ss"))
+
+
 def _changes_it(words, row, who):
     """``'the catch-up tokens do not change it (seat 4 -0.4 pp [-2.1, +1.3])'``."""
     figure = f"{who} {100 * row['change']:+.1f} pp [{100 * row['change_lo']:+.1f}, {100 * row['change_hi']:+.1f}]"
-    plural = " and " in words or not words.startswith(("drawing", "rolling", "the set-up", "variant", "the home"))
+    plural = plural_words(words)
     verb, neg = ("change", "do not change") if plural else ("changes", "does not change")
     if row["verdict"] == "unchanged":
         return f"{words} {neg} it ({figure})"
@@ -462,21 +470,28 @@ def _changes_it(words, row, who):
     return f"whether {words} {'change' if plural else 'changes'} it is not decided yet ({figure})"
 
 
-def variant_answers(seat_advantage, changes, reference, variant_words, setting="setting"):
-    """One sentence per player count and board of a run with variants on the same deals: the seat
-    lean of the reference variant per judge (as :func:`setting_sentence`), then what each variant does
-    to the seat the strongest judge shows furthest from fair, in the words of ``variant_words``
-    (variant -> ``'the catch-up tokens'``). ``changes`` is the variant section's change table."""
+def variant_answers(seat_advantage, changes, reference, variant_words, setting="setting", values=None, variant="variant"):
+    """One sentence per player count and group of a run with variants on the same deals (a group: the
+    setting but its ``variant`` column, e.g. a board): the seat lean of the reference variant per judge
+    (as :func:`setting_sentence`), then what each variant does to the seat the strongest judge shows
+    furthest from fair, in the words of ``variant_words`` (variant -> ``'the catch-up tokens'``).
+    ``changes`` is the variant section's change table; ``values`` maps each setting label to its
+    columns' values (``reports.frames.Setting.values``; default: a label ``board/variant``)."""
     rs = readings(seat_advantage, setting)
+    if values is None:
+        values = {r.setting: {"board": r.setting.rsplit("/", 1)[0], variant: r.setting.rsplit("/", 1)[-1]} for r in rs}
+
+    def group(label):
+        return tuple((c, v) for c, v in values[label].items() if c != variant)
+
     out = []
     for players in sorted({r.players for r in rs}):
         mine = [r for r in rs if r.players == players]
-        boards = list(dict.fromkeys(r.setting.split("/")[0] for r in mine))
-        for board in boards:
-            ref = [r for r in mine if r.setting == f"{board}/{reference}"]
+        for key in dict.fromkeys(group(r.setting) for r in mine):
+            ref = [r for r in mine if group(r.setting) == key and str(values[r.setting][variant]) == reference]
             if not ref:
                 continue
-            text = setting_sentence(players, ref, board)
+            text = setting_sentence(players, ref, "/".join(str(v) for _, v in key))
             top = _strongest_first(ref)[0]
             judge_lineup = seat_advantage.cells.loc[
                 (seat_advantage.cells["players"] == players) & (seat_advantage.cells[setting] == top.setting)
@@ -484,10 +499,11 @@ def variant_answers(seat_advantage, changes, reference, variant_words, setting="
             ]
             clauses = []
             if changes is not None and len(changes) and len(judge_lineup):
-                ch = changes[(changes["players"] == players) & (changes["board"] == board)
-                             & (changes["lineup"] == judge_lineup.iloc[0]) & (changes["seat"] == top.seat)]
-                for _, row in ch.iterrows():
-                    words = variant_words.get(row["variant"], f"variant '{row['variant']}'")
+                mask = (changes["players"] == players) & (changes["lineup"] == judge_lineup.iloc[0]) & (changes["seat"] == top.seat)
+                for c, v in key:
+                    mask &= changes[c].astype(str) == str(v)
+                for _, row in changes[mask].iterrows():
+                    words = variant_words.get(row[variant], f"variant '{row[variant]}'")
                     clauses.append(_changes_it(words, row, seat_words(top.seat, players).removeprefix("the ")))
             if clauses:
                 text += f" Against the reference variant '{reference}', judged by {top.level}: " + "; ".join(clauses) + "."

@@ -19,6 +19,7 @@ from matplotlib.patches import Patch
 
 from reports import stats
 from reports.frames import DEPTS, SOURCES
+from reports.moments import Histogram
 
 # Okabe & Ito (2008), "Color Universal Design".
 OKABE_ITO = {
@@ -80,12 +81,13 @@ def _errbar(lo, hi, mid):
     return np.vstack([np.clip(mid - lo, 0, None), np.clip(hi - mid, 0, None)])
 
 
-def seat_win_rates(rates, margin, confidence, settings_word="instrument sets"):
+def seat_win_rates(rates, margin, confidence, settings_word="instrument sets", label="instruments"):
     """Each seat's win rate with intervals, one panel per player count, one bar group per judge level.
 
     Mirror cells show the seats' win rates, mixed lineups the model's win rate among equal players;
     instrument sets (``settings_word``: what a setting is, in another game e.g. "settings (board /
-    variant)") of a player count are averaged for the picture only (the verdicts never pool).
+    variant)", whose label column is ``label``) of a player count are averaged for the picture only
+    (the verdicts never pool).
     """
     r = rates[rates["seat_rate"].notna()].copy()
     if r.empty:
@@ -95,7 +97,7 @@ def seat_win_rates(rates, margin, confidence, settings_word="instrument sets"):
     counts = sorted(pooled["players"].unique())
     fig, axes = figure_grid(len(counts))
     # Settings behind one judge's bars (a lineup label may be part of a setting's name: count per judge).
-    nsets = rates.groupby(["players", "level"])["instruments"].nunique().groupby(level="players").max()
+    nsets = rates.groupby(["players", "level"])[label].nunique().groupby(level="players").max()
     # Vermillion is kept for the seats found outside the margin.
     palette = [OKABE_ITO[k] for k in ("blue", "orange", "bluish_green", "reddish_purple", "sky_blue", "yellow")]
     marked = False
@@ -238,12 +240,13 @@ def head_to_head(h2h):
     return Chart("head_to_head", title, to_png(fig))
 
 
-def ratings(table, confidence, limit=6):
-    """Bradley-Terry strengths with intervals, one panel per setting (at most ``limit`` panels)."""
-    settings = table[["players", "instruments"]].drop_duplicates().head(limit)
+def ratings(table, confidence, limit=6, label="instruments"):
+    """Bradley-Terry strengths with intervals, one panel per setting (at most ``limit`` panels; the
+    setting named by its ``label`` column)."""
+    settings = table[["players", label]].drop_duplicates().head(limit)
     fig, axes = figure_grid(len(settings))
     for ax, (_, key) in zip(axes, settings.iterrows(), strict=True):
-        p = table[(table["players"] == key["players"]) & (table["instruments"] == key["instruments"])]
+        p = table[(table["players"] == key["players"]) & (table[label] == key[label])]
         p = p.sort_values("strength").reset_index(drop=True)
         y = np.arange(len(p))
         ax.axvline(0, color=OKABE_ITO["black"], lw=1, ls="--")
@@ -258,7 +261,7 @@ def ratings(table, confidence, limit=6):
         )
         ax.set_yticks(y, p["strategy"])
         ax.set_xlabel("Bradley-Terry strength (log odds vs average)")
-        ax.set_title(f"{key['players']} players, {key['instruments']}", fontsize=9)
+        ax.set_title(f"{key['players']} players, {key[label]}", fontsize=9)
     title = f"How strong is each strategy? Rating with {100 * confidence:.0f}% bootstrap intervals"
     fig.suptitle(title)
     return Chart("strategy_ratings", title, to_png(fig))
@@ -409,6 +412,13 @@ def instrument_heatmap(inst_stats, value, label, question, name, fmt="{:.1f}", s
     return Chart(name, question, to_png(fig))
 
 
+def _weights(per_game):
+    """Games per row: a per-game table's rows count one each, a table of counts its ``count``."""
+    if "count" in per_game:
+        return per_game["count"].to_numpy(dtype=float)
+    return np.ones(len(per_game))
+
+
 def rounds_histogram(per_game):
     """Distribution of rounds per game, one outline per player count."""
     fig = Figure(figsize=(7, 3.6), layout="constrained")
@@ -417,9 +427,10 @@ def rounds_histogram(per_game):
     lo, hi = per_game["rounds"].min(), per_game["rounds"].max()
     bins = np.arange(lo, hi + 2) - 0.5
     for k, n in enumerate(counts):
-        r = per_game.loc[per_game["players"] == n, "rounds"]
-        w = np.full(len(r), 1.0 / max(len(r), 1))
-        ax.hist(r, bins=bins, weights=w, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)], label=f"{n} players")
+        part = per_game[per_game["players"] == n]
+        r, w = part["rounds"], _weights(part)
+        ax.hist(r, bins=bins, weights=w / max(w.sum(), 1), histtype="step", lw=2, color=PALETTE[k % len(PALETTE)],
+                label=f"{n} players")
     ax.set_xlabel("rounds (whole rounds; every game shown)")
     ax.set_ylabel("share of games")
     ax.legend(fontsize=8)
@@ -437,14 +448,18 @@ def margin_histogram(per_game):
     fig = Figure(figsize=(7, 3.6), layout="constrained")
     ax = fig.subplots()
     counts = sorted(per_game["players"].unique())
-    m = per_game["winner_margin"].dropna()
-    top = int(np.ceil(np.quantile(m, 0.99))) if len(m) else 1
+    known = per_game[per_game["winner_margin"].notna()]
+    m, mw = known["winner_margin"].to_numpy(dtype=float), _weights(known)
+    hist = Histogram()
+    for v, c in zip(m, mw, strict=True):
+        hist.counts[v] = hist.counts.get(v, 0) + int(c)
+    top = int(np.ceil(hist.quantile(0.99))) if len(m) else 1
     bins = np.arange(0, max(top, 1) + 2) - 0.5
-    beyond = float((m > top).mean()) if len(m) else 0.0
+    beyond = float(mw[m > top].sum() / mw.sum()) if len(m) else 0.0
     for k, n in enumerate(counts):
-        v = per_game.loc[per_game["players"] == n, "winner_margin"].dropna()
-        w = np.full(len(v), 1.0 / max(len(v), 1))
-        ax.hist(v, bins=bins, weights=w, histtype="step", lw=2, color=PALETTE[k % len(PALETTE)],
+        part = known[known["players"] == n]
+        v, w = part["winner_margin"], _weights(part)
+        ax.hist(v, bins=bins, weights=w / max(w.sum(), 1), histtype="step", lw=2, color=PALETTE[k % len(PALETTE)],
                 label=f"{n} players")
     note = f" ({100 * beyond:.1f}% of games beyond {top} points not shown)" if beyond > 0 else ""
     ax.set_xlabel(f"winner's points minus runner-up's{note}")

@@ -58,17 +58,31 @@ class Report:
     about: list = field(default_factory=list)
     # The answer first: one sentence per player count (reports.answers), before any table.
     answers: list = field(default_factory=list)
-    # Why a seat leads: the tie-break's part of each imbalanced seat edge (reports.why).
+    # Why a seat leads: the tie-break's part of each imbalanced seat edge (reports.why), and how the
+    # answer block heads those lines (the game's part that writes them says).
     why: list = field(default_factory=list)
+    why_title: str = ""  # the HTML heading
+    why_intro: str = ""  # the Markdown line before them
+    # The game (its registry name and title) and what one setting of it is, for the header
+    # (``reports.frames.Setting.header``); empty: the default game's.
+    game: str = ""
+    game_title: str = ""
+    setting_header: str = ""
 
     @property
     def title(self):
-        return f"Shuffle and Swing balance report: {self.scenario}"
+        return f"{self.game_title or _default_game().title} balance report: {self.scenario}"
 
     @property
     def setting_words(self):
         """What one setting of this game is, for the report's header."""
-        return "player count x instrument set"
+        return self.setting_header or "player count x instrument set"
+
+
+def _default_game():
+    from simulator import games as registry
+
+    return registry.get(registry.DEFAULT_GAME)
 
 
 def write_report(report, out_dir):

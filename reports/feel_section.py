@@ -1,7 +1,7 @@
 """The report's "game feel" section, for a run made with the lead record (both games).
 
-:func:`add_feel` appends the section to a built report (``reports.build.make_report`` and
-``reports.game_report.make_game_report`` call it; a run without the record gets nothing).
+:func:`feel_and_meta_section` is the section (the report's ``feel`` part, ``reports/sections/feel.py``,
+adds it to every game's report; a run without the record gets nothing).
 :func:`stand_out_lines` gives the sentences for the answer screen when a setting stands out
 (the headline's writer calls it); :func:`gate_figures` the measures as descriptive figures.
 """
@@ -244,9 +244,9 @@ def meta_tables(results_dir):
     return tables, findings
 
 
-def add_feel(report, results_dir):
-    """Append the game-feel section to ``report`` when the run recorded the lead, or a meta-game
-    file lies beside it (:func:`meta_tables`); returns the report."""
+def feel_and_meta_section(results_dir):
+    """The game-feel section of a run that recorded the lead, with the meta-game files beside it
+    (:func:`meta_tables`); a section of the meta-game alone without the record; else ``None``."""
     from reports.document import Section
 
     sec = feel_section(results_dir)
@@ -256,6 +256,13 @@ def add_feel(report, results_dir):
     if sec is not None:
         sec.tables += tables
         sec.findings += findings
+    return sec
+
+
+def add_feel(report, results_dir):
+    """Append the game-feel section to ``report`` (:func:`feel_and_meta_section`); returns the report."""
+    sec = feel_and_meta_section(results_dir)
+    if sec is not None:
         report.sections.append(sec)
     return report
 

@@ -85,7 +85,7 @@ def _verdict_text(row):
     return row["verdict"] if row["design"] == MIRROR or row["verdict"] == NOT_JUDGED else f"{row['verdict']} (model)"
 
 
-def _leaders(strategies, players):
+def _leaders(strategies, players, noun="sets"):
     if strategies is None or strategies.dominance.empty:
         return ""
     d = strategies.dominance[strategies.dominance["players"] == players]
@@ -95,7 +95,7 @@ def _leaders(strategies, players):
         row = d.iloc[0]
         return f"{row['leader']} ({'dominates' if row['dominates'] else 'leads'})"
     top = d["leader"].value_counts()
-    return f"{top.index[0]} leads in {int(top.iloc[0])} of {len(d)} sets"
+    return f"{top.index[0]} leads in {int(top.iloc[0])} of {len(d)} {noun}"
 
 
 def _level_rows(players, scells, rates, agree, setting):
@@ -103,9 +103,7 @@ def _level_rows(players, scells, rates, agree, setting):
     rows = []
     for _level, part in scells.groupby("level", sort=False):
         row = part.iloc[0]
-        r = rates[
-            (rates["players"] == players) & (rates["instruments"] == row["instruments"]) & (rates["lineup"] == row["lineup"])
-        ]
+        r = rates[(rates["players"] == players) & (rates[setting] == row[setting]) & (rates["lineup"] == row["lineup"])]
         seat_text = " / ".join(pct(x) for x in r["seat_rate"]) if r["seat_rate"].notna().all() else ""
         rows.append(
             [
@@ -123,13 +121,14 @@ def _level_rows(players, scells, rates, agree, setting):
     return rows
 
 
-def headline_frame(seat_advantage, strategies=None, setting="instruments", setting_title="instruments", per_setting=False):
+def headline_frame(seat_advantage, strategies=None, setting="instruments", setting_title="instruments", per_setting=False,
+                   noun="sets"):
     """The headline as a small DataFrame of text cells (see the module doc).
 
     ``setting`` names the column of the seat cells that a judge level judges (default the
     instrument set) and ``setting_title`` its column title. With ``per_setting`` every setting gets
     its rows per judge level; otherwise a player count with several settings gets one summary row
-    per level (verdict counts and the worst setting)."""
+    per level (verdict counts and the worst setting, the settings counted as ``noun``)."""
     cells = seat_advantage.cells
     rates = seat_advantage.rates
     agree_word = setting_agreement(cells, setting).set_index(["players", setting])["across judges"]
@@ -161,14 +160,14 @@ def headline_frame(seat_advantage, strategies=None, setting="instruments", setti
             worst = ranked.iloc[0]
             ag = agree_word.loc[[(players, i) for i in part[setting]]].value_counts()
             if list(ag.index) == [ONE_JUDGE]:
-                ag_text = f"one judge ({level}) for all {nsets} sets"
+                ag_text = f"one judge ({level}) for all {nsets} {noun}"
             else:
-                ag_text = ", ".join(f"{k} in {int(n)} of {nsets} sets" for k, n in ag.items())
+                ag_text = ", ".join(f"{k} in {int(n)} of {nsets} {noun}" for k, n in ag.items())
             note = f"largest seat gap in {worst[setting]}: {worst['note']}"
             rows.append(
                 [
                     players,
-                    f"{nsets} sets",
+                    f"{nsets} {noun}",
                     level,
                     f"{int(part['games'].sum()):,}",
                     "",
@@ -179,7 +178,7 @@ def headline_frame(seat_advantage, strategies=None, setting="instruments", setti
                 ]
             )
     frame = pd.DataFrame(rows, columns=columns)
-    leaders = [_leaders(strategies, p) for p in frame["players"]]
+    leaders = [_leaders(strategies, p, noun) for p in frame["players"]]
     if any(leaders):
         frame.insert(len(columns) - 1, "leading strategy", leaders)
     return frame

@@ -61,7 +61,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from reports.frames import DEPTS, GAME_ID, varied_departments
+from reports.frames import DEPTS, varied_departments
+from reports.io import tables_of
+from reports.moments import DealRows
 
 OUT = "out of line"
 IN_LINE = "in line"
@@ -133,32 +135,62 @@ class InstrumentVerdicts:
 
 
 def _per_game(seats, games, dept):
-    """One row per game: context, instrument, deal seed and every measure's value."""
-    obj = f"objective_{dept}"
-    others = [f"inst_{d}" for d in DEPTS if d != dept]
-    g = games.set_index(GAME_ID)
-    out = pd.DataFrame(
-        {
-            "players": g["players"].astype(int),
-            "lineup": g["lineup"].astype(str),
-            "context": g[others[0]].astype(str) + "/" + g[others[1]].astype(str),
-            "instrument": g[f"inst_{dept}"].astype(str),
-            "seed": g["seed"],
-            "objective_points": seats.groupby(GAME_ID, sort=False)[obj].sum(),
-            "winner_points": seats[seats["won"] == 1].groupby(GAME_ID, sort=False)[obj].sum(),
-            "unbuilt": (g[f"built_{dept}"] == 0).astype(float),
-            "rounds": g["rounds"].astype(float),
-        }
-    )
-    out["winner_points"] = out["winner_points"].fillna(0.0)
-    winner = g["winner"].astype(int)
-    for k in range(int(g["players"].max())):
-        out[f"seat_win:{k}"] = np.where(k < out["players"], (winner == k).astype(float), np.nan)
-    strategies = _strategies(games)
-    if len(strategies) > 1:
-        for s in strategies:
-            out[f"strategy_win:{s}"] = (g["winner_strategy"].astype(str) == s).astype(float)
-    return out.reset_index(drop=True)
+    """One row per deal and cell (a deal's seat rotations together): context, instrument, deal seed,
+    the games played ``_n`` and every measure's sum over them (the means are sums over ``_n``).
+    ``seats`` and ``games``: the tables, or a run (either argument)."""
+    return _per_deal(tables_of(seats, games), [dept])[dept]
+
+
+def _per_deal(run, depts):
+    """:func:`_per_game` of each department in ``depts``, in one pass over the run's chunks."""
+    cells = run.cells
+    maxp = int(cells["players"].max())
+    strategies = _strategies(cells)
+    many = len(strategies) > 1
+    cols = ["objective_points", "winner_points", "unbuilt", "rounds", *(f"seat_win:{k}" for k in range(maxp)),
+            *((f"strategy_win:{x}" for x in strategies) if many else ())]
+    stores = {}
+    seat_cols = ["won", *(f"objective_{d}" for d in depts)]
+    game_cols = ["seed", "winner", "rounds", *(f"built_{d}" for d in depts)] + (["winner_strategy"] if many else [])
+    for ch in run.scan(seats=seat_cols, games=game_cols):
+        g = ch.games
+        won = ch.seats["won"] == 1
+        winner = g["winner"].astype(int)
+        common = [np.where(k < ch.players, (winner == k).astype(float), np.nan) for k in range(maxp)]
+        if many:
+            common += [(g["winner_strategy"].astype(str) == x).astype(float) for x in strategies]
+        for d in depts:
+            obj = ch.seats[f"objective_{d}"].astype(float)
+            vals = np.stack([np.ones(len(winner)), obj.sum(axis=1), np.where(won, obj, 0.0).sum(axis=1),
+                             (g[f"built_{d}"] == 0).astype(float), g["rounds"].astype(float), *common], axis=1)
+            stores.setdefault((d, ch.k), DealRows(vals.shape[1])).add(vals, g["seed"])
+    out = {}
+    for d in depts:
+        others = [f"inst_{x}" for x in DEPTS if x != d]
+        frames = []
+        for k in range(len(cells)):
+            store = stores.get((d, k))
+            if store is None:
+                continue
+            ids, sums, _ = store.result()
+            c = cells.iloc[k]
+            f = pd.DataFrame(sums[:, 1:], columns=cols)
+            f.insert(0, "_n", sums[:, 0])
+            f.insert(0, "seed", ids)
+            f.insert(0, "instrument", str(c[f"inst_{d}"]))
+            f.insert(0, "context", f"{c[others[0]]}/{c[others[1]]}")
+            f.insert(0, "lineup", str(c["lineup"]))
+            f.insert(0, "players", int(c["players"]))
+            frames.append(f)
+        out[d] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+            columns=["players", "lineup", "context", "instrument", "seed", "_n", *cols])
+    return out
+
+
+def _deal_means(grp, col, by=("seed", "instrument")):
+    """Mean of a measure per deal seed and instrument over the games of ``grp`` (per-deal sums)."""
+    sums = grp.groupby(list(by))[[col, "_n"]].sum(min_count=1)
+    return sums[col] / sums["_n"]
 
 
 def _strategies(games):
@@ -207,7 +239,7 @@ def _paired_differences(part, inst, col):
     for _, grp in part.groupby(["lineup", "context"], sort=False):
         if inst not in set(grp["instrument"]) or grp["instrument"].nunique() < 2:
             continue
-        table = grp.pivot_table(index="seed", columns="instrument", values=col, aggfunc="mean")
+        table = _deal_means(grp, col).unstack("instrument").dropna(how="all").dropna(axis=1, how="all")
         if inst not in table or table.shape[1] < 2:
             continue
         mine = table[inst]
@@ -233,7 +265,7 @@ def _unpaired(part, inst, col):
     for _, grp in part.groupby(["lineup", "context"], sort=False):
         if inst not in set(grp["instrument"]) or grp["instrument"].nunique() < 2:
             continue
-        by_deal = grp.groupby(["instrument", "seed"])[col].mean().reset_index()
+        by_deal = _deal_means(grp, col, ("instrument", "seed")).rename(col).reset_index()
         mine.append(by_deal.loc[by_deal["instrument"] == inst, col])
         others = by_deal[by_deal["instrument"] != inst]
         middle = median_peers(others.groupby("instrument")[col].mean().dropna().to_dict(),
@@ -267,8 +299,11 @@ def _raw_effects(seats, games):
     """Effect rows before the intervals: the deal-level differences' sums for a t (or Welch) interval."""
     rows = []
     paired_any, unpaired_any = False, False
-    for dept in varied_departments(games):
-        per = _per_game(seats, games, dept)
+    run = tables_of(seats, games)
+    varied = varied_departments(run.cells)
+    per_dept = _per_deal(run, varied) if varied else {}
+    for dept in varied:
+        per = per_dept[dept]
         cols = _measure_columns(per)
         # One comparison per player count and lineup (judge): lineups are never pooled, as in the seat
         # section; a strategy's win share is a measure only in a mixed lineup that holds it.
@@ -304,7 +339,7 @@ def instrument_effect(seats, games, department, instrument, measure="objective_p
     if measure not in MEASURES or measure in ("seat_win", "strategy_win"):
         raise ValueError(f"{measure!r} is not a single-column instrument measure")
     cols = ["players", "lineup", "paired", "deals", "effect", "se", "df", "value", "base"]
-    per = _per_game(seats, games, department)
+    per = _per_deal(tables_of(seats, games), [department])[department]
     rows = []
     for (n, lineup), part in per.groupby(["players", "lineup"], sort=True):
         if players is not None and int(n) not in set(players):
@@ -351,7 +386,7 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
     """The section's tables (module doc); ``margins`` maps measure keys to margins (defaults above)."""
     margins = {**DEFAULT_MARGINS, **(margins or {})}
     alpha = 1.0 - confidence
-    varied = varied_departments(games)
+    varied = varied_departments(tables_of(seats, games).cells)
     notes = []
     raw, paired_any, unpaired_any = _raw_effects(seats, games)
     if raw.empty:

@@ -20,8 +20,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from reports import moments as M
 from reports import stats
-from reports.frames import DEPTS, GAME_ID, deal_ids, varied_departments
+from reports.frames import DEPTS, varied_departments
+from reports.io import tables_of
+from reports.moments import Clustered
 
 @dataclass
 class InstrumentComparison:
@@ -33,48 +36,96 @@ class InstrumentComparison:
     notes: list = field(default_factory=list)
 
 
-def _per_game(seats, games, dept):
-    """One row per game: the department's instrument, objective total and top share, penalty total."""
-    obj = f"objective_{dept}"
-    g = seats.groupby(GAME_ID, sort=False)[obj].agg(["sum", "max"])
-    pen = seats.groupby(GAME_ID, sort=False)[f"penalty_{dept}"].sum().rename("penalty_total")
-    out = games.set_index(GAME_ID)[
-        ["players", *[f"inst_{d}" for d in DEPTS], f"built_{dept}", "rounds", "winner", "_deal"]
-    ]
-    out = out.join(g).join(pen)
-    out["objective_points"] = out["sum"]
-    out["top_share"] = (out["max"] / out["sum"]).where(out["sum"] > 0)
-    return out.drop(columns=["sum", "max"]).reset_index()
+PENALTY_COLUMNS = ["department", "instrument", "players", "by", "who", "seats_in_unbuilt", "paid", "pay_rate", "pay_lo",
+                   "pay_hi", "mean_penalty"]
 
 
-def _with_deals(games):
-    return games.assign(_deal=deal_ids(games))
+class _Dept:
+    """What one department's figures read, per (instrument, player count)."""
+
+    def __init__(self, players):
+        self.n = 0
+        self.objective = Clustered(1)
+        self.top = Clustered(1)
+        self.rounds = Clustered(1)
+        self.unbuilt = Clustered(1)
+        self.unbuilt_n = 0
+        self.pen_sum = 0.0
+        self.wins = Clustered(int(players))
 
 
-def instrument_stats(seats, games, confidence=0.95, seed=0, resamples=2000):
-    """Per department, instrument and player count: the figures listed in the module doc."""
-    rng = np.random.default_rng(seed)
-    games = _with_deals(games)
+def _read(seats, games, pay=True):
+    run = tables_of(seats, games)
+    cells = run.cells
+    groups = {d: M.groups_of(cells, [f"inst_{d}", "players"]) for d in DEPTS}
+    acc = {d: {} for d in DEPTS}
+    payers = {d: {} for d in DEPTS}  # (group, "seat"|"strategy", who) -> [rows, Clustered paid, paid sum]
+    seat_cols = [f"objective_{d}" for d in DEPTS] + [f"penalty_{d}" for d in DEPTS] + (["strategy"] if pay else [])
+    game_cols = ["deal", "rounds", "winner"] + [f"built_{d}" for d in DEPTS]
+    for ch in run.scan(seats=seat_cols, games=game_cols):
+        g, st = ch.games, ch.seats
+        deal = M.deal_key(ch.k, g["deal"])
+        n = ch.players
+        winner = np.clip(g["winner"].astype(int), 0, n - 1)
+        onehot = np.eye(n)[winner]
+        for d in DEPTS:
+            keys, group = groups[d]
+            gi = group[ch.k]
+            a = acc[d].get(gi)
+            if a is None:
+                a = acc[d][gi] = _Dept(keys[gi][1])
+            obj = st[f"objective_{d}"].astype(float)
+            total, top = obj.sum(axis=1), obj.max(axis=1)
+            a.n += len(deal)
+            a.objective.add(total, deal)
+            ok = total > 0
+            a.top.add(top[ok] / total[ok], deal[ok])
+            a.rounds.add(g["rounds"].astype(float), deal)
+            unbuilt = g[f"built_{d}"] == 0
+            a.unbuilt.add(unbuilt.astype(float), deal)
+            a.unbuilt_n += int(unbuilt.sum())
+            pen = st[f"penalty_{d}"]
+            a.pen_sum += float(pen[unbuilt].sum())
+            a.wins.add(onehot, deal)
+            if pay and unbuilt.any():
+                pu = pen[unbuilt]
+                du = np.broadcast_to(deal[unbuilt][:, None], pu.shape)
+                for seat in range(n):
+                    _pay(payers[d], (gi, "seat", seat), pu[:, seat], du[:, seat])
+                su = st["strategy"][unbuilt]
+                for name in np.unique(su).tolist():
+                    mask = su == name
+                    _pay(payers[d], (gi, "strategy", str(name)), pu[mask], du[mask])
+    return groups, acc, payers
+
+
+def _pay(store, key, pen, deal):
+    rec = store.get(key)
+    if rec is None:
+        rec = store[key] = [0, Clustered(1), 0.0, 0]
+    paid = pen < 0
+    rec[0] += len(pen)
+    rec[1].add(paid.astype(float), deal)
+    rec[2] += float(pen[paid].sum())
+    rec[3] += int(paid.sum())
+
+
+def _stats_table(groups, acc, confidence):
     rows = []
     for dept in DEPTS:
-        per = _per_game(seats, games, dept)
-        col = f"inst_{dept}"
-        for (inst, players), part in per.groupby([col, "players"], sort=True):
-            n = len(part)
-            deal = part["_deal"].to_numpy()
-            obj, obj_lo, obj_hi = stats.mean_interval(part["objective_points"].to_numpy(), confidence, deal)
-            top, top_lo, top_hi = stats.mean_interval(part["top_share"].to_numpy(), confidence, deal)
-            rounds, r_lo, r_hi = stats.mean_interval(part["rounds"].to_numpy(), confidence, deal)
-            is_unbuilt = (part[f"built_{dept}"] == 0).to_numpy()
-            unbuilt = int(is_unbuilt.sum())
-            _, u_lo, u_hi, _ = stats.wilson_clustered(is_unbuilt, deal, confidence)
-            unbuilt_pen = part.loc[is_unbuilt, "penalty_total"]
-            nplayers = int(players)
-            winner = np.clip(part["winner"].to_numpy().astype(int), 0, nplayers - 1)
-            counts = np.bincount(winner, minlength=nplayers)
-            onehot = np.eye(nplayers)[winner]
-            n_eff = n / stats.design_effect(onehot, deal)
-            gap, g_lo, g_hi, best, worst = stats.bootstrap_gap(counts, confidence, resamples, rng, n_eff=n_eff)
+        keys, _ = groups[dept]
+        for gi in sorted(acc[dept]):
+            a = acc[dept][gi]
+            inst, players = keys[gi]
+            n = a.n
+            obj, obj_lo, obj_hi = M.mean_interval(a.objective, confidence)
+            top, top_lo, top_hi = M.mean_interval(a.top, confidence)
+            rounds, r_lo, r_hi = M.mean_interval(a.rounds, confidence)
+            unbuilt = a.unbuilt_n
+            _, u_lo, u_hi, _ = M.wilson_clustered(a.unbuilt, confidence)
+            counts = np.rint(a.wins.total)
+            n_eff = n / a.wins.design_effect()
+            gap, g_lo, g_hi, best, worst = stats.gap_interval(counts, confidence, n_eff=n_eff)
             rows.append(
                 {
                     "department": dept,
@@ -91,7 +142,7 @@ def instrument_stats(seats, games, confidence=0.95, seed=0, resamples=2000):
                     "unbuilt_rate": unbuilt / n,
                     "unbuilt_lo": float(u_lo),
                     "unbuilt_hi": float(u_hi),
-                    "penalty_per_unbuilt_game": float(unbuilt_pen.mean()) if len(unbuilt_pen) else math.nan,
+                    "penalty_per_unbuilt_game": a.pen_sum / unbuilt if unbuilt else math.nan,
                     "rounds": rounds,
                     "rounds_lo": r_lo,
                     "rounds_hi": r_hi,
@@ -105,6 +156,31 @@ def instrument_stats(seats, games, confidence=0.95, seed=0, resamples=2000):
     return pd.DataFrame(rows)
 
 
+def _payers_table(groups, payers, confidence):
+    rows = []
+    for dept in DEPTS:
+        keys, _ = groups[dept]
+        store = payers[dept]
+        for by in ("seat", "strategy"):
+            for key in sorted(k for k in store if k[1] == by):
+                gi, _, who = key
+                n, paid, pen_sum, npaid = store[key]
+                rate, lo, hi, _ = M.wilson_clustered(paid, confidence)
+                inst, players = keys[gi]
+                rows.append((dept, inst, int(players), by, str(who), n, npaid, rate, lo, hi,
+                             pen_sum / npaid if npaid else math.nan))
+    if not rows:
+        return pd.DataFrame(columns=PENALTY_COLUMNS)
+    return pd.DataFrame(rows, columns=PENALTY_COLUMNS)
+
+
+def instrument_stats(seats, games, confidence=0.95, seed=0, resamples=2000):
+    """Per department, instrument and player count: the figures listed in the module doc.
+    ``seats`` and ``games``: the tables, or a run (either argument)."""
+    groups, acc, _ = _read(seats, games, pay=False)
+    return _stats_table(groups, acc, confidence)
+
+
 def penalty_payers(seats, games, confidence=0.95):
     """Who pays for an unbuilt instrument: per department, instrument, player count and seat/strategy.
 
@@ -112,58 +188,18 @@ def penalty_payers(seats, games, confidence=0.95):
     (seat rows in games where the instrument stayed unbuilt), paid (rows with a penalty), pay_rate
     with Wilson interval, mean_penalty (mean of the negative penalty among payers).
     """
-    cols = [
-        "department",
-        "instrument",
-        "players",
-        "by",
-        "who",
-        "seats_in_unbuilt",
-        "paid",
-        "pay_rate",
-        "pay_lo",
-        "pay_hi",
-        "mean_penalty",
-    ]
-    key = _with_deals(games).set_index(GAME_ID)[[f"built_{d}" for d in DEPTS] + ["_deal"]]
-    s = seats.join(key, on=GAME_ID)
-    rows = []
-    for dept in DEPTS:
-        un = s[s[f"built_{dept}"] == 0]
-        if un.empty:
-            continue
-        pen = f"penalty_{dept}"
-        for by in ("seat", "strategy"):
-            grouped = un.groupby([f"inst_{dept}", "players", by], sort=True)
-            for (inst, players, who), part in grouped:
-                paid = part[pen].to_numpy() < 0
-                rate, lo, hi, _ = stats.wilson_clustered(paid, part["_deal"].to_numpy(), confidence)
-                rows.append(
-                    (
-                        dept,
-                        inst,
-                        int(players),
-                        by,
-                        str(who),
-                        len(part),
-                        int(paid.sum()),
-                        rate,
-                        lo,
-                        hi,
-                        float(part.loc[paid, pen].mean()) if paid.any() else math.nan,
-                    )
-                )
-    if not rows:
-        return pd.DataFrame(columns=cols)
-    return pd.DataFrame(rows, columns=cols)
+    groups, _, payers = _read(seats, games)
+    return _payers_table(groups, payers, confidence)
 
 
 def compare_instruments(seats, games, confidence=0.95, seed=0):
-    """The descriptive instrument tables of a run (the verdicts: :mod:`reports.instrument_verdicts`)."""
-    varied = varied_departments(games)
+    """The descriptive instrument tables of a run (the verdicts: :mod:`reports.instrument_verdicts`);
+    one pass over its chunks. ``seats`` and ``games``: the tables, or a run."""
+    cells = tables_of(seats, games).cells
+    varied = varied_departments(cells)
     notes = []
     if not varied:
-        sets = games[[f"inst_{d}" for d in DEPTS]].drop_duplicates()
+        sets = cells[[f"inst_{d}" for d in DEPTS]].drop_duplicates()
         label = "/".join(map(str, sets.iloc[0])) if len(sets) else "?"
         notes.append(
             f"The run does not vary instruments (every game used {label}), so no instrument is compared "
@@ -174,9 +210,10 @@ def compare_instruments(seats, games, confidence=0.95, seed=0):
         fixed = [d for d in DEPTS if d not in varied]
         if fixed:
             notes.append(f"Instruments vary in {', '.join(varied)}; {', '.join(fixed)} keep one instrument.")
+    groups, acc, payers = _read(seats, games)
     return InstrumentComparison(
-        stats=instrument_stats(seats, games, confidence, seed),
-        penalties=penalty_payers(seats, games, confidence),
+        stats=_stats_table(groups, acc, confidence),
+        penalties=_payers_table(groups, payers, confidence),
         varied=varied,
         notes=notes,
     )

@@ -1,22 +1,29 @@
-"""The one front door of the balance report: read a run directory, look its game up, build the
-report its game declares and write it (``report.html``, ``summary.md``, CSV and PNG files).
-
-A Shuffle and Swing run (the default game) gets the five-section report of :mod:`reports.build`
-(seats, strategies, scoring sources, instruments out of line, game shape, rules that bite); a run
-of any other game the generic one of :mod:`reports.game_report` (seats, variants, game shape) on
-its declared setting columns, with the notes its rulings add. Every option either works for the
-game or is refused with a message.
+"""The one front door of the balance report: read a run directory, look its game up, build its
+report (:mod:`reports.build`: the generic parts on the game's setting columns, and the parts the
+game declares) and write it (``report.html``, ``summary.md``, CSV and PNG files). Every option
+either works for the game or is refused with a message.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from reports.build import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, build_report
+from reports.build import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, build_report, game_of, refuse_options
 from reports.document import write_report
-from reports.feel_section import add_feel
-from reports.game_report import is_game_run, make_game_report
-from reports.io import ReportInputError, load_run
+from reports.io import load_run
+
+
+def _declared_game(results_dir):
+    """The game a run directory's manifest names, or None when the manifest cannot be read (the
+    run's loader then refuses it, naming the file)."""
+    import json
+
+    path = Path(results_dir) / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return game_of(manifest, path) if isinstance(manifest, dict) else None
 
 
 def make_report(
@@ -31,20 +38,12 @@ def make_report(
 ):
     """Read a run directory, build its report and write it (default ``<results_dir>/report``).
 
-    Returns ``(report, written)``; raises :class:`reports.io.ReportInputError` for bad input.
-    A run of another game (its manifest names the game and its columns) gets that report instead
-    (``reports.game_report``).
+    Returns ``(report, written)``; raises :class:`reports.io.ReportInputError` for bad input (an
+    option the run's game does not read among it, said before any table is read).
     """
-    game = is_game_run(results_dir)
+    game = _declared_game(results_dir)
     if game is not None:
-        if instrument_margins:
-            from simulator import games as registry
-
-            owner = registry.get(registry.DEFAULT_GAME).title
-            raise ReportInputError("--instrument-margin", ",".join(instrument_margins),
-                                   f"is an option of {owner} reports; {results_dir} is a run of {game} "
-                                   f"({registry.get(game).title}), which has no instruments to judge: leave it out")
-        return make_game_report(results_dir, out_dir, margin, confidence, allow_partial, seed, gap_margin)
+        refuse_options(game, results_dir, instrument_margins=instrument_margins)
     run = load_run(results_dir, allow_partial=allow_partial)
     report = build_report(
         run,
@@ -54,6 +53,5 @@ def make_report(
         gap_margin=gap_margin,
         instrument_margins=instrument_margins,
     )
-    add_feel(report, results_dir)  # the game-feel section, when the run recorded the lead
     out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
     return report, write_report(report, out)

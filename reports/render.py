@@ -222,7 +222,7 @@ def render_html(report):
         parts.append('<section id="answers"><h2>The answer</h2>')
         parts.append("".join(f'<p class="answer">{e(line)}</p>' for line in report.answers))
         if getattr(report, "why", None):
-            parts.append('<h3>Why: the tie-break\'s part of each seat edge (R13)</h3>')
+            parts.append(f"<h3>{e(report.why_title or 'Why')}</h3>")
             parts.append("<ul>" + "".join(f"<li>{e(line)}</li>" for line in report.why) + "</ul>")
         parts.append("</section>")
     if getattr(report, "about", None):
@@ -304,7 +304,7 @@ def render_markdown(report):
     if getattr(report, "answers", None):
         lines += ["## The answer", "", *[f"- {x}" for x in report.answers], ""]
         if getattr(report, "why", None):
-            lines += ["Why (the R13 tie-break's part of each seat edge):", "", *[f"- {x}" for x in report.why], ""]
+            lines += [f"{report.why_intro or 'Why:'}", "", *[f"- {x}" for x in report.why], ""]
     if getattr(report, "about", None):
         lines += [*(f"> {x}" for x in report.about), ""]
     lines += [

@@ -37,9 +37,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from reports import moments as M
 from reports import stats
 from reports.document import Section, Table
-from reports.frames import DEPTS, GAME_ID
+from reports.frames import DEPTS
+from reports.io import tables_of
+from reports.moments import Clustered
 
 RARE = 0.05  # a rule biting in fewer than 5% of its opportunities "rarely bites"
 RARELY = "rarely bites"
@@ -117,7 +120,8 @@ def ratio_rate(events, opportunities, cluster, confidence=0.95):
 
 
 def _judges(games):
-    """``(players, lineup) -> judge label`` where a player count has several lineups, else ``""``."""
+    """``(players, lineup) -> judge label`` where a player count has several lineups, else ``""``
+    (``games``: the games table or the cells table)."""
     out = {}
     for players, gp in games.groupby("players", sort=True):
         lineups = list(dict.fromkeys(gp["lineup"].astype(str)))
@@ -128,114 +132,160 @@ def _judges(games):
     return out
 
 
-def _deal(df):
-    return df["seed"].to_numpy()
+class _Group:
+    """What the rule rates of one player count and lineup read, chunk by chunk. The unit clustered
+    on is the deal seed, shared by every cell of the group that plays the same deals: its totals
+    are kept to the end unless the group is one cell."""
+
+    def __init__(self, players, contiguous, has):
+        self.players = players
+        self.contiguous = contiguous
+        self.has = has
+        self.acc = {}
+        self.most = 0
+        self.seats = {}  # seat -> Clustered of the penalty points it paid
+        self.paid_total = {}
+        self.pri = Clustered(1, contiguous)
+        self.pri_total = 0.0
+        self.tb_seat = {}
+        self.tb_games = 0
+
+    def rate(self, key, events, opps, cluster):
+        acc = self.acc.get(key)
+        if acc is None:
+            acc = self.acc[key] = Clustered(1, self.contiguous)
+        acc.add(np.asarray(events, dtype=float).ravel(), np.asarray(cluster).ravel(), np.asarray(opps, dtype=float).ravel())
+
+    def add(self, ch):
+        g, st = ch.games, ch.seats
+        seed = g["seed"]
+        rows_seed = np.broadcast_to(seed[:, None], st["turns"].shape)
+        awards = sum(g[f"built_{d}"] for d in DEPTS)
+        if self.has["award"]:
+            aw = np.broadcast_to(awards[:, None], st["turns"].shape)
+            self.rate("award_disc", st["award_by_disc"], aw, rows_seed)
+            self.rate("award_pieces", st["award_by_pieces"], aw, rows_seed)
+        # Unbuilt instruments: one unit per game and unbuilt department (in game order).
+        unbuilt = np.stack([g[f"built_{d}"] == 0 for d in DEPTS], axis=1)
+        paid = np.stack([st[f"penalty_{d}"].sum(axis=1) < 0 for d in DEPTS], axis=1)
+        useed = np.broadcast_to(seed[:, None], unbuilt.shape)[unbuilt]
+        pu = paid[unbuilt].astype(float)
+        if len(pu) or "penalty_paid" in self.acc:
+            self.rate("penalty_paid", pu, np.ones_like(pu), useed)
+            if self.players == 2:
+                self.rate("pri_absorbs", 1.0 - pu, np.ones_like(pu), useed)
+        self.rate("tiebreak", g["tiebreak"], np.ones(len(seed)), seed)
+        self.rate("tokens_spent", np.minimum(st["tokens_spent"], st["tokens_gained"]), st["tokens_gained"], rows_seed)
+        self.rate("brag_instead", st["action_brags"], st["turns"], rows_seed)
+        self.rate("bumps", st["bumps_made"].sum(axis=1) > 0, np.ones(len(seed)), seed)
+        self.rate("pickups", st["pickups"], st["turns"], rows_seed)
+        if self.has["cheese"]:
+            self.rate("cheese_jumps", st["cheese_jumps"].sum(axis=1) > 0, np.ones(len(seed)), seed)
+            self.rate("upgrade_others", st["upgrades_on_others"], st["upgrades"], rows_seed)
+        self.most = max(self.most, int(st["upgrades"].max()) if st["upgrades"].size else 0)
+        # Who carries the penalty points: each seat, and Pri at 2 players.
+        pay = -sum(st[f"penalty_{d}"] for d in DEPTS)
+        for seat in range(ch.players):
+            self.seats.setdefault(seat, Clustered(1, self.contiguous)).add(pay[:, seat], seed)
+            self.paid_total[seat] = self.paid_total.get(seat, 0.0) + float(pay[:, seat].sum())
+        if self.has["pri"] and self.players == 2:
+            self.pri.add(g["pri_penalty_absorbed"], seed)
+            self.pri_total += float(g["pri_penalty_absorbed"].sum())
+        tb = g["tiebreak"] == 1
+        self.tb_games += int(tb.sum())
+        for seat in range(ch.players):
+            won = (g["winner"] == seat) & tb
+            self.tb_seat.setdefault(seat, Clustered(1, self.contiguous)).add(won.astype(float), seed)
+
+
+def _read(seats, games):
+    run = tables_of(seats, games)
+    cells = run.cells.assign(lineup=run.cells["lineup"].astype(str))
+    keys, group = M.groups_of(cells, ["players", "lineup"])
+    ncells = np.bincount(group, minlength=len(keys))
+    cols = set(run.seat_columns)
+    has = {"award": "award_by_disc" in cols, "cheese": "cheese_jumps" in cols,
+           "pri": "pri_penalty_absorbed" in set(run.game_columns)}
+    acc = [_Group(int(p), ncells[i] == 1, has) for i, (p, _) in enumerate(keys)]
+    seat_cols = ["turns", "tokens_spent", "tokens_gained", "action_brags", "bumps_made", "pickups", "upgrades",
+                 *(f"penalty_{d}" for d in DEPTS)]
+    seat_cols += ["award_by_disc", "award_by_pieces"] if has["award"] else []
+    seat_cols += ["cheese_jumps", "upgrades_on_others"] if has["cheese"] else []
+    game_cols = ["seed", "tiebreak", "winner", *(f"built_{d}" for d in DEPTS)] + (["pri_penalty_absorbed"] if has["pri"] else [])
+    for ch in run.scan(seats=seat_cols, games=game_cols):
+        acc[group[ch.k]].add(ch)
+    # "All upgrade pieces placed": seats that reached the most upgrades of their group (a second look).
+    for i, a in enumerate(acc):
+        if a.most > 0:
+            ks = [k for k in range(len(cells)) if group[k] == i]
+            for ch in run.scan(seats=["upgrades"], games=["seed"], cells=ks):
+                up = ch.seats["upgrades"]
+                a.rate("upgrades_run_out", up >= a.most, np.ones(up.shape), np.broadcast_to(ch.games["seed"][:, None], up.shape))
+    return run, cells, keys, acc
 
 
 def rule_relevance(seats, games, confidence=0.95, threshold=RARE):
-    """The rule-relevance tables of a run (module doc)."""
+    """The rule-relevance tables of a run (module doc); ``seats`` and ``games``: the tables, or a run."""
+    run, cells, keys, acc = _read(seats, games)
     notes = []
-    missing = [c for c in NEEDED_SEAT if c not in seats.columns]
+    missing = [c for c in NEEDED_SEAT if c not in run.seat_columns]
     if missing:
         notes.append("These results were written before the rule counters existed (" + ", ".join(missing) + "); "
                      "run the scenario again for the rules that need them.")
+    judges = _judges(cells)
     rows = []
-    g_key = games.set_index(GAME_ID)
-    s = seats.join(g_key[[f"built_{d}" for d in DEPTS]], on=GAME_ID)
-    s["lineup"] = s["lineup"].astype(str)
-    # Per player count and judge (lineup) when a player count has several: how often a rule bites
-    # depends on who plays, and lineups are never pooled (as in the seat section).
-    judges = _judges(games)
-    for (players, lineup), sp in s.groupby(["players", "lineup"], sort=True):
-        gp = games[(games["players"] == players) & (games["lineup"].astype(str) == lineup)]
+    order = ("award_disc", "award_pieces", "penalty_paid", "pri_absorbs", "tiebreak", "tokens_spent", "brag_instead",
+             "bumps", "pickups", "cheese_jumps", "upgrade_others", "upgrades_run_out")
+    for (players, lineup), a in zip(keys, acc, strict=True):
         judge = judges.get((int(players), lineup), "")
-        players = int(players)
-
-        def add(key, events, opps, cluster):
-            rate, lo, hi = ratio_rate(events, opps, cluster, confidence)
-            _, label, ruling, bite, unit = next(r for r in RULES if r[0] == key)
-            rows.append([key, label, ruling, players, judge, bite, unit, float(np.sum(events)), float(np.sum(opps)),
-                         rate, lo, hi, RARELY if hi < threshold else ALWAYS if lo > 1 - threshold else BITES])
-
-        awards = sum(sp[f"built_{d}"].to_numpy() for d in DEPTS)
-        if "award_by_disc" in sp:
-            add("award_disc", sp["award_by_disc"].to_numpy(), awards, _deal(sp))
-            add("award_pieces", sp["award_by_pieces"].to_numpy(), awards, _deal(sp))
-        # Unbuilt instruments: one unit per game and unbuilt department.
-        paid_units, cl = [], []
-        for d in DEPTS:
-            unbuilt = gp[gp[f"built_{d}"] == 0]
-            if unbuilt.empty:
+        for key in order:
+            r = a.acc.get(key)
+            if r is None:
                 continue
-            pen = sp.groupby(GAME_ID)[f"penalty_{d}"].sum()
-            paid = (pen.reindex(pd.MultiIndex.from_frame(unbuilt[GAME_ID])).fillna(0).to_numpy() < 0)
-            paid_units.append(paid.astype(float))
-            cl.append(_deal(unbuilt))
-        if paid_units:
-            paid = np.concatenate(paid_units)
-            cluster = np.concatenate(cl)
-            add("penalty_paid", paid, np.ones_like(paid), cluster)
-            if players == 2:
-                add("pri_absorbs", 1.0 - paid, np.ones_like(paid), cluster)
-        add("tiebreak", gp["tiebreak"].to_numpy(), np.ones(len(gp)), _deal(gp))
-        add("tokens_spent", np.minimum(sp["tokens_spent"], sp["tokens_gained"]).to_numpy(),
-            sp["tokens_gained"].to_numpy(), _deal(sp))
-        add("brag_instead", sp["action_brags"].to_numpy(), sp["turns"].to_numpy(), _deal(sp))
-        per_game = sp.groupby(GAME_ID, sort=False)
-        bumps = (per_game["bumps_made"].sum() > 0).astype(float)
-        seeds = per_game["seed"].first().to_numpy()
-        add("bumps", bumps.to_numpy(), np.ones(len(bumps)), seeds)
-        add("pickups", sp["pickups"].to_numpy(), sp["turns"].to_numpy(), _deal(sp))
-        if "cheese_jumps" in sp:
-            jumps = (per_game["cheese_jumps"].sum() > 0).astype(float)
-            add("cheese_jumps", jumps.to_numpy(), np.ones(len(jumps)), seeds)
-            add("upgrade_others", sp["upgrades_on_others"].to_numpy(), sp["upgrades"].to_numpy(), _deal(sp))
-        most = sp["upgrades"].max()
-        if most > 0:
-            add("upgrades_run_out", (sp["upgrades"] >= most).astype(float).to_numpy(), np.ones(len(sp)), _deal(sp))
+            rate, lo, hi = M.ratio_rate(r, confidence)
+            _, label, ruling, bite, unit = next(x for x in RULES if x[0] == key)
+            rows.append([key, label, ruling, int(players), judge, bite, unit, float(r.total[0]), float(r.b),
+                         rate, lo, hi, RARELY if hi < threshold else ALWAYS if lo > 1 - threshold else BITES])
     table = pd.DataFrame(rows, columns=COLUMNS)
-    if len(seats) and "upgrades" in seats:
+    most = max((a.most for a in acc), default=0)
+    if run.games_count and "upgrades" in run.seat_columns:
         notes.append("'All upgrade pieces placed' counts seats that reached the most upgrades any seat placed in "
-                     f"the run ({int(seats['upgrades'].max())}), the supply of upgrade pieces.")
-    return RuleRelevance(table, _penalty_by_owner(seats, games, confidence), _tiebreak_by_seat(games, confidence),
-                         threshold, notes)
+                     f"the run ({most}), the supply of upgrade pieces.")
+    return RuleRelevance(table, _penalty_by_owner(keys, acc, judges, confidence),
+                         _tiebreak_by_seat(keys, acc, judges, confidence), threshold, notes)
 
 
-def _penalty_by_owner(seats, games, confidence):
+def _penalty_by_owner(keys, acc, judges, confidence):
     """Unbuilt penalty points per game, by who carries them: each seat, and Pri (2 players)."""
     rows = []
-    judges = _judges(games)
-    for (players, lineup), gp in games.assign(lineup=games["lineup"].astype(str)).groupby(["players", "lineup"]):
+    for (players, lineup), a in zip(keys, acc, strict=True):
         judge = judges.get((int(players), lineup), "")
-        sp = seats[(seats["players"] == players) & (seats["lineup"].astype(str) == lineup)]
-        paid = -sp[[f"penalty_{d}" for d in DEPTS]].sum(axis=1)
-        by_seat = sp.assign(_paid=paid.to_numpy())
-        total = float(paid.sum())
-        pri = float(gp["pri_penalty_absorbed"].sum()) if "pri_penalty_absorbed" in gp and int(players) == 2 else 0.0
+        total = float(sum(a.paid_total.values()))
+        pri = a.pri_total if a.has["pri"] and int(players) == 2 else 0.0
         grand = total + pri
-        for seat, part in by_seat.groupby("seat", sort=True):
-            m, lo, hi = stats.mean_interval(part["_paid"].to_numpy(), confidence, part["seed"].to_numpy())
+        for seat in sorted(a.seats):
+            m, lo, hi = M.mean_interval(a.seats[seat], confidence)
             rows.append([int(players), judge, f"seat {int(seat) + 1}", m, lo, hi,
-                         part["_paid"].sum() / grand if grand else math.nan])
-        if int(players) == 2 and "pri_penalty_absorbed" in gp:
-            x = gp["pri_penalty_absorbed"].to_numpy(dtype=float)
-            m, lo, hi = stats.mean_interval(x, confidence, gp["seed"].to_numpy())
+                         a.paid_total[seat] / grand if grand else math.nan])
+        if int(players) == 2 and a.has["pri"]:
+            m, lo, hi = M.mean_interval(a.pri, confidence)
             rows.append([int(players), judge, "Pri (absorbed)", m, lo, hi, pri / grand if grand else math.nan])
     return pd.DataFrame(rows, columns=["players", "judge", "who", "points_per_game", "lo", "hi", "share"])
 
 
-def _tiebreak_by_seat(games, confidence):
+def _tiebreak_by_seat(keys, acc, judges, confidence):
     """Games decided by the tie-break, by the seat that won them (R13: the latest tied seat)."""
     rows = []
-    judges = _judges(games)
-    for (players, lineup), gp in games.assign(lineup=games["lineup"].astype(str)).groupby(["players", "lineup"]):
+    for (players, lineup), a in zip(keys, acc, strict=True):
         judge = judges.get((int(players), lineup), "")
-        tb = gp[gp["tiebreak"] == 1]
+        tbg = a.tb_games
         for seat in range(int(players)):
-            won = (gp["winner"] == seat) & (gp["tiebreak"] == 1)
-            rate, lo, hi, _ = stats.wilson_clustered(won.to_numpy().astype(float), gp["seed"].to_numpy(), confidence)
-            rows.append([int(players), judge, seat, int(won.sum()), len(tb), int(won.sum()) / len(tb) if len(tb) else math.nan,
-                         rate, lo, hi])
+            acc_s = a.tb_seat.get(seat)
+            if acc_s is None:
+                continue
+            wins = int(round(float(acc_s.total[0])))
+            rate, lo, hi, _ = M.wilson_clustered(acc_s, confidence)
+            rows.append([int(players), judge, seat, wins, tbg, wins / tbg if tbg else math.nan, rate, lo, hi])
     return pd.DataFrame(rows, columns=["players", "judge", "seat", "tiebreak_wins", "tiebreak_games", "share_of_tiebreaks",
                                        "rate_per_game", "lo", "hi"])
 

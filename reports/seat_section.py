@@ -1,27 +1,44 @@
 """Section 1 of a balance report, every game's: who wins by seat, per setting, with the seat
-verdict of each cell (:func:`reports.seats.seat_advantage`)."""
+verdict of each cell (:func:`reports.seats.seat_advantage`), on the game's setting columns
+(:class:`reports.frames.Setting`) and with the rulings it declares (``Game.report_notes``)."""
 
 from __future__ import annotations
 
 from reports import charts, stats
 from reports import present as P
 from reports.document import Section, Table
+from reports.frames import DEFAULT_SETTING
 from reports.seats import NOT_JUDGED, margin_sentence, seat_advantage
 
 
-def setting_cols():
-    """The columns naming a cell's setting in a Shuffle and Swing table (players, instrument set)."""
-    return [("players", P.integer("players")), ("instruments", P.text("instruments"))]
+def setting_cols(setting=None):
+    """The columns naming a cell's setting in a section table: players, and the setting's label
+    under its title (``instruments`` for the default game)."""
+    setting = setting or DEFAULT_SETTING
+    return [("players", P.integer("players")), (setting.title, P.text(setting.label))]
 
 
+def default_rulings():
+    """The rulings the default game's report names (``Game.report_notes``)."""
+    from simulator import games as registry
 
-def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word="instrument sets", sequential=None):
-    adv = seat_advantage(games, margin, confidence, seed, gap_margin=gap_margin, sequential=sequential)
+    return tuple(registry.get(registry.DEFAULT_GAME).report_notes)
+
+
+def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word=None, sequential=None, setting=None,
+                 rulings=None):
+    """``(Section, SeatAdvantage)``: section 1 on ``games`` (``setting``: the game's
+    :class:`reports.frames.Setting`, default the default game's; ``rulings``: the sentences its rules
+    add to the method note, default the default game's)."""
+    setting = setting or DEFAULT_SETTING
+    rulings = default_rulings() if rulings is None else tuple(rulings)
+    settings_word = settings_word or setting.many
+    adv = seat_advantage(games, margin, confidence, seed, gap_margin=gap_margin, sequential=sequential, setting=setting)
     cells, rates = adv.cells, adv.rates
     c = int(100 * confidence)
     a = stats.alpha_of(confidence)
     cell_spec = [
-        *setting_cols(),
+        *setting_cols(setting),
         ("judge (lineup)", P.text("level")),
         ("design", P.text("design")),
         ("games", P.integer("games")),
@@ -41,7 +58,7 @@ def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word
         ("note", P.text("note")),
     ]
     rate_spec = [
-        *setting_cols(),
+        *setting_cols(setting),
         ("judge (lineup)", P.text("level")),
         ("design", P.text("design")),
         ("seat", P.seat("seat")),
@@ -57,11 +74,11 @@ def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word
         "seats",
         "1. Seat advantage",
         "Does the turn order decide who wins?",
-        charts=[charts.seat_win_rates(rates, margin, confidence, settings_word)],
+        charts=[charts.seat_win_rates(rates, margin, confidence, settings_word, setting.label)],
         tables=[
             Table(
                 "seat_verdicts",
-                "Verdict per player count, instrument set and judge (lineup); lineups are never pooled",
+                f"Verdict per player count, {setting.words} and judge (lineup); lineups are never pooled",
                 cells,
                 P.present(cells, cell_spec),
             ),
@@ -77,10 +94,10 @@ def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word
         "Imbalanced: some seat is shown outside the margin, Holm-corrected over the seats of that cell. Error "
         f"controlled: calling a cell imbalanced when every seat is inside the margin happens at most {100 * a:.0f}% "
         "of the time, per cell. Inconclusive: neither yet; the estimate of further games assumes the observed "
-        "win rates are the true ones and aims at 80% power. Ties go to the tied player latest in turn order (R13)."
+        "win rates are the true ones and aims at 80% power." + "".join(f" {r}" for r in rulings)
     )
     sec.notes.append(
-        f"The family of each verdict is its own cell (one player count, instrument set and judge), so a cell's "
+        f"The family of each verdict is its own cell (one player count, {setting.words} and judge), so a cell's "
         f"verdict does not change when other cells are added to the run. Over a run of {len(cells)} cells up to "
         f"{len(cells) * a:.2g} false verdicts may be expected; the columns 'imbalanced run-wide' (Holm over every "
         f"test of the run) and 'balanced run-wide' (level {a:.2g} / {len(cells)} per cell) give the reading that "
@@ -117,5 +134,5 @@ def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word
     )
     shown = cells if len(cells) <= 12 else cells[cells["verdict"] == stats.IMBALANCED].head(12)
     for row in shown.itertuples(index=False):
-        sec.findings.append(f"{row.players} players, {row.instruments}, {row.level}: **{row.verdict}**, {row.note}.")
+        sec.findings.append(f"{row.players} players, {getattr(row, setting.label)}, {row.level}: **{row.verdict}**, {row.note}.")
     return sec, adv

@@ -1,7 +1,7 @@
 """Section 1, seat advantage: does the turn order decide who wins?
 
-Seat balance is judged only from designs that can show it, one *cell* (player count x instrument
-set x lineup) at a time; lineups are never pooled:
+Seat balance is judged only from designs that can show it, one *cell* (player count x setting, an
+instrument set or another game's board and variant, x lineup) at a time; lineups are never pooled:
 
 * **mirror cells** (one strategy in every seat): each seat's win rate against the fair share 1/N.
   With equal players in every seat, a difference between seats can only come from the seats.
@@ -40,8 +40,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from reports import moments as M
 from reports import stats
-from reports.frames import SETTING, games_text, pct, with_setting
+from reports.frames import DEFAULT_SETTING, SETTING, games_text, pct, with_setting
+from reports.io import tables_of
+from reports.moments import ClusterOuter, Clustered
 
 MIRROR = "mirror"
 MODEL = "model"
@@ -84,78 +87,128 @@ def _more_games(needed, n, players):
     return float(math.ceil(more / players) * players)  # whole rotations
 
 
-def _ties(part, confidence):
-    deal = part["_deal"].to_numpy()
-    is_tie = (part["tied"] > 1).astype(int).to_numpy()
-    by_tb = (part["tiebreak"] > 0).astype(int).to_numpy()
-    ties, t_lo, t_hi, _ = stats.wilson_clustered(is_tie, deal, confidence)
-    tb, b_lo, b_hi, _ = stats.wilson_clustered(by_tb, deal, confidence)
+def _ties(acc_tie, acc_tb, confidence):
+    ties, t_lo, t_hi, _ = M.wilson_clustered(acc_tie, confidence)
+    tb, b_lo, b_hi, _ = M.wilson_clustered(acc_tb, confidence)
     return {
-        "ties": int(is_tie.sum()),
+        "ties": int(round(float(acc_tie.total[0]))),
         "tie_rate": ties,
         "tie_lo": float(t_lo),
         "tie_hi": float(t_hi),
-        "tiebreaks": int(by_tb.sum()),
+        "tiebreaks": int(round(float(acc_tb.total[0]))),
         "tiebreak_rate": tb,
         "tiebreak_lo": float(b_lo),
         "tiebreak_hi": float(b_hi),
     }
 
 
-def _strategy_matrix(part, nplayers):
-    """``(G, N)`` strategy index at each seat of each game, and the strategy names.
+def _strategy_rows(lineup, nplayers):
+    """``(N, N)`` strategy index at each seat for each rotation, and the strategy names.
 
     The runner seats lineup position ``(seat - rotation) mod N`` at a seat (scenarios.worker).
     """
-    names = lineup_names(part["lineup"].iloc[0])
+    names = lineup_names(lineup)
     pool = sorted(set(names))
     pos = np.array([pool.index(x) for x in names])
-    rot = part["rotation"].to_numpy().astype(int)
     seat = np.arange(nplayers)
+    rot = np.arange(nplayers)
     return pos[(seat[None, :] - rot[:, None]) % nplayers], pool
 
 
-def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, gap_margin=None, sequential=None):
+class _CellGroup:
+    """What the seat verdict of one cell (player count, setting, lineup) reads of its games."""
+
+    def __init__(self, players, lineup):
+        self.players = n = int(players)
+        self.mirror = is_mirror(lineup)
+        self.lineup = lineup
+        self.games = 0
+        self.wins = Clustered(n)
+        self.tie = Clustered(1)
+        self.tb = Clustered(1)
+        if not self.mirror:
+            self.patterns = np.zeros((n, n))
+            self.outer = ClusterOuter(n * n)
+
+    def add(self, ch, has_ties):
+        g = ch.games
+        if (g["winner"] < 0).any():  # a game without a winner (a stall cap) counts for no seat
+            keep = g["winner"] >= 0
+            g = {c: v[keep] for c, v in g.items()}
+        n = self.players
+        deal = M.deal_key(ch.k, g["deal"])
+        winner = np.clip(g["winner"].astype(int), 0, n - 1)
+        onehot = np.zeros((len(winner), n))
+        onehot[np.arange(len(winner)), winner] = 1.0
+        self.games += len(winner)
+        self.wins.add(onehot, deal)
+        if has_ties:
+            self.tie.add((g["tied"] > 1).astype(float), deal)
+            self.tb.add((g["tiebreak"] > 0).astype(float), deal)
+        else:
+            zero = np.zeros(len(winner))
+            self.tie.add(zero, deal)
+            self.tb.add(zero, deal)
+        if not self.mirror:
+            rot = g["rotation"].astype(int) % n
+            pattern = np.zeros((len(winner), n * n))
+            pattern[np.arange(len(winner)), rot * n + winner] = 1.0
+            np.add.at(self.patterns, (rot, winner), 1.0)
+            self.outer.add(pattern, deal)
+
+
+def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, gap_margin=None, sequential=None,
+                   setting=None):
     """Seat win rates and the balance verdict of every cell of a run (see the module doc).
 
-    ``games`` needs the columns players, inst_black, inst_orange, inst_gray, lineup, cell, deal,
-    rotation, winner, tied, tiebreak. ``margin`` and ``gap_margin`` are fractions (0.03 = 3
-    percentage points); ``gap_margin=None`` sets no margin on the gap. ``seed`` and ``resamples``
+    ``games``: the games table (a DataFrame) or a run (:class:`reports.io.RunData`), read with the
+    columns cell, deal, rotation, winner, tied, tiebreak (a game without tie columns has no ties)
+    and the cells' players, setting and lineup. ``margin`` and ``gap_margin`` are fractions (0.03 =
+    3 percentage points); ``gap_margin=None`` sets no margin on the gap. ``seed`` and ``resamples``
     are kept for callers; no figure here is drawn at random any more. ``sequential``: the
     ``manifest["sequential"]`` of a sequential run; its mirror cells are then judged with the
     anytime-valid tests the run stopped on (:mod:`reports.sequential_verdicts`).
     """
-    g = with_setting(games)
-    g["lineup"] = g["lineup"].astype(str)
-    g["_deal"] = g.groupby(["cell", "deal"], sort=False).ngroup().to_numpy()
-    groups = list(g.groupby(CELL, sort=True))
+    setting = setting or DEFAULT_SETTING
+    run = tables_of(games=games)
+    cells = with_setting(run.cells, setting)
+    cells["lineup"] = cells["lineup"].astype(str)
+    keys = sorted(set(zip(cells["players"], cells[setting.label], cells["lineup"], strict=True)))
+    key_of = list(zip(cells["players"], cells[setting.label], cells["lineup"], strict=True))
+    acc = [_CellGroup(p, lu) for p, _, lu in keys]
+    slot = {key: i for i, key in enumerate(keys)}
+    group_of = [slot[key] for key in key_of]
+    has_ties = "tied" in run.game_columns and "tiebreak" in run.game_columns
+    columns = ["deal", "rotation", "winner"] + (["tied", "tiebreak"] if has_ties else [])
+    for ch in run.scan(games=columns):
+        acc[group_of[ch.k]].add(ch, has_ties)
+    keys = [key for key, a in zip(keys, acc, strict=True) if a.games]
+    acc = [a for a in acc if a.games]
     alpha = stats.alpha_of(confidence)
 
     # Mirror cells: seat counts (in effective games) for the vectorised exact tests.
-    rate_rows, mirror_rows = [], []
-    for k, ((players, inst, lineup), part) in enumerate(groups):
+    rate_rows = []
+    for k, ((players, inst, lineup), a) in enumerate(zip(keys, acc, strict=True)):
         n_players = int(players)
-        winner = np.clip(part["winner"].to_numpy().astype(int), 0, n_players - 1)
-        onehot = np.zeros((len(part), n_players))
-        onehot[np.arange(len(part)), winner] = 1.0
-        deff = stats.design_effect(onehot, part["_deal"].to_numpy())
-        wins = onehot.sum(axis=0)
+        deff = a.wins.design_effect()
+        wins = np.rint(a.wins.total)
         for seat in range(n_players):
             rate_rows.append(
                 {
                     "players": players,
-                    "instruments": inst,
+                    setting.label: inst,
                     "lineup": lineup,
                     "level": level_label(lineup),
                     "design": MIRROR if is_mirror(lineup) else MODEL,
                     "seat": seat,
-                    "games": len(part),
+                    "games": a.games,
                     "wins": int(wins[seat]),
                     "design_effect": deff,
                     "_k": k,
                 }
             )
     rates = pd.DataFrame(rate_rows)
+    rates["players"] = rates["players"].astype("int64")
     rates["effective_games"] = rates["games"] / rates["design_effect"]
     rates["fair_share"] = 1.0 / rates["players"]
     rates["win_rate"] = rates["wins"] / rates["games"]
@@ -183,22 +236,22 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
         rates.loc[mirror, "tost_p"] = res["row_tost_p"]
         rates.loc[mirror, "outside_p_holm"] = res["row_outside_p"]
 
-    cells = []
-    for k, ((players, inst, lineup), part) in enumerate(groups):
+    cells_out = []
+    for k, ((players, inst, lineup), a) in enumerate(zip(keys, acc, strict=True)):
         n_players = int(players)
         r = rates[rates["_k"] == k]
-        n = len(part)
+        n = a.games
         deff = float(r["design_effect"].iloc[0])
         row = {
             "players": players,
-            "instruments": inst,
+            setting.label: inst,
             "lineup": lineup,
             "level": level_label(lineup),
             "games": n,
-            "deals": int(part["_deal"].nunique()),
+            "deals": int(a.wins.d),
             "design_effect": deff,
             "effective_games": n / deff,
-            **_ties(part, confidence),
+            **_ties(a.tie, a.tb, confidence),
         }
         counts = r["wins"].to_numpy()
         if is_mirror(lineup):
@@ -224,9 +277,9 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
                 more_games=_more_games(needed, n, n_players) if verdict == stats.INCONCLUSIVE else math.nan,
             )
         else:
-            strat, pool = _strategy_matrix(part, n_players)
-            winner = np.clip(part["winner"].to_numpy().astype(int), 0, n_players - 1)
-            fit = stats.conditional_logit(winner, strat, part["_deal"].to_numpy(), len(pool))
+            strat, pool = _strategy_rows(lineup, n_players)
+            outer = a.outer.finish()
+            fit = stats.conditional_logit_counts(a.patterns, outer.outer, strat, len(pool), outer.d)
             row.update(chi2=math.nan, chi2_p=math.nan, more_games=math.nan, imbalanced_run=False, balanced_run=False)
             if fit["identified"]:
                 pi, cov = stats.seat_shares(fit["theta"], fit["cov_theta"])
@@ -259,16 +312,17 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
                     outside_p_holm=math.nan,
                     verdict=NOT_JUDGED,
                 )
-        cells.append(row)
-    cells = pd.DataFrame(cells)
+        cells_out.append(row)
+    cells_out = pd.DataFrame(cells_out)
+    cells_out["players"] = cells_out["players"].astype("int64")
     if sequential:
         from reports.sequential_verdicts import apply_sequential
 
-        apply_sequential(cells, rates, g, sequential, margin, confidence)
+        apply_sequential(cells_out, rates, cells, sequential, margin, confidence, setting.cell)
     rates = rates.drop(columns="_k")
     # Run-wide reading of the mixed cells' model verdicts is not combined with the exact tests.
-    cells["note"] = [verdict_note(row, rates, margin, gap_margin) for row in cells.itertuples(index=False)]
-    return SeatAdvantage(rates=rates, cells=cells, margin=margin, confidence=confidence, gap_margin=gap_margin)
+    cells_out["note"] = [verdict_note(row, rates, margin, gap_margin, setting) for row in cells_out.itertuples(index=False)]
+    return SeatAdvantage(rates=rates, cells=cells_out, margin=margin, confidence=confidence, gap_margin=gap_margin)
 
 
 def margin_sentence(margin, gap_margin, players=None):
@@ -280,12 +334,13 @@ def margin_sentence(margin, gap_margin, players=None):
     return text + f", and no two seats are shown more than {100 * gap_margin:.1f} points apart"
 
 
-def verdict_note(row, rates, margin, gap_margin=None):
+def verdict_note(row, rates, margin, gap_margin=None, setting=None):
     """One sentence explaining a cell's verdict."""
     if isinstance(getattr(row, "seq_note", None), str):  # judged by a sequential run
         return row.seq_note
+    label = (setting or DEFAULT_SETTING).label
     part = rates[
-        (rates["players"] == row.players) & (rates["instruments"] == row.instruments) & (rates["lineup"] == row.lineup)
+        (rates["players"] == row.players) & (rates[label] == getattr(row, label)) & (rates["lineup"] == row.lineup)
     ]
     share = 1.0 / row.players
     if row.verdict == NOT_JUDGED:

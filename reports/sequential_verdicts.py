@@ -74,15 +74,16 @@ def sequential_note(rec, games, margin):
     return f"not decided within the budget ({games_text(games)} games; seat {seat} at {_pp(rec['worst_rate'] - share)}, {span}); {cost}"
 
 
-def apply_sequential(cells, rates, games, sequential, margin, confidence):
+def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_keys=("players", "instruments", "lineup")):
     """Judge the mirror cells of ``cells`` (one row per cell, in the order of ``rates['_k']``) with
     the sequential tests; changes ``cells`` and ``rates`` in place. ``games`` is the games table
-    (its ``cell`` column names the run's cell index); ``sequential`` the manifest's record."""
+    (its ``cell`` column names the run's cell index) with the setting's label, ``cell_keys`` the
+    columns a seat cell is told by (``reports.frames.Setting.cell``); ``sequential`` the manifest's record."""
     settings = sequential.get("settings", {})
     run_margin = float(settings.get("margin", margin))
     run_conf = float(settings.get("confidence", confidence))
     records = {r["cell"]: r for r in sequential.get("cells", []) if isinstance(r, dict) and "cell" in r}
-    first_cell = games.groupby(["players", "instruments", "lineup"], sort=True)["cell"].first().to_numpy()
+    first_cell = games.groupby(list(cell_keys), sort=True)["cell"].first().to_numpy()
     for col in SEQ_COLUMNS:
         cells[col] = pd.Series([None] * len(cells), dtype=object, index=cells.index)
     alpha = stats.alpha_of(confidence)

@@ -8,41 +8,88 @@ within a game and the winner's margin over the runner-up (0 when the tie-break d
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
-from reports import stats
-from reports.frames import GAME_ID, SETTING, deal_ids, with_setting
+from reports import moments as M
+from reports.frames import SETTING, with_setting
+from reports.io import tables_of
+from reports.moments import Clustered, Histogram
+
+
+SHAPE_GAMES = ["deal", "rounds", "stalled"]
+SHAPE_SEATS = ["score", "rank", "passes"]
+
+
+def _per_game(ch):
+    """Per game of one chunk: passes (summed over the seats), the spread of the seats' scores
+    (population standard deviation) and the winner's margin over the runner-up (NaN without one)."""
+    score = ch.seats["score"].astype(float)
+    rank = ch.seats["rank"]
+    passes = ch.seats["passes"].sum(axis=1)
+    spread = score.std(axis=1) if score.shape[1] else np.full(len(score), np.nan)
+    rows = np.arange(len(score))
+    top = []
+    for r in (1, 2):
+        at = rank == r
+        has = at.any(axis=1)
+        top.append(np.where(has, score[rows, np.argmax(at, axis=1)], np.nan))
+    return passes, spread, top[0] - top[1]
 
 
 def per_game_shape(seats, games):
-    """One row per game: setting, rounds, stalled, passes, score_std, winner_margin."""
-    g = with_setting(games)
-    s = seats.sort_values([*GAME_ID, "rank"], kind="stable")
-    grouped = s.groupby(GAME_ID, sort=False)
-    spread = grouped["score"].std(ddof=0).rename("score_std")
-    passes = grouped["passes"].sum().rename("passes")
-    top2 = s[s["rank"] <= 2].pivot_table(index=GAME_ID, columns="rank", values="score", aggfunc="first")
-    margin = (top2[1] - top2[2]).rename("winner_margin") if 2 in top2.columns else pd.Series(dtype=float)
-    g["deal_id"] = deal_ids(g)
-    out = g.set_index(GAME_ID)[[*SETTING, "deal_id", "rounds", "stalled"]].join(passes).join(spread).join(margin)
-    return out.reset_index()
+    """The distribution of game length and winner's margin: one row per setting, rounds and margin
+    value, with ``count`` the games that had them (``winner_margin`` NaN: no runner-up)."""
+    return game_shape(seats, games)[1]
 
 
 def game_shape(seats, games, confidence=0.95):
-    """One row per setting with the figures of the module doc."""
-    per = per_game_shape(seats, games)
-    rows = []
-    for (players, inst), part in per.groupby(SETTING, sort=True):
-        n = len(part)
-        deal = part["deal_id"].to_numpy()
-        r = part["rounds"].to_numpy(dtype=float)
-        mean, lo, hi = stats.mean_interval(r, confidence, deal)
-        stalled = int(part["stalled"].sum())
-        _, s_lo, s_hi, _ = stats.wilson_clustered(part["stalled"].to_numpy() > 0, deal, confidence)
-        p_mean, p_lo, p_hi = stats.mean_interval(part["passes"].to_numpy(dtype=float), confidence, deal)
-        sd_mean = float(part["score_std"].mean())
-        m_mean, m_lo, m_hi = stats.mean_interval(part["winner_margin"].to_numpy(dtype=float), confidence, deal)
+    """``(table, per)``: one row per setting with the figures of the module doc, and the counts of
+    (rounds, winner margin) per setting that the charts draw (:func:`per_game_shape`).
+    ``seats`` and ``games``: the tables, or a run (either argument)."""
+    run = tables_of(seats, games)
+    cells = with_setting(run.cells)
+    keys, group = M.groups_of(cells, SETTING)
+    acc = {}
+    for ch in run.scan(seats=SHAPE_SEATS, games=SHAPE_GAMES):
+        a = acc.get(group[ch.k])
+        if a is None:
+            a = acc[group[ch.k]] = {"n": 0, "rounds": Clustered(1), "stalled": Clustered(1), "passes": Clustered(1),
+                                    "sd": Clustered(1), "margin": Clustered(1), "joint": {}, "stalled_n": 0}
+        g = ch.games
+        deal = M.deal_key(ch.k, g["deal"])
+        passes, spread, margin = _per_game(ch)
+        a["n"] += len(deal)
+        a["rounds"].add(g["rounds"], deal)
+        a["stalled"].add((g["stalled"] > 0).astype(float), deal)
+        a["stalled_n"] += int(g["stalled"].sum())
+        a["passes"].add(passes, deal)
+        ok = ~np.isnan(spread)
+        a["sd"].add(spread[ok], deal[ok])
+        ok = ~np.isnan(margin)
+        a["margin"].add(margin[ok], deal[ok])
+        pairs = pd.DataFrame({"r": g["rounds"], "m": margin}).value_counts(dropna=False)
+        for (r, m), c in pairs.items():
+            key = (int(r), None if math.isnan(m) else float(m))
+            a["joint"][key] = a["joint"].get(key, 0) + int(c)
+    rows, per = [], []
+    for gi in sorted(acc):
+        a = acc[gi]
+        players, inst = keys[gi]
+        n = a["n"]
+        mean, lo, hi = M.mean_interval(a["rounds"], confidence)
+        _, s_lo, s_hi, _ = M.wilson_clustered(a["stalled"], confidence)
+        p_mean, p_lo, p_hi = M.mean_interval(a["passes"], confidence)
+        m_mean, m_lo, m_hi = M.mean_interval(a["margin"], confidence)
+        rounds, margins = Histogram(), Histogram()
+        for (r, m), c in a["joint"].items():
+            rounds.counts[r] = rounds.counts.get(r, 0) + c
+            per.append((players, inst, r, math.nan if m is None else m, c))
+            if m is not None:
+                margins.counts[m] = margins.counts.get(m, 0) + c
+        stalled = a["stalled_n"]
         rows.append(
             {
                 "players": players,
@@ -51,9 +98,9 @@ def game_shape(seats, games, confidence=0.95):
                 "rounds_mean": mean,
                 "rounds_lo": lo,
                 "rounds_hi": hi,
-                "rounds_p10": float(np.quantile(r, 0.1)),
-                "rounds_median": float(np.median(r)),
-                "rounds_p90": float(np.quantile(r, 0.9)),
+                "rounds_p10": rounds.quantile(0.1),
+                "rounds_median": rounds.median(),
+                "rounds_p90": rounds.quantile(0.9),
                 "stalled": stalled,
                 "stalled_rate": stalled / n,
                 "stalled_lo": float(s_lo),
@@ -61,11 +108,13 @@ def game_shape(seats, games, confidence=0.95):
                 "passes_mean": p_mean,
                 "passes_lo": p_lo,
                 "passes_hi": p_hi,
-                "score_std_mean": sd_mean,
+                "score_std_mean": float(a["sd"].mean[0]) if a["sd"].n else math.nan,
                 "winner_margin_mean": m_mean,
                 "winner_margin_lo": m_lo,
                 "winner_margin_hi": m_hi,
-                "winner_margin_median": float(part["winner_margin"].median()),
+                "winner_margin_median": margins.median(),
             }
         )
+    per = pd.DataFrame(per, columns=[*SETTING, "rounds", "winner_margin", "count"])
+    per = per.sort_values([*SETTING, "rounds", "winner_margin"], kind="stable").reset_index(drop=True)
     return pd.DataFrame(rows), per

@@ -495,6 +495,79 @@ def conditional_logit(winner, strategy, deal, nstrategies):
     return out
 
 
+def conditional_logit_counts(counts, outer, strategy, nstrategies, deals):
+    """:func:`conditional_logit` from the counts of its distinct games, the same fit.
+
+    A game's likelihood depends only on its *pattern*: the strategy at each seat (one row of
+    ``strategy``, ``(P, N)``) and the winning seat. ``counts`` ``(P, N)`` holds how many games of
+    each pattern the cell played; ``outer`` ``(P*N, P*N)`` the sum over deals of the outer product
+    of a deal's pattern counts (for the cluster-robust covariance); ``deals`` their number. The
+    data of any number of games is then a few dozen numbers."""
+    from scipy.optimize import minimize
+
+    counts = np.asarray(counts, dtype=float)
+    strat = np.asarray(strategy, dtype=np.int64)
+    p_rows, n = strat.shape
+    k = (n - 1) + (nstrategies - 1)
+    x = np.zeros((p_rows, n, k))
+    for s in range(1, n):
+        x[:, s, s - 1] = 1.0
+    for j in range(1, nstrategies):
+        x[:, :, n - 1 + j - 1] = strat == j
+    g = float(counts.sum())
+    per_row = counts.sum(axis=1)
+
+    def parts(b):
+        u = x @ b
+        u -= u.max(axis=1, keepdims=True)
+        p = np.exp(u)
+        p /= p.sum(axis=1, keepdims=True)
+        return u, p
+
+    def nll(b):
+        u, _ = parts(b)
+        return -(counts * (u - np.log(np.exp(u).sum(axis=1, keepdims=True)))).sum()
+
+    def grad(b):
+        _, p = parts(b)
+        xbar = np.einsum("rs,rsk->rk", p, x)
+        return -(np.einsum("rw,rwk->k", counts, x) - per_row @ xbar)
+
+    def hess(b):
+        _, p = parts(b)
+        xbar = np.einsum("rs,rsk->rk", p, x)
+        xc = x - xbar[:, None, :]
+        return np.einsum("r,rs,rsk,rsl->kl", per_row, p, xc, xc)
+
+    out = {"theta": np.zeros(n), "cov_theta": np.full((n, n), np.nan), "beta": np.zeros(nstrategies)}
+    out["deals"] = int(deals)
+    if g < 2 or k == 0:
+        out["identified"] = False
+        return out
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = minimize(nll, np.zeros(k), jac=grad, hess=hess, method="trust-exact", options={"maxiter": 200})
+    b = fit.x
+    h = hess(b)
+    ok = bool(fit.success) and np.all(np.isfinite(b)) and np.abs(b).max(initial=0) < MAX_LOGIT
+    try:
+        hinv = np.linalg.inv(h)
+    except np.linalg.LinAlgError:
+        ok = False
+        hinv = np.full((k, k), np.nan)
+    _, p = parts(b)
+    score = (x - np.einsum("rs,rsk->rk", p, x)[:, None, :]).reshape(p_rows * n, k)  # per pattern (row, winner)
+    d = max(int(deals), 1)
+    meat = score.T @ np.asarray(outer, dtype=float) @ score * (d / max(d - 1, 1))
+    cov = hinv @ meat @ hinv
+    out["theta"][1:] = b[: n - 1]
+    out["cov_theta"] = np.zeros((n, n))
+    out["cov_theta"][1:, 1:] = cov[: n - 1, : n - 1]
+    out["beta"][1:] = b[n - 1 :]
+    out["identified"] = ok and bool(np.all(np.isfinite(cov)))
+    return out
+
+
 def seat_shares(theta, cov_theta):
     """Win rate of each seat among equal players, ``softmax(theta)``, and its covariance (delta method)."""
     theta = np.asarray(theta, dtype=float)

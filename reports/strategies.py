@@ -1,6 +1,7 @@
 """Section 2, strategies: which scripted strategy wins, and by how much?
 
-Per setting (player count x instrument set), for lineups with more than one strategy:
+Per setting (player count x the game's setting, e.g. an instrument set), for lineups with more than
+one strategy:
 
 * win rate (Wilson) and mean score (t interval) per strategy, counted per seat played;
 * head-to-head: in the games where both A and B sat at the table, the share in which A's best-placed
@@ -12,7 +13,11 @@ Per setting (player count x instrument set), for lineups with more than one stra
 * the leader of each setting, and whether it *dominates* (beats every other strategy head-to-head,
   the lower end of each Wilson interval above 50 %).
 
-A mirror lineup (one strategy in every seat) has nothing to compare; it is named and skipped.
+A mirror lineup (one strategy in every seat) has nothing to compare; it is named and skipped. A game
+that records no score has no mean score (blank), and one that records no finishing order (no
+``rank`` column) no head-to-head and no rating: its strategies are compared by win rate only.
+Every function takes the game's ``setting`` (a :class:`reports.frames.Setting`; None: the default
+game's instrument set).
 """
 
 from __future__ import annotations
@@ -23,8 +28,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from reports import moments as M
 from reports import stats
-from reports.frames import GAME_ID, SETTING, deal_ids, with_setting
+from reports.frames import DEFAULT_SETTING, with_setting
+from reports.io import tables_of
+from reports.moments import Clustered
 
 # L2 regularisation of the Bradley-Terry fit: negligible against real counts, but keeps a strategy
 # that never lost (small runs) at a finite rating.
@@ -46,152 +54,87 @@ class StrategyComparison:
         return self.rates.empty
 
 
-def _prepared(seats):
-    s = with_setting(seats)
-    s["gid"] = s.groupby(GAME_ID, sort=False).ngroup()
-    s["did"] = deal_ids(s)
-    s["strategy"] = s["strategy"].astype(str)
-    return s
+RATE_TAIL = ["strategy", "seats_played", "games", "wins", "win_rate", "win_lo", "win_hi", "fair_share",
+                "score_mean", "score_lo", "score_hi", "effective_n"]
+H2H_TAIL = ["strategy", "opponent", "games", "ahead", "share", "share_lo", "share_hi"]
+RATING_TAIL = ["strategy", "comparisons", "strength", "strength_lo", "strength_hi", "p_beat_average"]
 
 
-def mirror_settings(seats):
-    """``(players, instruments) -> strategy`` for every setting with one strategy in every seat."""
-    s = with_setting(seats)
-    per = s.groupby(SETTING)["strategy"].agg(lambda x: sorted(set(map(str, x))))
-    return {key: names[0] for key, names in per.items() if len(names) == 1}
+class _Setting:
+    """What the strategy tables of one setting read of its seat rows, chunk by chunk."""
+
+    def __init__(self, pairs, rank=True, score=True):
+        self.rank, self.score = rank, score
+        self.names = set()
+        self.rows = {}  # strategy -> [seat rows, games, Clustered won, Clustered score]
+        self.h2h = {}  # (strategy, opponent) -> Clustered "finished ahead"
+        self.pairs = pairs  # keep the per-deal pair counts (Bradley-Terry)
+        self.deal_counts = []  # (deal ids, per-deal counts, names) per chunk
+
+    def add(self, ch, deal):
+        strat = ch.seats["strategy"]
+        rank = ch.seats["rank"].astype(np.int64) if self.rank else None
+        won = ch.seats["won"]
+        score = ch.seats["score"] if self.score else np.zeros(strat.shape)
+        names = sorted(set(np.unique(strat).tolist()))
+        self.names |= set(names)
+        rows_deal = np.broadcast_to(deal[:, None], strat.shape)
+        best, present = {}, {}
+        big = np.iinfo(np.int64).max
+        for name in names:
+            mask = strat == name
+            r = self.rows.setdefault(name, [0, 0, Clustered(1), Clustered(1)])
+            r[0] += int(mask.sum())
+            r[1] += int(mask.any(axis=1).sum())
+            r[2].add(won[mask].astype(float), rows_deal[mask])
+            r[3].add(score[mask].astype(float), rows_deal[mask])
+            present[name] = mask.any(axis=1)
+            if self.rank:
+                best[name] = np.where(mask, rank, big).min(axis=1)
+        if not self.rank:  # no finishing order recorded: no head-to-head, no rating
+            return
+        for a, b in itertools.permutations(names, 2):
+            both = present[a] & present[b]
+            if both.any():
+                self.h2h.setdefault((a, b), Clustered(1)).add((best[a][both] < best[b][both]).astype(float), deal[both])
+        if self.pairs:
+            # Every deal of the setting is a unit of the bootstrap, those without a pair of
+            # different strategies too (a mirror lineup pooled with a mixed one).
+            starts = M.runs(deal)
+            if len(names) > 1:
+                code = {n: i for i, n in enumerate(names)}
+                counts = _pair_counts(np.vectorize(code.get, otypes=[np.int64])(strat), rank, len(names))
+                self.deal_counts.append((deal[starts], np.add.reduceat(counts, starts, axis=0), names))
+            else:
+                self.deal_counts.append((deal[starts], None, names))
+
+    def per_deal(self, names):
+        """Per deal (in the order deals first come), the k x k pair counts over ``names``."""
+        k = len(names)
+        code = {n: i for i, n in enumerate(names)}
+        ids, rows = [], []
+        for dids, counts, local in self.deal_counts:
+            pos = np.array([code[n] for n in local])
+            kl = len(local)
+            full = np.zeros((len(dids), k * k))
+            for i in range(kl if counts is not None else 0):
+                for j in range(kl):
+                    full[:, pos[i] * k + pos[j]] += counts[:, i * kl + j]
+            ids.append(dids)
+            rows.append(full)
+        if not ids:
+            return np.zeros((0, k * k))
+        ids, rows = np.concatenate(ids), np.concatenate(rows)
+        starts = M.runs(ids)
+        return np.add.reduceat(rows, starts, axis=0)
 
 
-def _compared(s):
-    mirrors = mirror_settings(s)
-    if not mirrors:
-        return s
-    keys = list(zip(s["players"], s["instruments"], strict=True))
-    return s[[k not in mirrors for k in keys]]
-
-
-def strategy_rates(seats, confidence=0.95):
-    """Win rate and mean score per setting and strategy (mirror settings left out).
-
-    Columns: players, instruments, strategy, seats_played, games, wins, win_rate, win_lo, win_hi,
-    fair_share (1/N), score_mean, score_lo, score_hi, effective_n (seats played over the design
-    effect of deals, :func:`reports.stats.design_effect`).
-    """
-    s = _compared(_prepared(seats))
-    cols = [
-        *SETTING,
-        "strategy",
-        "seats_played",
-        "games",
-        "wins",
-        "win_rate",
-        "win_lo",
-        "win_hi",
-        "fair_share",
-        "score_mean",
-        "score_lo",
-        "score_hi",
-        "effective_n",
-    ]
-    if s.empty:
-        return pd.DataFrame(columns=cols)
-    rows = []
-    for (players, inst, name), part in s.groupby([*SETTING, "strategy"], sort=True):
-        n = len(part)
-        deal = part["did"].to_numpy()
-        mean, lo, hi = stats.mean_interval(part["score"].to_numpy(), confidence, cluster=deal)
-        rate, w_lo, w_hi, n_eff = stats.wilson_clustered(part["won"].to_numpy(), deal, confidence)
-        rows.append(
-            (
-                players,
-                inst,
-                name,
-                n,
-                part["gid"].nunique(),
-                int(part["won"].sum()),
-                rate,
-                w_lo,
-                w_hi,
-                mean,
-                lo,
-                hi,
-                n_eff,
-            )
-        )
-    out = pd.DataFrame(
-        rows,
-        columns=[
-            *SETTING,
-            "strategy",
-            "seats_played",
-            "games",
-            "wins",
-            "win_rate",
-            "win_lo",
-            "win_hi",
-            "score_mean",
-            "score_lo",
-            "score_hi",
-            "effective_n",
-        ],
-    )
-    out["fair_share"] = 1.0 / out["players"]
-    return out[cols]
-
-
-def _best_ranks(s):
-    """Best (lowest) finishing rank of each strategy in each game: index setting + gid + did."""
-    return s.groupby([*SETTING, "gid", "did", "strategy"], sort=True)["rank"].min().unstack("strategy")
-
-
-def head_to_head(seats, confidence=0.95):
-    """Long head-to-head table: share of shared games where ``strategy`` finished ahead of ``opponent``.
-
-    Columns: players, instruments, strategy, opponent, games (both present), ahead, share,
-    share_lo, share_hi (Wilson).
-    """
-    s = _compared(_prepared(seats))
-    cols = [*SETTING, "strategy", "opponent", "games", "ahead", "share", "share_lo", "share_hi"]
-    if s.empty:
-        return pd.DataFrame(columns=cols)
-    best = _best_ranks(s)
-    rows = []
-    for (players, inst), part in best.groupby(level=[0, 1], sort=True):
-        present = [c for c in part.columns if part[c].notna().any()]
-        for a, b in itertools.permutations(present, 2):
-            both = part[a].notna() & part[b].notna()
-            n = int(both.sum())
-            if n == 0:
-                continue
-            won = (part.loc[both, a] < part.loc[both, b]).to_numpy().astype(float)
-            deal = part.index[both.to_numpy()].get_level_values("did").to_numpy()
-            share, lo, hi, _ = stats.wilson_clustered(won, deal, confidence)
-            rows.append((players, inst, a, b, n, int(won.sum()), share, lo, hi))
-    out = pd.DataFrame(rows, columns=cols)
-    return out[cols]
-
-
-def head_to_head_matrix(h2h, players, instruments):
-    """The head-to-head shares of one setting as a square frame (row ahead of column)."""
-    part = h2h[(h2h["players"] == players) & (h2h["instruments"] == instruments)]
-    return part.pivot(index="strategy", columns="opponent", values="share")
-
-
-def pair_counts(part, names):
-    """Per game, the k x k counts of "row strategy finished ahead of column strategy" over seat pairs.
-
-    ``part`` holds the seat rows of one setting (with ``gid``); returns ``(games x k*k array, gids)``.
-    """
-    k = len(names)
-    code = {n: i for i, n in enumerate(names)}
-    gids = np.sort(part["gid"].unique())
-    pos = np.searchsorted(gids, part["gid"].to_numpy())
-    nseat = int(part["seat"].max()) + 1
-    rank = np.full((gids.size, nseat), np.iinfo(np.int64).max, dtype=np.int64)
-    strat = np.full((gids.size, nseat), -1, dtype=np.int64)
-    rank[pos, part["seat"].to_numpy()] = part["rank"].to_numpy()
-    strat[pos, part["seat"].to_numpy()] = part["strategy"].map(code).to_numpy()
-    counts = np.zeros((gids.size, k * k))
-    rows = np.arange(gids.size)
+def _pair_counts(strat, rank, k):
+    """Per game, the k x k counts of "row strategy finished ahead of column strategy" over seat pairs
+    of different strategies (``strat``: strategy codes per seat, ``rank``: finishing places)."""
+    g, nseat = strat.shape
+    counts = np.zeros((g, k * k))
+    rows = np.arange(g)
     for i, j in itertools.combinations(range(nseat), 2):
         si, sj = strat[:, i], strat[:, j]
         ok = (si >= 0) & (sj >= 0) & (si != sj)
@@ -199,7 +142,94 @@ def pair_counts(part, names):
         winner = np.where(i_ahead, si, sj)
         loser = np.where(i_ahead, sj, si)
         np.add.at(counts, (rows[ok], winner[ok] * k + loser[ok]), 1.0)
-    return counts, gids
+    return counts
+
+
+def _read(seats, setting=None):
+    """``(keys, per setting accumulators, setting)`` of one pass over the seats table (or a run's chunks)."""
+    setting = setting or DEFAULT_SETTING
+    run = tables_of(seats)
+    cells = with_setting(run.cells, setting)
+    keys, group = M.groups_of(cells, setting.keys)
+    cols = set(run.seat_columns)
+    has_rank, has_score = "rank" in cols, "score" in cols
+    # A setting whose every lineup is one strategy in every seat keeps no per-deal pair counts.
+    single = {}
+    for gi, lu in zip(group, cells["lineup"].astype(str), strict=True):
+        single.setdefault(gi, set()).update(x.strip() for x in lu.split(","))
+    acc = {gi: _Setting(len(single.get(gi, ())) != 1 and has_rank, has_rank, has_score) for gi in range(len(keys))}
+    wanted = ["strategy", "won", "deal"] + (["rank"] if has_rank else []) + (["score"] if has_score else [])
+    for ch in run.scan(seats=wanted):
+        acc[group[ch.k]].add(ch, M.deal_key(ch.k, ch.seats["deal"][:, 0]))
+    return keys, {gi: a for gi, a in acc.items() if a.names}, setting
+
+
+def _mirrors(keys, acc, setting=None):
+    return {keys[gi]: next(iter(a.names)) for gi, a in acc.items() if len(a.names) == 1}
+
+
+def mirror_settings(seats, setting=None):
+    """``(players, setting label) -> strategy`` for every setting with one strategy in every seat."""
+    return _mirrors(*_read(seats, setting))
+
+
+def _rates(keys, acc, setting, confidence):
+    rows = []
+    for gi in sorted(acc):
+        a = acc[gi]
+        if len(a.names) < 2:
+            continue
+        for name in sorted(a.names):
+            n, games, won, score = a.rows[name]
+            mean, lo, hi = M.mean_interval(score, confidence) if a.score else (np.nan, np.nan, np.nan)
+            rate, w_lo, w_hi, n_eff = M.wilson_clustered(won, confidence)
+            rows.append((*keys[gi], name, n, games, int(round(float(won.total[0]))), rate, w_lo, w_hi, mean, lo, hi, n_eff))
+    columns = [*setting.keys, *RATE_TAIL]
+    out = pd.DataFrame(rows, columns=[c for c in columns if c != "fair_share"])
+    if out.empty:
+        return pd.DataFrame(columns=columns)
+    out["fair_share"] = 1.0 / out["players"]
+    return out[columns]
+
+
+def strategy_rates(seats, confidence=0.95, setting=None):
+    """Win rate and mean score per setting and strategy (mirror settings left out).
+
+    Columns: players, the setting label, strategy, seats_played, games, wins, win_rate, win_lo, win_hi,
+    fair_share (1/N), score_mean, score_lo, score_hi, effective_n (seats played over the design
+    effect of deals, :func:`reports.stats.design_effect`).
+    """
+    return _rates(*_read(seats, setting), confidence)
+
+
+def _h2h(keys, acc, setting, confidence):
+    rows = []
+    for gi in sorted(acc):
+        a = acc[gi]
+        if len(a.names) < 2:
+            continue
+        for x, y in itertools.permutations(sorted(a.names), 2):
+            won = a.h2h.get((x, y))
+            if won is None or won.n == 0:
+                continue
+            share, lo, hi, _ = M.wilson_clustered(won, confidence)
+            rows.append((*keys[gi], x, y, won.n, int(round(float(won.total[0]))), share, lo, hi))
+    return pd.DataFrame(rows, columns=[*setting.keys, *H2H_TAIL])
+
+
+def head_to_head(seats, confidence=0.95, setting=None):
+    """Long head-to-head table: share of shared games where ``strategy`` finished ahead of ``opponent``.
+
+    Columns: players, the setting label, strategy, opponent, games (both present), ahead, share,
+    share_lo, share_hi (Wilson).
+    """
+    return _h2h(*_read(seats, setting), confidence)
+
+
+def head_to_head_matrix(h2h, players, instruments, setting=None):
+    """The head-to-head shares of one setting (``instruments``: its label) as a square frame (row ahead of column)."""
+    part = h2h[(h2h["players"] == players) & (h2h[(setting or DEFAULT_SETTING).label] == instruments)]
+    return part.pivot(index="strategy", columns="opponent", values="share")
 
 
 def _fit_bt(comp):
@@ -212,31 +242,20 @@ def _fit_bt(comp):
     return theta - theta.mean()
 
 
-def strategy_ratings(seats, confidence=0.95, resamples=200, seed=0):
-    """Bradley-Terry strength per setting and strategy, with a bootstrap interval over deals.
-
-    The strength is on the log scale and centred on 0 within a setting: strategy A beats strategy B
-    in a seat pair with probability ``1 / (1 + exp(strength_B - strength_A))``. Columns: players,
-    instruments, strategy, comparisons (seat pairs it took part in), strength, strength_lo,
-    strength_hi, p_beat_average.
-    """
-    s = _compared(_prepared(seats))
-    cols = [*SETTING, "strategy", "comparisons", "strength", "strength_lo", "strength_hi", "p_beat_average"]
-    if s.empty:
-        return pd.DataFrame(columns=cols)
+def _ratings(keys, acc, setting, confidence, resamples, seed):
     rng = np.random.default_rng(seed)
     alpha = stats.alpha_of(confidence)
     rows = []
-    for (players, inst), part in s.groupby(SETTING, sort=True):
-        names = sorted(part["strategy"].unique())
+    for gi in sorted(acc):
+        a = acc[gi]
+        if len(a.names) < 2 or not a.rank:
+            continue
+        names = sorted(a.names)
         k = len(names)
-        counts, gids = pair_counts(part, names)
+        counts = a.per_deal(names)
         comp = counts.sum(axis=0).reshape(k, k)
         theta = _fit_bt(comp)
         # Resample deals, not games: the games of one deal share their setup.
-        deal_of = part.drop_duplicates("gid").set_index("gid")["did"].reindex(gids).to_numpy()
-        _, deal_idx = np.unique(deal_of, return_inverse=True)
-        counts = np.stack([np.bincount(deal_idx, weights=counts[:, j]) for j in range(k * k)], axis=1)
         n = counts.shape[0]
         boot = np.empty((resamples, k))
         batch = max(1, min(resamples, 4_000_000 // max(n, 1)))
@@ -249,34 +268,52 @@ def strategy_ratings(seats, confidence=0.95, resamples=200, seed=0):
         hi = np.nanquantile(boot, 1 - alpha / 2, axis=0)
         involved = comp.sum(axis=0) + comp.sum(axis=1)
         for i, name in enumerate(names):
-            rows.append((players, inst, name, int(involved[i]), theta[i], lo[i], hi[i]))
-    out = pd.DataFrame(rows, columns=[*SETTING, "strategy", "comparisons", "strength", "strength_lo", "strength_hi"])
+            rows.append((*keys[gi], name, int(involved[i]), theta[i], lo[i], hi[i]))
+    columns = [*setting.keys, *RATING_TAIL]
+    out = pd.DataFrame(rows, columns=columns[:-1])
+    if out.empty:
+        return pd.DataFrame(columns=columns)
     out["p_beat_average"] = 1.0 / (1.0 + np.exp(-out["strength"]))
-    return out[cols]
+    return out[columns]
 
 
-def dominance(rates, h2h, ratings):
+def strategy_ratings(seats, confidence=0.95, resamples=200, seed=0, setting=None):
+    """Bradley-Terry strength per setting and strategy, with a bootstrap interval over deals.
+
+    The strength is on the log scale and centred on 0 within a setting: strategy A beats strategy B
+    in a seat pair with probability ``1 / (1 + exp(strength_B - strength_A))``. Columns: players,
+    instruments, strategy, comparisons (seat pairs it took part in), strength, strength_lo,
+    strength_hi, p_beat_average.
+    """
+    return _ratings(*_read(seats, setting), confidence, resamples, seed)
+
+
+def dominance(rates, h2h, ratings, setting=None):
     """Leader of each setting (highest strength, else win rate) and whether it dominates.
 
     A strategy dominates a setting when, against every other strategy there, it finished ahead in
     more than half the shared games with the whole Wilson interval above 50 %.
     """
-    cols = [*SETTING, "strategies", "leader", "leader_win_rate", "dominates", "note"]
+    setting = setting or DEFAULT_SETTING
+    label = setting.label
+    cols = [*setting.keys, "strategies", "leader", "leader_win_rate", "dominates", "note"]
     if rates.empty:
         return pd.DataFrame(columns=cols)
     rows = []
-    for (players, inst), part in rates.groupby(SETTING, sort=True):
-        r = ratings[(ratings["players"] == players) & (ratings["instruments"] == inst)]
+    for (players, inst), part in rates.groupby(setting.keys, sort=True):
+        r = ratings[(ratings["players"] == players) & (ratings[label] == inst)]
         if len(r) and r["strength"].notna().any():
             leader = str(r.loc[r["strength"].idxmax(), "strategy"])
         else:
             leader = str(part.loc[part["win_rate"].idxmax(), "strategy"])
-        h = h2h[(h2h["players"] == players) & (h2h["instruments"] == inst) & (h2h["strategy"] == leader)]
+        h = h2h[(h2h["players"] == players) & (h2h[label] == inst) & (h2h["strategy"] == leader)]
         others = sorted(set(part["strategy"]) - {leader})
         beaten = set(h.loc[h["share_lo"] > 0.5, "opponent"])
         dominates = bool(others) and set(others) <= beaten
         win = float(part.loc[part["strategy"] == leader, "win_rate"].iloc[0])
-        if dominates:
+        if h2h.empty and ratings.empty and others:  # no finishing order recorded: the leader by win rate only
+            note = f"{leader} wins most often (no finishing order recorded, so no head-to-head)"
+        elif dominates:
             note = f"{leader} finishes ahead of every other strategy ({', '.join(others)}) in most shared games"
         else:
             open_ = [o for o in others if o not in beaten]
@@ -285,13 +322,15 @@ def dominance(rates, h2h, ratings):
     return pd.DataFrame(rows, columns=cols)
 
 
-def compare_strategies(seats, confidence=0.95, resamples=200, seed=0):
-    """All strategy tables of a run; notes name the mirror settings that were skipped."""
+def compare_strategies(seats, confidence=0.95, resamples=200, seed=0, setting=None):
+    """All strategy tables of a run (one pass over its seat rows); notes name the mirror settings
+    that were skipped. ``seats``: the seats table or a run."""
     notes = []
-    mirrors = mirror_settings(seats)
+    keys, acc, setting = _read(seats, setting)
+    mirrors = _mirrors(keys, acc)
     if mirrors:
         names = sorted(set(mirrors.values()))
-        total = with_setting(seats)[SETTING].drop_duplicates().shape[0]
+        total = len(acc)
         if len(mirrors) == total:
             notes.append(
                 f"Mirror lineup: {', '.join(names)} in every seat of every game, so there is no strategy "
@@ -302,15 +341,18 @@ def compare_strategies(seats, confidence=0.95, resamples=200, seed=0):
                 f"{len(mirrors)} of {total} settings play a mirror lineup ({', '.join(names)} in every seat) "
                 "and are left out of the comparison."
             )
-    rates = strategy_rates(seats, confidence)
-    h2h = head_to_head(seats, confidence)
+    rates = _rates(keys, acc, setting, confidence)
+    h2h = _h2h(keys, acc, setting, confidence)
     unbeaten = h2h[(h2h["games"] > 0) & (h2h["ahead"] == h2h["games"])]
     for row in unbeaten.itertuples(index=False):
         notes.append(
-            f"{row.players} players, {row.instruments}: {row.strategy} finished ahead of {row.opponent} in "
+            f"{row.players} players, {getattr(row, setting.label)}: {row.strategy} finished ahead of {row.opponent} in "
             f"every one of {row.games:,} shared games; with few or no upsets the rating gap between them "
             "rests largely on the fit's regularisation: read it as 'very large', not as a measured number."
         )
-    ratings = strategy_ratings(seats, confidence, resamples, seed)
-    dom = dominance(rates, h2h, ratings)
+    if "rank" not in tables_of(seats).seat_columns and not rates.empty:
+        notes.append("The game records who won, not a finishing order: strategies are compared by win rate only "
+                     "(no head-to-head, no rating).")
+    ratings = _ratings(keys, acc, setting, confidence, resamples, seed)
+    dom = dominance(rates, h2h, ratings, setting)
     return StrategyComparison(rates=rates, head_to_head=h2h, ratings=ratings, dominance=dom, notes=notes)

@@ -29,15 +29,15 @@ target kind                decided by
                            *failed* when one lies wholly outside
 ``stalled``                the game-shape section's stalled games (clustered Wilson interval of
                            the stalled rate; :func:`reports.shape.game_shape` for Shuffle and
-                           Swing, the same interval per setting as ``reports.game_report``'s
-                           shape section for another game): *met* when every setting's interval
+                           Swing, the same interval per setting as the generic shape section,
+                           ``reports/sections/shape.py``, for another game): *met* when every setting's interval
                            lies at or below ``at_most``, *failed* when one lies wholly above
 =========================  =====================================================================
 
-Tables of another game (``scenarios.generic``: a ``variant`` column, no instruments) are judged as
-its report judges them: the seat verdict on :func:`reports.game_report.seat_frame` (stalled games
-left out, the setting board / variant / lineup in place of the instrument set), rounds and stalled
-games per players x board x variant x lineup.
+Tables of another game (its setting columns, e.g. board and variant, in place of the instrument
+set: :func:`reports.frames.setting_of_table`) are judged as its report judges them: the seat verdict
+on its setting (games without a winner left out), rounds and stalled games per player count,
+setting and lineup.
 
 Anything else is *open* (more games would tell). Every verdict carries its estimate and interval,
 and a ``distance``: how far the estimate is from the acceptable region in units of the target's
@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 from reports import stats
-from reports.frames import deal_ids
+from reports.frames import DEFAULT_SETTING, deal_ids, decided_games, setting_of_table
 from reports.instrument_verdicts import IN_LINE, OUT, instrument_effect, interval_verdict, simultaneous_interval
 from reports.instruments import instrument_stats
 from reports.seats import seat_advantage
@@ -100,25 +100,21 @@ def _clean(x):
 
 
 def is_other_game(games):
-    """True for the tables of another game than Shuffle and Swing (``scenarios.generic``)."""
-    return "variant" in games.columns and "inst_black" not in games.columns
+    """True for the tables of another game than the default one (other setting columns)."""
+    return setting_of_table(games).columns != DEFAULT_SETTING.columns
 
 
 def _settings(games):
-    """Another game's settings: (players, board, variant, lineup) groups, as its report forms them."""
-    return games.groupby(["players", "board", "variant", "lineup"], sort=True)
+    """Another game's settings: (players, <its setting columns>, lineup) groups, as its report forms them."""
+    return games.groupby(["players", *setting_of_table(games).columns, "lineup"], sort=True)
 
 
 def _seats(target, seats, games, confidence):
-    if is_other_game(games):
-        from reports.game_report import seat_frame
-
-        games = seat_frame(games)  # the report's seat section: stalled games left out
-    g = games[games["players"].isin(target["players"])]
+    g = decided_games(games[games["players"].isin(target["players"])])  # as the report: games without a winner left out
     if g.empty:
         return TargetVerdict(target["label"], target["kind"], OPEN, math.nan, math.nan, math.nan, math.inf, "no games")
     margin = float(target["margin"])
-    sa = seat_advantage(g, margin=margin, confidence=confidence, resamples=200)
+    sa = seat_advantage(g, margin=margin, confidence=confidence, resamples=200, setting=setting_of_table(g))
     states = [
         MET if v == stats.BALANCED else FAILED if v == stats.IMBALANCED else OPEN for v in sa.cells["verdict"]
     ]
@@ -220,14 +216,15 @@ def _built(target, seats, games, confidence):
 
 def _other_shape(games, confidence):
     """Rows like ``game_shape``'s for another game: rounds (t interval on deals) and stalled games
-    (clustered Wilson) per setting, the intervals ``reports.game_report``'s shape section prints."""
+    (clustered Wilson) per setting, the intervals the generic shape section prints."""
     g = games.copy()
     g["_deal"] = deal_ids(g)
     rows = []
-    for (players, board, variant, lineup), part in _settings(g):
+    for key, part in _settings(g):
+        players = key[0]
         r, rlo, rhi = stats.mean_interval(part["rounds"].to_numpy(dtype=float), confidence, cluster=part["_deal"].to_numpy())[:3]
         st, slo, shi, _ = stats.wilson_clustered(part["stalled"].to_numpy() > 0, part["_deal"].to_numpy(), confidence)
-        rows.append(dict(players=int(players), instruments=f"{board}/{variant}/{lineup}", rounds_mean=r, rounds_lo=rlo,
+        rows.append(dict(players=int(players), instruments="/".join(map(str, key[1:])), rounds_mean=r, rounds_lo=rlo,
                          rounds_hi=rhi, stalled_rate=st, stalled_lo=slo, stalled_hi=shi))
     return pd.DataFrame(rows)
 

@@ -1,7 +1,8 @@
 """Variant section: the same deals played under several rule variants, compared with a reference.
 
-For every setting (player count x board x lineup) and every variant, on the deals all its variants
-share (``scenarios.generic`` seeds the deals without the variant):
+For every setting (player count x the game's other setting columns, e.g. its board, x lineup) and
+every variant, on the deals all its variants share (``scenarios.generic`` seeds the deals without
+the variant):
 
 * each seat's win rate with an interval clustered by deal;
 * the change of each seat's win rate against the reference variant, paired deal by deal (the mean
@@ -31,6 +32,15 @@ UNCHANGED = "unchanged"
 CHANGED = "changed"
 INCONCLUSIVE = "inconclusive"
 SETTING = ["players", "board", "lineup"]
+VARIANT = "variant"
+
+
+def variant_groups(setting=None):
+    """The columns a variant is compared within: ``players``, the setting's columns but the variant
+    (``setting``: a :class:`reports.frames.Setting`; None: a board), and the lineup."""
+    if setting is None:
+        return list(SETTING)
+    return ["players", *(c for c in setting.columns if c != VARIANT), "lineup"]
 
 
 def _per_deal(part, nplayers):
@@ -87,15 +97,18 @@ def _unfairness(mat, rng, resamples):
     return point, draws
 
 
-def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, resamples=1000):
+def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, resamples=1000, setting=None):
     """``(seats, changes, settings)`` DataFrames of the variant section (see the module doc).
 
-    ``games`` needs players, board, variant, lineup, deal, winner, rounds."""
+    ``games`` needs players, the setting's columns (default: board and variant), lineup, deal,
+    winner, rounds; the tables name each group by the same columns."""
     rng = np.random.default_rng(seed)
     seat_rows, change_rows, setting_rows = [], [], []
     alpha = stats.alpha_of(confidence)
-    for key, part in games.groupby(SETTING, sort=True):
-        players, board, lineup = key
+    groups = variant_groups(setting)
+    for key, part in games.groupby(groups, sort=True):
+        players, lineup = key[0], key[-1]
+        where = dict(zip(groups, key, strict=True))
         n = int(players)
         share = 1.0 / n
         per = {v: _per_deal(p, n) for v, p in part.groupby("variant", sort=False)}
@@ -109,13 +122,11 @@ def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, res
             unfair[v] = (pt, draws)
             for k in range(n):
                 rate, lo, hi, _ = _t_interval(m[:, k], confidence)
-                seat_rows.append((players, board, lineup, v, k, len(common), rate, lo, hi, rate - share))
+                seat_rows.append((*key, v, k, len(common), rate, lo, hi, rate - share))
             r, rlo, rhi, _ = _t_interval(mats[v]["rounds"].to_numpy(), confidence)
             setting_rows.append(
                 {
-                    "players": players,
-                    "board": board,
-                    "lineup": lineup,
+                    **where,
                     "variant": v,
                     "deals": len(common),
                     "rounds": r,
@@ -138,9 +149,7 @@ def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, res
                     m = margin if k != "rounds" else float("nan")
                     change_rows.append(
                         {
-                            "players": players,
-                            "board": board,
-                            "lineup": lineup,
+                            **where,
                             "variant": v,
                             "reference": reference,
                             "what": f"seat {k + 1} win rate" if k != "rounds" else "rounds per game",  # seats from 1
@@ -161,12 +170,12 @@ def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, res
             diff = unfair[order[1]][1] - unfair[best][1]
             lead_shown = bool(np.quantile(diff, alpha) > 0)
         for row in setting_rows:
-            if (row["players"], row["board"], row["lineup"]) == key:
+            if tuple(row[c] for c in groups) == key:
                 row["fairest"] = row["variant"] == best
                 row["fairest_shown"] = lead_shown and row["variant"] == best
     seats = pd.DataFrame(
         seat_rows,
-        columns=["players", "board", "lineup", "variant", "seat", "deals", "win_rate", "win_lo", "win_hi", "deviation"],
+        columns=[*groups, "variant", "seat", "deals", "win_rate", "win_lo", "win_hi", "deviation"],
     )
     changes = pd.DataFrame(change_rows)
     if len(changes):

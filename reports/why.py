@@ -23,9 +23,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from reports import moments as M
 from reports import stats
 from reports.answers import seat_words
-from reports.frames import GAME_ID, with_setting
+from reports.frames import with_setting
+from reports.io import tables_of
+from reports.moments import Clustered
 from reports.seats import CELL, is_mirror
 
 COLUMNS = [
@@ -36,41 +39,53 @@ COLUMNS = [
 
 def tiebreak_shares(seats, games, confidence=0.95):
     """One row per mirror cell and seat: the win rate as decided, on points, by the tie-break, and with
-    tied wins shared (with its interval counting deals), and the edge split (module doc)."""
-    g = with_setting(games)
-    g["lineup"] = g["lineup"].astype(str)
-    g = g[g["lineup"].map(is_mirror)]
-    if g.empty:
+    tied wins shared (with its interval counting deals), and the edge split (module doc).
+    ``seats`` and ``games``: the tables, or a run (either argument)."""
+    run = tables_of(seats, games)
+    cells = with_setting(run.cells)
+    cells["lineup"] = cells["lineup"].astype(str)
+    mirror = [k for k in range(len(cells)) if is_mirror(cells["lineup"].iloc[k])]
+    if not mirror:
         return pd.DataFrame(columns=COLUMNS)
-    s = seats[GAME_ID + ["seat", "score"]]
-    top = s.groupby(GAME_ID, sort=False)["score"].transform("max")
-    on_top = s[s["score"] == top]
-    k = on_top.groupby(GAME_ID, sort=False)["seat"].transform("size")
-    share = on_top.assign(share=1.0 / k)[GAME_ID + ["seat", "share"]]
-    rows = []
-    for (players, inst, lineup), part in g.groupby(CELL, sort=True):
-        n = int(players)
-        deal = part.groupby(["cell", "deal"], sort=False).ngroup().to_numpy()
-        keys = part[GAME_ID]
-        mine = share.merge(keys, on=GAME_ID, how="inner")
-        shared = np.zeros((len(part), n))
-        index = pd.MultiIndex.from_frame(keys)
-        pos = index.get_indexer(pd.MultiIndex.from_frame(mine[GAME_ID]))
-        ok = pos >= 0
-        np.add.at(shared, (pos[ok], mine["seat"].to_numpy()[ok].astype(int)), mine["share"].to_numpy()[ok])
-        winner = part["winner"].to_numpy().astype(int)
-        by_tb = part["tiebreak"].to_numpy() > 0
+    keys, group = M.groups_of(cells, CELL)
+    acc = {}
+    for ch in run.scan(seats=["score"], games=["deal", "winner", "tiebreak"], cells=mirror):
+        gi = group[ch.k]
+        n = ch.players
+        a = acc.get(gi)
+        if a is None:
+            a = acc[gi] = {"games": 0, "shared": [Clustered(1) for _ in range(n)], "won": np.zeros(n),
+                           "points": np.zeros(n), "tiebreak": np.zeros(n), "decided": 0}
+        g = ch.games
+        deal = M.deal_key(ch.k, g["deal"])
+        score = ch.seats["score"]
+        on_top = score == score.max(axis=1, keepdims=True)
+        share = on_top / on_top.sum(axis=1, keepdims=True)
+        winner = g["winner"].astype(int)
+        by_tb = g["tiebreak"] > 0
+        a["games"] += len(winner)
+        a["decided"] += int(by_tb.sum())
         for seat in range(n):
             won = winner == seat
-            rate, lo, hi, _ = stats.wilson_clustered(shared[:, seat], deal, confidence)
-            win = float(won.mean())
+            a["shared"][seat].add(share[:, seat], deal)
+            a["won"][seat] += won.sum()
+            a["points"][seat] += (won & ~by_tb).sum()
+            a["tiebreak"][seat] += (won & by_tb).sum()
+    rows = []
+    for gi in sorted(acc):
+        players, inst, lineup = keys[gi]
+        a = acc[gi]
+        n, games = int(players), a["games"]
+        for seat in range(n):
+            rate, lo, hi, _ = M.wilson_clustered(a["shared"][seat], confidence)
+            win = float(a["won"][seat] / games)
             rows.append(
                 {
                     "players": n, "instruments": inst, "lineup": lineup, "level": _level(lineup), "seat": seat,
-                    "games": len(part), "win_rate": win, "points_rate": float((won & ~by_tb).mean()),
-                    "tiebreak_rate": float((won & by_tb).mean()), "shared_rate": rate, "shared_lo": lo,
+                    "games": games, "win_rate": win, "points_rate": float(a["points"][seat] / games),
+                    "tiebreak_rate": float(a["tiebreak"][seat] / games), "shared_rate": rate, "shared_lo": lo,
                     "shared_hi": hi, "edge": win - 1.0 / n, "tiebreak_part": win - rate,
-                    "points_part": rate - 1.0 / n, "ties_decided": float(by_tb.mean()),
+                    "points_part": rate - 1.0 / n, "ties_decided": float(a["decided"] / games),
                 }
             )
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -21,6 +21,7 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -237,6 +238,69 @@ def read_chunk(path, columns, rows=None, strings=STRING_COLUMNS):
         if not ok:
             raise ChunkError(path, c, f"column of type {df[c].dtype}, expected {'text' if is_text else 'integers'}; {fix}")
     return df
+
+
+def _is_text_type(t):
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def read_columns(path, columns, rows=None, strings=STRING_COLUMNS, schema=None):
+    """``columns`` of one chunk file as numpy arrays (a dict), the file checked as :func:`read_chunk`
+    checks it, without reading the other columns.
+
+    The file's schema must hold every column of ``schema`` (default ``columns``) and, if given,
+    ``rows`` rows (both from the file's footer); only ``columns`` are decoded. Integer columns keep
+    the file's compact types (int8, int32, ...); the ``strings`` columns come back as arrays of
+    ``str``. An empty, truncated or overwritten file, one with other columns or another row count,
+    or a column of the wrong kind raises :class:`ChunkError` naming the file."""
+    path = Path(path)
+    fix = "the chunk is damaged: play it again with `ssb run ... --resume` (it replays damaged chunks)"
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ChunkError(path, "", f"cannot read: {exc.strerror or exc}") from None
+    if size == 0:
+        raise ChunkError(path, "", f"empty file; {fix}")
+    try:
+        pf = pq.ParquetFile(path)
+        names = pf.schema_arrow.names
+        nrows = pf.metadata.num_rows
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        reason = re.sub(r"^Could not open Parquet input source '[^']*': ", "", str(exc).split("\n")[0])
+        raise ChunkError(path, "", f"not a readable Parquet file ({reason}); {fix}") from None
+    need = list(columns) if schema is None else list(schema)
+    missing = [c for c in dict.fromkeys([*need, *columns]) if c not in names]
+    if missing:
+        raise ChunkError(path, "columns", f"columns missing: {', '.join(missing[:8])}; {fix}")
+    if rows is not None and nrows != rows:
+        raise ChunkError(path, "rows", f"holds {nrows} rows, the chunk plan says {rows}; {fix}")
+    want = list(dict.fromkeys(columns))
+    try:
+        table = pf.read(columns=want)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise ChunkError(path, "", f"cannot decode ({str(exc).splitlines()[0] if str(exc) else exc}); {fix}") from None
+    out = {}
+    for c in want:
+        col = table.column(c)
+        is_text = c in strings
+        ok = _is_text_type(col.type) if is_text else pa.types.is_integer(col.type)
+        if not ok or col.null_count:
+            kind = "text" if is_text else "integers"
+            raise ChunkError(path, c, f"column of type {col.type}{' with nulls' if col.null_count else ''}, expected {kind}; {fix}")
+        try:
+            out[c] = col.to_numpy() if not is_text else np.asarray(col.to_pylist(), dtype=object)
+        except (pa.ArrowException, ValueError) as exc:
+            raise ChunkError(path, c, f"cannot decode ({exc}); {fix}") from None
+    return out
+
+
+def read_order(plan, chunks):
+    """The ``chunks`` (positions in ``plan``) in the order a report reads them: by cell, then by the
+    first game they hold, so the games of a cell come in game order (a sequential run's plan
+    interleaves the cells round by round)."""
+    return sorted(chunks, key=lambda i: (plan[i][1], plan[i][2], i))
 
 
 def chunk_rows(plan, manifest):

@@ -12,7 +12,8 @@ A game declares, up front:
 * ``play_batch(setup, seeds, strat) -> (seats, games)``: per-seat arrays (games x seats) and per-game
   arrays, keyed by those columns; ``play_one``, ``narrate``, ``document`` (one game as text or JSON);
   ``soak(setup, strat, games, seed)``; ``kernel_sources()`` (the files whose change changes a game);
-* optionally ``gate``: a :class:`GateSpec`, the figures it adds to the regression gate (``ssb regress``).
+* optionally ``gate``: a :class:`GateSpec`, the figures it adds to the regression gate (``ssb regress``);
+* optionally ``report``: a :class:`ReportSpec`, its words for a setting and its own report sections.
 * optionally ``play_batch_lead(setup, seeds, strat) -> (seats, games, rec, nrec)``: ``play_batch``
   plus the per-round lead record of a scenario's ``record = ["lead"]`` (``simulator.lead_record``:
   ``rec[game, round, seat]`` each seat's standing after each round, ``nrec`` the rows per game),
@@ -121,6 +122,33 @@ class LadderSpec:
 
 
 @dataclass(frozen=True)
+class ReportSpec:
+    """What a game's balance report says in its own words, beyond the sections every game's report has
+    (``reports.build``: seats, strategies, variants compared on the same deals, game shape, game feel).
+
+    ``sections``: the names of the game's own report parts, each a module of ``reports/sections/``
+    (``reports.sections.<name>``; a game outside the shipped packages, a plugin or a test's toy, may name
+    a module of its own by its dotted path); a part whose key is a generic section's replaces it.
+    ``setting_label``: the column naming a setting (the game's setting columns joined by ``/``) in the
+    report's tables, an identifier; ``setting_title``: its header (default: the setting columns joined by
+    ``/``, e.g. ``board/variant``); ``setting_words`` / ``settings_words``: one setting and several in
+    prose (default: the title; ``settings (board / variant)``); ``setting_noun``: several, short
+    (``settings``). ``summary_rows``: the headline gives one row per player count and judge, counting
+    the verdicts, when a player count has several settings (default: a row per setting).
+    ``switch_words``: ``(switch, value, words)`` triples, a variant's switches in the designer's words
+    (``("catch_up", True, "the catch-up tokens")``); a switch without words is named by its key."""
+
+    sections: tuple = ()
+    setting_label: str = "setting"
+    setting_title: str = ""
+    setting_words: str = ""
+    settings_words: str = ""
+    setting_noun: str = "settings"
+    summary_rows: bool = False
+    switch_words: tuple = ()
+
+
+@dataclass(frozen=True)
 class Game:
     name: str
     title: str
@@ -163,8 +191,11 @@ class Game:
     # The game's regression-gate scenario (a shipped scenario's name or a path): small, every player
     # count and setting kind; the conformance tests play it with few games.
     gate_scenario: str | None = None
-    # Lines the balance report adds to its seat section's notes (rulings that shape the verdicts).
+    # Sentences the balance report adds to its seat verdict's method note (the rulings that shape the
+    # verdicts: how ties are broken, or that there are none).
     report_notes: tuple = ()
+    # The report's words for a setting and the game's own report parts (:class:`ReportSpec`).
+    report: ReportSpec = ReportSpec()
     # The skill ladder (``ssb strategies ladder``), if the game has one.
     ladder: LadderSpec | None = None
     # The scenario schema of the game's scenarios (``scenarios.load``): "boards" (a list of boards

@@ -205,7 +205,7 @@ def test_variant_answers_say_what_each_variant_does_to_the_leaning_seat():
     cells = adv.cells.assign(setting="forest/base")
     from dataclasses import replace
 
-    view = replace(adv, cells=cells)
+    view = replace(adv, cells=cells, rates=adv.rates.assign(setting="forest/base"))  # a board/variant label
     lineup = cells["lineup"].iloc[0]
     base = dict(players=4, board="forest", lineup=lineup, reference="base", seat=3, deals=6000)
     changes = pd.DataFrame([
@@ -223,10 +223,11 @@ def test_variant_answers_say_what_each_variant_does_to_the_leaning_seat():
 
 
 def test_echidna_variant_words_come_from_the_scenario_switches():
-    from reports.game_report import variant_words
+    from reports.sections.variants import variant_words
+    from simulator import games as registry
 
     text = (Path(__file__).parents[1] / "scenarios" / "echidna-setup-order.toml").read_text()
-    words = variant_words({"scenario": {"text": text}})
+    words = variant_words({"scenario": {"text": text}}, registry.get("echidna").report.switch_words)
     assert words == {
         "turn": "the set-up in turn order",
         "random": "drawing the set-up order",

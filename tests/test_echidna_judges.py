@@ -11,7 +11,10 @@ from click.testing import CliRunner
 
 from reports import stats
 from reports.document import write_report
-from reports.game_report import _headline, build_game_report, seat_frame
+from reports.build import build_report, game_headline
+from reports.frames import setting_of
+from reports.io import from_frames
+from simulator import games as registry
 from reports.headline import ONE_JUDGE, ROBUST, SKILL_SENSITIVE
 from reports.seats import seat_advantage
 from simulator.echidna.strategies import parse_rung as parse_echidna_rung
@@ -65,8 +68,9 @@ def test_headline_judges_agree_or_disagree_on_known_truth():
         ],
         seed=3,
     )
-    adv = seat_advantage(seat_frame(games))
-    frame, text = _headline(adv, games, 0.03, 0.95, False)
+    setting = setting_of(registry.get("echidna"))
+    adv = seat_advantage(games, setting=setting)
+    frame, text = game_headline(adv, setting)
     rows = frame.set_index(["board/variant", "judge (lineup)"])
     assert rows.loc[("forest/base", "greedy x4"), "verdict"] == stats.IMBALANCED
     assert rows.loc[("forest/base", "lookahead x4"), "verdict"] == stats.IMBALANCED
@@ -103,7 +107,7 @@ def test_two_judge_run_counts_seats_from_one(tmp_path):
     assert {c.lineup[0]: c.deals for c in sc.cells} == {"greedy": 8, "lookahead": 3}
     run_scenario(sc, tmp_path / "run", jobs=1, chunk_size=8, progress=False)
     seats, games, manifest = load_results(tmp_path / "run")  # 5-player cells: a readable manifest
-    rep = build_game_report(seats, games, manifest)
+    rep = build_report(from_frames(seats, games, manifest))
     assert set(rep.headline["judge (lineup)"]) == {"greedy x2", "lookahead x2", "greedy x5", "lookahead x5"}
     assert rep.settings == 4 and len(rep.headline) == 8  # 2 player counts x 2 variants, each by 2 judges
     out = write_report(rep, tmp_path / "rep")

@@ -6,7 +6,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from reports.game_report import build_game_report, seat_frame
+from reports.build import build_report
+from reports.frames import setting_of
+from reports.io import from_frames
 from reports.seats import seat_advantage
 from reports.variants import CHANGED, UNCHANGED, compare_variants
 from scenarios.generic import GameScenario
@@ -113,11 +115,12 @@ def test_run_results_and_report(tmp_path):
     assert (s4[s4["variant"] == "base"]["tokens_gained"] == 0).all()
     assert (s4[s4["variant"] == "tokens"].groupby("seat")["tokens_gained"].min().to_numpy() == [0, 1, 2, 3]).all()
     assert (games["stalled"] + (games["winner"] >= 0) == 1).all()
-    rep = build_game_report(seats, games, manifest)
-    assert [s.key for s in rep.sections] == ["seats", "variants", "shape"]
+    rep = build_report(from_frames(seats, games, manifest))
+    assert [s.key for s in rep.sections] == ["seats", "strategies", "variants", "shape"]
     assert rep.title == "Echidna Shuffle balance report: tiny"
-    # The seat section is the generic one, on the same numbers.
-    adv = seat_advantage(seat_frame(games))
+    # The seat section is the generic one, on the game's own setting columns (board and variant).
+    adv = seat_advantage(games, setting=setting_of(registry.get("echidna")))
+    assert set(adv.cells["setting"]) == {f"{b}/{v}" for b in ("forest", "snow") for v in ("base", "tokens")}
     assert len(adv.cells) == len(rep.headline) == len({(c.players, c.board, c.variant, c.lineup) for c in sc.cells})
     result = CliRunner().invoke(cli, ["report", str(tmp_path / "a"), "--out", str(tmp_path / "rep")])
     assert result.exit_code == 0, result.output

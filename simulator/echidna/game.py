@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simulator.game_api import Game, GateFigure, GateKind, GateSpec, LadderSpec, Lazy, package_entries
+from simulator.game_api import Game, GateFigure, GateKind, GateSpec, LadderSpec, Lazy, ReportSpec, package_entries
 
 
 def _ech_setup(players, board="forest", variants=None):
@@ -105,6 +105,17 @@ GAME = Game(
     tunable=_ech_tunable,
     gate_scenario="echidna-ci",
     report_notes=("A game stops at the first win (E6, E10), so there are no ties.",),
+    # The report's words for the switches a variant turns on (the answer says what a variant does).
+    report=ReportSpec(
+        switch_words=(
+            ("catch_up", True, "the catch-up tokens"),
+            ("pickup_order", "random", "drawing the set-up order"),
+            ("pickup_order", "turn", "the set-up in turn order"),
+            ("pickup_order", "reverse", "the set-up in reverse turn order"),
+            ("roll_every_turn", True, "rolling every turn"),
+            ("home_stretch", True, "the home stretch"),
+        ),
+    ),
     # The skill ladder on one board: the matrix at 2 and 4 players, saboteur and lookahead-near
     # placed where they fall, one seat against three greedy and three lookahead; a stalled game
     # (no winner, E9) counts half to each side.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from simulator.errors import DataError
-from simulator.game_api import Game, GateFigure, GateKind, GateSpec, LadderSpec, Lazy, package_entries
+from simulator.game_api import Game, GateFigure, GateKind, GateSpec, LadderSpec, Lazy, ReportSpec, package_entries
 
 
 def _sns_setup(players, board=None, variants=None):
@@ -78,6 +78,20 @@ GAME = Game(
     # The play/check/ladder options only this game reads: its instrument set (and the soak over every set).
     cli_options=("instruments", "instrument_dirs", "all_sets"),
     setting_columns=("inst_black", "inst_orange", "inst_gray"),
+    # The report: a setting is an instrument set (black/orange/gray), several per player count summed
+    # up in the headline; its own parts (reports/sections/): the bots and caveats up front, scoring
+    # sources, instruments out of line, the game shape with scores and passes (in place of the generic
+    # one), the rules that bite and the tie-break's part of each seat edge (R13).
+    report=ReportSpec(
+        sections=("about", "scoring", "instruments", "score_shape", "rules", "tiebreak"),
+        setting_label="instruments",
+        setting_title="instruments",
+        setting_words="instrument set",
+        settings_words="instrument sets",
+        setting_noun="sets",
+        summary_rows=True,
+    ),
+    report_notes=("Ties go to the tied player latest in turn order (R13).",),
     title="Shuffle and Swing",
     player_counts=(2, 3, 4),
     boards=(),

@@ -1,0 +1,14 @@
+"""Shuffle and Swing: what was played, said up front (the lineups, each bot and its rung, the
+reconstructed instruments; :mod:`reports.about`)."""
+
+from __future__ import annotations
+
+from reports.about import about_lines
+
+KEY = "about"
+ORDER = 5
+NUMBERED = False
+
+
+def build(ctx):
+    ctx.about = about_lines(ctx.cells)

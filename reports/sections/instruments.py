@@ -1,0 +1,40 @@
+"""Shuffle and Swing: the instruments out of line with the others of their department
+(:mod:`reports.instrument_section`), the most often unbuilt instrument per judge, their lines under
+the headline and their sentences in the answer. Reads the ``--instrument-margin`` option."""
+
+from __future__ import annotations
+
+from reports.answers import instrument_answers
+from reports.frames import DEPTS, pct
+from reports.instrument_section import headline_lines, instrument_section
+from reports.seats import level_label
+from reports.scoring import level_sources
+from reports.sections.scoring import agreement_word
+
+KEY = "instruments"
+ORDER = 50
+OPTIONS = ("instrument_margins",)
+
+
+def unbuilt_findings(games):
+    """Per player count judged by several lineups: the most often unbuilt instrument per judge
+    (``games``: the games table, or a run)."""
+    out = []
+    for players, levels in level_sources(None, games, winners=False).items():
+        worsts, parts = [], []
+        for lu, _, rates in levels:
+            worst = max(rates, key=lambda k: rates[k])
+            worsts.append(worst)
+            parts.append(f"{level_label(lu)}: {worst} {pct(rates[worst])}%")
+        out.append(f"{players} players, most often unbuilt per judge: {'; '.join(parts)} of games: {agreement_word(worsts)}.")
+    return out
+
+
+def build(ctx):
+    o = ctx.options
+    sec, verdicts = instrument_section(ctx.tables, ctx.tables, o.confidence, o.seed, o.instrument_margins)
+    sec.title = ctx.title(KEY, "Instruments out of line")
+    sec.findings += unbuilt_findings(ctx.tables)
+    ctx.add(sec)
+    ctx.headline_lines += headline_lines(verdicts)
+    ctx.answers += instrument_answers(verdicts)

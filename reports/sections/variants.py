@@ -1,0 +1,150 @@
+"""The variants of a setting compared on the same deals (:mod:`reports.variants`), for every game
+whose setting has a ``variant`` column (a scenario's named ``[variants]``) and whose run plays more
+than one; the answer then says what each variant does to the leaning seat."""
+
+from __future__ import annotations
+
+import tomllib
+
+from reports import present as P
+from reports.document import Table
+from reports.seats import level_label
+from reports.variants import VARIANT, compare_variants, variant_groups
+
+KEY = "variants"
+ORDER = 30
+
+
+def applies(ctx):
+    return VARIANT in ctx.setting.columns and ctx.cells[VARIANT].nunique() > 1
+
+
+def reference_of(run):
+    """The variant the others are compared with: the scenario's ``reference``, else the first."""
+    return run.manifest.get("settings", {}).get("reference") or str(run.cells[VARIANT].iloc[0])
+
+
+def variant_words(manifest, switch_words=()):
+    """variant -> what it changes, in words (``'drawing the set-up order and the catch-up tokens'``),
+    from the scenario text the manifest keeps and the game's words for its switches
+    (``ReportSpec.switch_words``); a switch without words by its key and value."""
+    known = {(k, v): w for k, v, w in switch_words}
+    try:
+        doc = tomllib.loads(manifest.get("scenario", {}).get("text", ""))
+    except tomllib.TOMLDecodeError:
+        return {}
+    out = {}
+    for name, switches in (doc.get("variants") or {}).items():
+        words = []
+        for key, value in (switches or {}).items():
+            w = known.get((key, value))
+            words.append(w if w else f"{key.replace('_', ' ')} {value}")
+        if words:
+            out[name] = " and ".join(words)
+    return out
+
+
+def _where(values):
+    return ", ".join(str(v) for v in values)
+
+
+def build(ctx):
+    o = ctx.options
+    reference = reference_of(ctx.run)
+    groups = variant_groups(ctx.setting)
+    seats, changes, settings = compare_variants(ctx.games, reference, o.margin, o.confidence, o.seed, setting=ctx.setting)
+    for t in (seats, changes, settings):
+        if len(t):
+            t["judge"] = t["lineup"].map(level_label)
+    c = int(100 * o.confidence)
+    sec = ctx.new_section(KEY, "Variants", "What does each variant change, on the same deals?")
+    base_cols = [("players", P.integer("players")), *((g, P.text(g)) for g in groups[1:-1]),
+                 ("judge (lineup)", P.text("judge"))]
+    set_spec = [
+        *base_cols,
+        ("variant", P.text("variant")),
+        ("deals", P.integer("deals")),
+        (f"rounds [{c}% CI]", P.points("rounds", "rounds_lo", "rounds_hi")),
+        (f"unfairness: seat furthest from the seats' mean, pp [{c}% CI]", P.pp("unfairness", "unfairness_lo", "unfairness_hi")),
+        ("fairest", P.text("fairest")),
+        ("fairest shown fairer than the next", P.text("fairest_shown")),
+    ]
+    seat_spec = [
+        *base_cols,
+        ("variant", P.text("variant")),
+        ("seat", P.seat("seat")),
+        (f"win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
+        ("deviation from 1/N, pp", P.pp("deviation")),
+    ]
+    sec.tables.append(Table("variant_settings", "Game length and unfairness per variant", settings, P.present(settings, set_spec)))
+    sec.tables.append(Table("variant_seat_win_rates", "Win rate per seat and variant", seats, P.present(seats, seat_spec)))
+    if len(changes):
+        ch_spec = [
+            *base_cols,
+            ("variant", P.text("variant")),
+            ("vs", P.text("reference")),
+            ("what", P.text("what")),
+            (f"change [{c}% CI]", P.text("change_text")),
+            ("verdict", P.text("verdict")),
+            ("equivalence p (TOST)", P.pvalue("tost_p")),
+            ("outside-margin p (before Holm)", P.pvalue("outside_p")),
+        ]
+        changes = changes.copy()
+        changes["change_text"] = [
+            (
+                f"{100 * r.change:+.1f} pp [{100 * r.change_lo:+.1f}, {100 * r.change_hi:+.1f}]"
+                if r.seat >= 0
+                else f"{r.change:+.2f} [{r.change_lo:+.2f}, {r.change_hi:+.2f}]"
+            )
+            for r in changes.itertuples(index=False)
+        ]
+        sec.tables.append(Table("variant_changes", f"Change against '{reference}', paired by deal", changes, P.present(changes, ch_spec)))
+    where = " and ".join(groups[1:-1]) or "setting"
+    sec.notes.append(
+        "Each line compares variants within one judge (the lineup named in the judge column, e.g. 'greedy x4': "
+        "greedy players in every seat); judges are never pooled, and a judge's deals are its own. Seats are "
+        "numbered from 1, seat 1 playing first."
+    )
+    sec.notes.append(
+        f"Every variant of a player count, {where} and lineup plays the same deals. A seat's change is the mean over "
+        f"deals of (win under the variant - win under '{reference}'), with a t interval over deals. Unchanged: two "
+        f"one-sided tests show the change within ±{100 * o.margin:.1f} pp; changed: shown beyond it, Holm-corrected over "
+        "every seat change of the section (the error controlled is a false 'changed' anywhere in the section); "
+        "inconclusive otherwise. Unfairness is the largest distance of a seat's win rate from the seats' mean (1/N "
+        "when every game has a winner; a stalled game, a win for nobody, lowers every seat alike), with a bootstrap "
+        "interval over deals; the fairest variant's lead counts as shown when the one-sided bootstrap interval of "
+        "its difference to the runner-up excludes 0 at the report's level."
+    )
+    for key, part in settings.groupby(groups, sort=True):
+        best = part[part["fairest"]].iloc[0]
+        rest = part[part["variant"] != best["variant"]].sort_values("unfairness")
+        runner = str(rest["variant"].iloc[0]) if len(rest) else ""
+        if not runner:
+            shown = "the only variant"
+        elif best["fairest_shown"]:
+            shown = f"shown fairer than the next fairest, {runner}"
+        else:
+            shown = f"not shown fairer than the next fairest, {runner}"
+        others = ", ".join(f"{r.variant} {100 * r.unfairness:.1f}" for r in part.itertuples(index=False) if r.variant != best["variant"])
+        sec.findings.append(
+            f"{key[0]} players, {_where(key[1:-1])}, judge {level_label(key[-1])}: fairest **{best['variant']}** (the seat "
+            f"furthest from the seats' mean is {100 * best['unfairness']:.1f} pp [{100 * best['unfairness_lo']:.1f}, "
+            f"{100 * best['unfairness_hi']:.1f}] from it; others: {others} pp; {shown})."
+        )
+    if len(changes):
+        rc = changes[changes["seat"] < 0]
+        for r in rc.to_dict("records"):
+            sec.findings.append(
+                f"{r['players']} players, {_where(r[g] for g in groups[1:-1])}, judge {r['judge']}, {r['variant']}: rounds "
+                f"{r['change']:+.2f} [{r['change_lo']:+.2f}, {r['change_hi']:+.2f}] ({r['verdict']})."
+            )
+    ctx.changes = changes
+
+
+def answers(ctx):
+    """The answer sentences of a run with variants (``reports.answers.variant_answers``)."""
+    from reports.answers import variant_answers
+
+    words = variant_words(ctx.run.manifest, ctx.game.report.switch_words)
+    return variant_answers(ctx.adv, ctx.changes, reference_of(ctx.run), words, setting=ctx.setting.label,
+                           values=ctx.setting.values(ctx.games))
