@@ -414,6 +414,55 @@ def _diff_tests(count1, nobs1, count2, nobs2, margin, alpha, diff):
 MAX_LOGIT = 12.0
 
 
+def _logit_design(strat, nstrategies):
+    """The design of the seat-and-strategy logit: one column per seat but the first, one per strategy
+    but the first; ``(rows, N, k)`` and ``k``."""
+    rows, n = strat.shape
+    k = (n - 1) + (nstrategies - 1)
+    x = np.zeros((rows, n, k))
+    for s in range(1, n):
+        x[:, s, s - 1] = 1.0
+    for j in range(1, nstrategies):
+        x[:, :, n - 1 + j - 1] = strat == j
+    return x, k
+
+
+def _logit_parts(x, b):
+    """Utilities (shifted) and choice probabilities of each seat, per row."""
+    u = x @ b
+    u -= u.max(axis=1, keepdims=True)
+    p = np.exp(u)
+    p /= p.sum(axis=1, keepdims=True)
+    return u, p
+
+
+def _logit_fit(nll, grad, hess, k):
+    """Trust-region Newton fit on the exact gradient and Hessian: ``(b, ok, inverse Hessian)``."""
+    from scipy.optimize import minimize
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = minimize(nll, np.zeros(k), jac=grad, hess=hess, method="trust-exact", options={"maxiter": 200})
+    b = fit.x
+    ok = bool(fit.success) and np.all(np.isfinite(b)) and np.abs(b).max(initial=0) < MAX_LOGIT
+    try:
+        hinv = np.linalg.inv(hess(b))
+    except np.linalg.LinAlgError:
+        ok = False
+        hinv = np.full((k, k), np.nan)
+    return b, ok, hinv
+
+
+def _logit_result(out, b, ok, cov, n):
+    """Fill the fit's result dict from the coefficients and their covariance."""
+    out["theta"][1:] = b[: n - 1]
+    out["cov_theta"] = np.zeros((n, n))
+    out["cov_theta"][1:, 1:] = cov[: n - 1, : n - 1]
+    out["beta"][1:] = b[n - 1 :]
+    out["identified"] = ok and bool(np.all(np.isfinite(cov)))
+    return out
+
+
 def conditional_logit(winner, strategy, deal, nstrategies):
     """Seat and strategy effects on who wins, fitted on per-game winners (McFadden's conditional logit).
 
@@ -429,25 +478,14 @@ def conditional_logit(winner, strategy, deal, nstrategies):
     :data:`MAX_LOGIT`), ``deals``. Fitted with scipy's trust-region Newton method on the exact
     gradient and Hessian.
     """
-    from scipy.optimize import minimize
-
     winner = np.asarray(winner, dtype=np.int64)
     strat = np.asarray(strategy, dtype=np.int64)
     g, n = strat.shape
-    k = (n - 1) + (nstrategies - 1)
-    x = np.zeros((g, n, k))
-    for s in range(1, n):
-        x[:, s, s - 1] = 1.0
-    for j in range(1, nstrategies):
-        x[:, :, n - 1 + j - 1] = strat == j
+    x, k = _logit_design(strat, nstrategies)
     xw = x[np.arange(g), winner]
 
     def parts(b):
-        u = x @ b
-        u -= u.max(axis=1, keepdims=True)
-        p = np.exp(u)
-        p /= p.sum(axis=1, keepdims=True)
-        return u, p
+        return _logit_parts(x, b)
 
     def nll(b):
         u, _ = parts(b)
@@ -468,17 +506,7 @@ def conditional_logit(winner, strategy, deal, nstrategies):
     if g < 2 or k == 0:
         out["identified"] = False
         return out
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = minimize(nll, np.zeros(k), jac=grad, hess=hess, method="trust-exact", options={"maxiter": 200})
-    b = fit.x
-    h = hess(b)
-    ok = bool(fit.success) and np.all(np.isfinite(b)) and np.abs(b).max(initial=0) < MAX_LOGIT
-    try:
-        hinv = np.linalg.inv(h)
-    except np.linalg.LinAlgError:
-        ok = False
-        hinv = np.full((k, k), np.nan)
+    b, ok, hinv = _logit_fit(nll, grad, hess, k)
     _, p = parts(b)
     score = xw - np.einsum("gs,gsk->gk", p, x)
     _, inv = np.unique(np.asarray(deal), return_inverse=True)
@@ -486,13 +514,7 @@ def conditional_logit(winner, strategy, deal, nstrategies):
     by_deal = np.zeros((d, k))
     np.add.at(by_deal, inv, score)
     meat = by_deal.T @ by_deal * (d / max(d - 1, 1))
-    cov = hinv @ meat @ hinv
-    out["theta"][1:] = b[: n - 1]
-    out["cov_theta"] = np.zeros((n, n))
-    out["cov_theta"][1:, 1:] = cov[: n - 1, : n - 1]
-    out["beta"][1:] = b[n - 1 :]
-    out["identified"] = ok and bool(np.all(np.isfinite(cov)))
-    return out
+    return _logit_result(out, b, ok, hinv @ meat @ hinv, n)
 
 
 def conditional_logit_counts(counts, outer, strategy, nstrategies, deals):
@@ -503,26 +525,15 @@ def conditional_logit_counts(counts, outer, strategy, nstrategies, deals):
     each pattern the cell played; ``outer`` ``(P*N, P*N)`` the sum over deals of the outer product
     of a deal's pattern counts (for the cluster-robust covariance); ``deals`` their number. The
     data of any number of games is then a few dozen numbers."""
-    from scipy.optimize import minimize
-
     counts = np.asarray(counts, dtype=float)
     strat = np.asarray(strategy, dtype=np.int64)
     p_rows, n = strat.shape
-    k = (n - 1) + (nstrategies - 1)
-    x = np.zeros((p_rows, n, k))
-    for s in range(1, n):
-        x[:, s, s - 1] = 1.0
-    for j in range(1, nstrategies):
-        x[:, :, n - 1 + j - 1] = strat == j
+    x, k = _logit_design(strat, nstrategies)
     g = float(counts.sum())
     per_row = counts.sum(axis=1)
 
     def parts(b):
-        u = x @ b
-        u -= u.max(axis=1, keepdims=True)
-        p = np.exp(u)
-        p /= p.sum(axis=1, keepdims=True)
-        return u, p
+        return _logit_parts(x, b)
 
     def nll(b):
         u, _ = parts(b)
@@ -544,28 +555,12 @@ def conditional_logit_counts(counts, outer, strategy, nstrategies, deals):
     if g < 2 or k == 0:
         out["identified"] = False
         return out
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = minimize(nll, np.zeros(k), jac=grad, hess=hess, method="trust-exact", options={"maxiter": 200})
-    b = fit.x
-    h = hess(b)
-    ok = bool(fit.success) and np.all(np.isfinite(b)) and np.abs(b).max(initial=0) < MAX_LOGIT
-    try:
-        hinv = np.linalg.inv(h)
-    except np.linalg.LinAlgError:
-        ok = False
-        hinv = np.full((k, k), np.nan)
+    b, ok, hinv = _logit_fit(nll, grad, hess, k)
     _, p = parts(b)
     score = (x - np.einsum("rs,rsk->rk", p, x)[:, None, :]).reshape(p_rows * n, k)  # per pattern (row, winner)
     d = max(int(deals), 1)
     meat = score.T @ np.asarray(outer, dtype=float) @ score * (d / max(d - 1, 1))
-    cov = hinv @ meat @ hinv
-    out["theta"][1:] = b[: n - 1]
-    out["cov_theta"] = np.zeros((n, n))
-    out["cov_theta"][1:, 1:] = cov[: n - 1, : n - 1]
-    out["beta"][1:] = b[n - 1 :]
-    out["identified"] = ok and bool(np.all(np.isfinite(cov)))
-    return out
+    return _logit_result(out, b, ok, hinv @ meat @ hinv, n)
 
 
 def seat_shares(theta, cov_theta):
