@@ -1,6 +1,6 @@
 """The examples of README.md and the docs pages run as tests (sybil).
 
-Every ``bash`` and ``python`` block of README.md, docs/guide/ and docs/games/ is a test, unless an
+Every ``bash`` and ``python`` block of README.md and of every page under docs/ is a test, unless an
 HTML comment just before it says why it is not run: ``<!-- skip: next "why" -->``. A page that
 should run a block quietly first (to make a folder the example reads) writes it as
 ``<!-- invisible-code-block: python -->``. Each page runs in a fresh folder of its own, where the
@@ -180,7 +180,7 @@ else:
             SkipParser(),
         ],
         path=str(ROOT),
-        patterns=["README.md", "docs/guide/*.md", "docs/games/*.md"],
+        patterns=["README.md", "docs/*.md", "docs/*/*.md"],  # every page of the manual
         setup=_setup,
         teardown=_teardown,
         name="docs",

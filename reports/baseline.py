@@ -413,9 +413,15 @@ def _compact(v):
 
 def write_baseline(doc, path):
     """Write a baseline document as JSON (parent folders are created)."""
+    from scenarios.results import write_atomic
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BaselineError(path.parent, "", f"cannot create the folder: {exc.strerror or exc}") from None
+    # Whole or not at all (a read-only or full folder names the file and leaves the old one as it was).
+    write_atomic(path, (json.dumps(doc, indent=1) + "\n").encode("utf-8"))
 
 
 def read_baseline(path):

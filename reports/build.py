@@ -166,7 +166,17 @@ def build_report(
         game=game.name,
         game_title=game.title,
         setting_header=setting.header,
+        version=version_words(run.manifest),
     )
+
+
+def version_words(manifest):
+    """``'played by shuffle-swing-balance 0.2.0, reported by 0.2.0'`` (the run's manifest records
+    the version that played it; this process is the one that reports)."""
+    from simulator.provenance import PACKAGE, package_version
+
+    played = (manifest.get("code") or {}).get("version") or "an unknown version"
+    return f"played by {PACKAGE} {played}, reported by {package_version()}"
 
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_MARGIN", "build_report", "game_headline", "game_of", "refuse_options",

@@ -68,10 +68,16 @@ class Report:
     game: str = ""
     game_title: str = ""
     setting_header: str = ""
+    # Which version of the lab played the run (its manifest's code.version) and wrote this report.
+    version: str = ""
 
     @property
     def title(self):
         return f"{self.game_title or _default_game().title} balance report: {self.scenario}"
+
+    def __repr__(self):
+        return (f"<Report {self.scenario!r} ({self.game or 'default game'}): {self.games:,} games, "
+                f"{len(self.answers)} answers, {len(self.sections)} sections{', partial' if self.partial else ''}>")
 
     @property
     def setting_words(self):

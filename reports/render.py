@@ -210,6 +210,8 @@ def render_html(report):
         f"{100 * report.confidence:.0f}% confidence",
         f"results: {e(report.source)}",
     ]
+    if getattr(report, "version", ""):
+        meta.append(e(report.version))
     if report.description:
         parts.append(f'<p class="meta">{e(report.description)}</p>')
     parts.append(f'<p class="meta">{" · ".join(meta)} · generated {e(report.generated)}</p>')
@@ -299,6 +301,7 @@ def render_markdown(report):
         f"{report.games:,} games in {report.settings} setting(s); seat margin ±{100 * report.margin:.1f} percentage "
         "points of a fair share; "
         f"{100 * report.confidence:.0f}% confidence; results from `{report.source}`."
+        + (f" {report.version[0].upper()}{report.version[1:]}." if getattr(report, "version", "") else "")
     )
     lines += [facts, ""]
     if getattr(report, "answers", None):

@@ -43,7 +43,17 @@ import pandas as pd
 from scenarios.canonical import to_toml
 from scenarios.record import LEAD_COLUMN, check_record, lead_lists
 from scenarios.schema import result_columns
-from scenarios.spec import MAX_GAMES, LineupCell, lineup_period, parse_lineups, parse_max_games, parse_set, set_lineup_key
+from scenarios.spec import (
+    MAX_GAMES,
+    LineupCell,
+    check_cell_count,
+    check_description,
+    lineup_period,
+    parse_lineups,
+    parse_max_games,
+    parse_set,
+    set_lineup_key,
+)
 from simulator import games as registry
 from simulator.errors import DataError
 from simulator.seeds import MAX_SEED
@@ -211,6 +221,10 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
     for item in set_args:
         key, value = parse_set(item, path)
         top = key.split(".")[0]
+        if top == "sequential":
+            title = registry.get(doc.get("game"), path, "game").title
+            raise DataError(path, key, f"sequential runs are not supported for {title} yet: give the games per cell "
+                            "with games = N (or --games N)")
         if top not in TOP_KEYS:
             raise DataError(path, key, f"unknown scenario key (known: {', '.join(TOP_KEYS)})")
         if top == "variants" and "." not in key:
@@ -233,12 +247,15 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         set_args += (f"seed={seed}",)
 
     ck = Checker(path)
+    g = registry.get(doc.get("game"), path, "game") if isinstance(doc, dict) and "game" in doc else None
+    if g is not None and "sequential" in doc:
+        # Sequential runs judge Shuffle and Swing's seat verdicts; this schema has no [sequential] yet.
+        ck.fail("sequential", f"sequential runs are not supported for {g.title} yet: remove the [sequential] "
+                "table (and any --set sequential...) and give the games per cell with games = N")
     ck.table(doc, "", required=REQUIRED, optional=TOP_KEYS)
     g = registry.get(doc["game"], path, "game")
     name = ck.string(doc["name"], "name").strip()
-    description = doc.get("description", "")
-    if not isinstance(description, str):
-        ck.fail("description", "expected a string")
+    description = check_description(ck, doc.get("description", ""))
     seed_v = ck.integer(doc["seed"], "seed", lo=0, hi=MAX_SEED)
     games_v = ck.integer(doc["games"], "games", lo=1, hi=MAX_GAMES)
     raw_players = doc["players"]
@@ -295,6 +312,7 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
             except DataError as exc:
                 raise DataError(path, f"variants.{vname}", f"with {n} players: {exc.reason}") from None
     caps = parse_max_games(ck, doc["lineup"], lib, path)  # fewer games for a lineup holding a slow strategy
+    check_cell_count(ck, len(boards) * len(variants) * sum(len(lineups[n]) for n in players), "lineup")
     cells = []
     for n in players:
         for b in boards:

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from scenarios.generic import game_scenario_from_doc
 from scenarios.scenario import instrument_scenario_from_doc
-from scenarios.spec import find_scenario
+from scenarios.spec import find_scenario, parse_set
 from simulator import games as registry
+from simulator.errors import DataError
 from simulator.validate import read_toml
 
 SCHEMAS = {
@@ -37,6 +38,18 @@ def scenario_from_doc(doc, path, sets=(), games=None, seed=None):
     """Validate an already-parsed scenario document of any game; ``path`` names it in errors and
     anchors its folders; ``sets`` are ``KEY=VALUE`` changes, ``games`` and ``seed`` override."""
     game = scenario_game(doc, path)
+    sets = tuple(sets)
+    for item in sets:
+        key, value = parse_set(item, str(path))
+        if key == "game":
+            # The game picks the schema the other keys are read by: a scenario's game is its file's.
+            asked = scenario_game({"game": value}, f"--set {item}") if isinstance(value, str) else None
+            if asked is None or asked.name != game.name:
+                raise DataError(
+                    path, "--set game",
+                    f"this is a scenario of {game.title}; --set cannot make it one of another game (its keys "
+                    "are another game's): run a scenario file of " + (f"{asked.title}" if asked else "that game") + " instead")
+    sets = tuple(s for s in sets if parse_set(s, str(path))[0] != "game")
     return SCHEMAS[game.scenario_keys](doc, path, sets=sets, games=games, seed=seed)
 
 

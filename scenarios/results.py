@@ -177,6 +177,9 @@ def check_manifest(manifest, path):
         out.append((k, cell, a, b))
     if not out:
         raise RunDirError(path, "chunks.plan", f"the plan lists no chunk; {damaged}")
+    from scenarios.record_check import check_game_columns
+
+    check_game_columns(manifest, path)  # a damaged columns record is the manifest's fault, not a chunk's
     return out
 
 

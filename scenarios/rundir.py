@@ -196,10 +196,27 @@ def locked(out_dir):
         yield
 
 
+def refuse_links(out_dir):
+    """Refuse a run folder whose manifest, table folders or report folder is a symbolic link (or
+    not what it should be): a run writes and ``--force`` removes only inside its own folder."""
+    out_dir = Path(out_dir)
+    parts = [(MANIFEST, "file"), *[(d, "folder") for d in TABLE_DIRS], (REPORT_DIR, "folder")]
+    for name, kind in parts:
+        p = out_dir / name
+        if p.is_symlink():
+            raise RunDirError(
+                p, "", f"is a symbolic link (to {os.readlink(p)}); a run writes only inside its own folder: "
+                "remove the link, or choose another --out")
+        if p.exists() and (p.is_dir() if kind == "file" else not p.is_dir()):
+            raise RunDirError(p, "", f"is not a {kind}; remove it, or choose another --out")
+
+
 def previous_run(out_dir, new, resume, force):
     """``(manifest of the run to continue or None, whether to clear the directory first)``.
 
-    Refuses to overwrite a run; writes nothing."""
+    Refuses to overwrite a run, and a folder with linked parts (:func:`refuse_links`); a resumed
+    sequential run's record is checked against its chunk plan first. Writes nothing."""
+    refuse_links(out_dir)
     path = out_dir / MANIFEST
     if not path.exists():
         if has_tables(out_dir) and not force:
@@ -212,6 +229,10 @@ def previous_run(out_dir, new, resume, force):
     old = read_manifest(out_dir)
     if resume:
         compare_manifests(old, new, out_dir)
+        if "sequential" in new:
+            from scenarios.record_check import check_sequential_record
+
+            check_sequential_record(old, out_dir, expected=True)
         return old, False
     o_sc = old.get("scenario", {})
     same = o_sc.get("sha256") == new["scenario"]["sha256"]
@@ -269,7 +290,15 @@ def dispatcher(backend, jobs, scheduler):
 
 
 def progress_bar(total, initial, desc, enabled):
+    """The run's progress on stderr: a tqdm bar when ``enabled`` is true, periodic one-line
+    reports a log can read when it is ``"log"`` (:class:`scenarios.progress_log.LogProgress`),
+    nothing when false."""
     from tqdm import tqdm
+
+    if enabled == "log":
+        from scenarios.progress_log import LogProgress
+
+        return LogProgress(total, initial, desc)
 
     return tqdm(
         total=total,

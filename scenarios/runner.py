@@ -132,7 +132,8 @@ def run_scenario(
     (a ``dask.distributed`` scheduler at ``scheduler``, or a local cluster of ``jobs`` workers).
     ``resume`` continues an interrupted run of the same scenario, playing only missing chunks;
     ``force`` replaces whatever run the directory holds. ``progress``: a progress bar on stderr
-    (default: when stderr is a terminal). ``announce``: called with a one-line notice (the first
+    (default: when stderr is a terminal); ``"log"``: a plain line every 30 s instead, for a log
+    (:mod:`scenarios.progress_log`; what ``ssb run`` does off a terminal). ``announce``: called with a one-line notice (the first
     compile of the kernel, a damaged chunk to be played again); default: printed on stderr.
     Returns a :class:`RunSummary`.
 

@@ -69,6 +69,8 @@ from scenarios.schema import result_columns
 from scenarios.spec import (
     MAX_GAMES,
     LineupCell,
+    check_cell_count,
+    check_description,
     check_scenario_name,
     lineup_period,
     parse_lineups,
@@ -373,9 +375,7 @@ def _validate(doc, path, set_args):
     ck.table(doc, "", required=REQUIRED_KEYS, optional=TOP_KEYS)
 
     name = check_scenario_name(ck, doc["name"])
-    description = doc.get("description", "")
-    if not isinstance(description, str):
-        ck.fail("description", "expected a string")
+    description = check_description(ck, doc.get("description", ""))
     seed = ck.integer(doc["seed"], "seed", lo=0, hi=MAX_SEED)
     games = ck.integer(doc["games"], "games", lo=1, hi=MAX_GAMES)
     raw_players = doc["players"]
@@ -426,6 +426,7 @@ def _validate(doc, path, set_args):
 
     caps = parse_max_games(ck, doc["lineup"], strategies, path)
     record = check_record(ck, doc.get("record"))
+    check_cell_count(ck, len(sets) * sum(len(lineups[n]) for n in players), "instruments")
     cells = []
     for n in players:
         for s in sets:

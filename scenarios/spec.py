@@ -10,14 +10,22 @@ front door that picks the schema from the registry is :mod:`scenarios.load`.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import tomllib
 from pathlib import Path
 
 from simulator.errors import DataError
+from simulator.validate import MAX_NESTING, check_nesting
 
 SCENARIO_DIR = Path(__file__).resolve().parent
 MAX_GAMES = 1_000_000_000
+# A cell is a row of the manifest (rewritten as the run goes), a group of every table and a line of
+# the report: past this many a scenario is slow to validate and its report unreadable, so it is
+# refused with the count (split it into several scenarios instead).
+MAX_CELLS = 10_000
+# The description is kept in the manifest, which a sequential run rewrites every round.
+MAX_DESCRIPTION = 10_000
 LINEUP_KEYS = ("mirror", "seats", "round_robin", "max_games")
 ROUND_ROBIN_KEYS = ("pool", "mix", "mirrors")
 MIXES = ("all", "pairs")
@@ -36,6 +44,23 @@ def check_scenario_name(ck, value, key="name"):
             "letter or digit, no '..', at most 80 characters); choose where results go with --out",
         )
     return name
+
+
+def check_cell_count(ck, count, key, what="cells"):
+    """Refuse a scenario of more than :data:`MAX_CELLS` cells, with the count and the reason."""
+    if count > MAX_CELLS:
+        ck.fail(key, f"would make {count:,} {what}; a scenario holds at most {MAX_CELLS:,} cells (each is a row of "
+                "the manifest, a group of every table and a line of the report): split it into several scenarios")
+
+
+def check_description(ck, value, key="description"):
+    """The scenario's description: a string of at most :data:`MAX_DESCRIPTION` characters."""
+    if not isinstance(value, str):
+        ck.fail(key, "expected a string")
+    if len(value) > MAX_DESCRIPTION:
+        ck.fail(key, f"{len(value):,} characters; at most {MAX_DESCRIPTION:,} (the manifest keeps the description "
+                "and a sequential run rewrites it every round): put a long text in a file beside the scenario")
+    return value
 
 
 def lineup_period(lineup):
@@ -109,9 +134,14 @@ def parse_value(text):
     if not isinstance(text, str):
         return text
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        value = tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:
+        raise DataError("--set", text[:40] + ("..." if len(text) > 40 else ""),
+                        f"the value is nested too deeply to read; at most {MAX_NESTING} levels") from None
+    check_nesting(value, "--set", text[:40] + ("..." if len(text) > 40 else ""))
+    return value
 
 
 def parse_set(item, path="--set"):
@@ -120,7 +150,10 @@ def parse_set(item, path="--set"):
     key = key.strip()
     if not sep or not key:
         raise DataError(path, str(item), "expected KEY=VALUE (for example games=500 or wheel=fixed)")
-    return key, parse_value(value.strip())
+    try:
+        return key, parse_value(value.strip())
+    except DataError as exc:
+        raise DataError(path, f"--set {key}", exc.reason) from None
 
 
 
@@ -276,14 +309,14 @@ def parse_lineups(ck, raw, players, lib, path, counts):
             pool.append(s)
         mix = ck.string(rr.get("mix", "all"), f"{key}.mix", choices=MIXES)
         mirrors = ck.boolean(rr.get("mirrors", False), f"{key}.mirrors")
+        for n in players:  # count before listing: a large pool makes millions of lineups
+            bound = math.comb(len(pool) + n - 1, n) if mix == "all" else math.comb(len(pool), 2) * (n - 1)
+            check_cell_count(ck, bound, f"{key}.pool", f"lineups of {n} players")
         for n in players:
             out[n].extend(round_robin(pool, n, mix, mirrors))
 
     for n in players:
-        seen = []
-        for lineup in out[n]:
-            if lineup not in seen:
-                seen.append(lineup)
+        seen = list(dict.fromkeys(out[n]))
         out[n] = seen
         if not seen:
             ck.fail("lineup", f"no lineup for {n} players (lineup.seats has none for that count)")

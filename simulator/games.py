@@ -36,8 +36,30 @@ def _load():
         return
     _LOADED.append(True)
     extra = [m.strip() for m in os.environ.get(EXTRA_GAMES_ENV, "").split(",") if m.strip()]
-    for module in (*GAME_MODULES, *extra):
+    for module in GAME_MODULES:
         _add(importlib.import_module(module).GAME, module)
+    for module in extra:
+        _add_extra(module)
+
+
+def _add_extra(module):
+    """Register the ``GAME`` of a module named in SSB_EXTRA_GAMES; a module that cannot be imported,
+    has no ``GAME`` or takes a name already used is a DataError naming the variable and module."""
+    where = f"{EXTRA_GAMES_ENV}={os.environ.get(EXTRA_GAMES_ENV, '')}"
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise DataError(where, module, f"cannot import the module ({exc}); name an importable module "
+                        "that defines GAME, or unset the variable") from None
+    except Exception as exc:  # the module's own code failed: name it rather than show its traceback
+        raise DataError(where, module, f"importing the module failed: {type(exc).__name__}: {exc}") from None
+    game = getattr(mod, "GAME", None)
+    if game is None or not hasattr(game, "name") or not hasattr(game, "aliases"):
+        raise DataError(where, module, "the module defines no GAME (a simulator.game_api game declaration)")
+    try:
+        _add(game, module)
+    except ValueError as exc:
+        raise DataError(where, module, f"{exc}: a game of the lab already has it; rename the game") from None
 
 
 def _add(game, module=None):

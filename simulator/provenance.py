@@ -28,6 +28,14 @@ def sources_digest(files):
     return h.hexdigest()
 
 
+def package_version():
+    """The lab's version as installed (pyproject.toml's ``version``; "unknown" when not installed)."""
+    try:
+        return metadata.version(PACKAGE)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def code_version(game=None):
     """Package version and a hash of the game's kernel sources (the code that decides every game).
 
@@ -36,10 +44,7 @@ def code_version(game=None):
 
     if game is None or isinstance(game, str):
         game = registry.get(game)
-    try:
-        version = metadata.version(PACKAGE)
-    except metadata.PackageNotFoundError:
-        version = "unknown"
+    version = package_version()
     files = [Path(f) for f in game.kernel_sources()]
     return {
         "package": PACKAGE,

@@ -6,6 +6,7 @@ for names that travel on the command line and in result files.
 from __future__ import annotations
 
 import difflib
+import os
 import tomllib
 from pathlib import Path
 
@@ -182,12 +183,49 @@ class Checker:
         return value
 
 
+MAX_TOML_BYTES = 8 * 2**20  # the largest data file of the lab is a few kB; past this, not a data file
+MAX_NESTING = 32  # tables and arrays within each other; the lab's files use at most 5
+
+
+def nesting(value):
+    """How deep tables and arrays sit within each other in ``value`` (0 for a plain value), counted
+    without recursion (a hostile value may be deeper than Python's stack)."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, (list, tuple)):
+            deepest = max(deepest, d + 1)
+            if d + 1 > MAX_NESTING:
+                return deepest
+            todo.extend((x, d + 1) for x in v)
+    return deepest
+
+
+def check_nesting(value, file, key=""):
+    """Refuse a value nested deeper than :data:`MAX_NESTING` (a DataError naming file and key)."""
+    if nesting(value) > MAX_NESTING:
+        raise DataError(file, key, f"nested more than {MAX_NESTING} levels deep (tables or arrays within each other); "
+                        "no data of the lab needs more than a few")
+
+
 def read_toml(path):
-    """A TOML file as a dict; a missing, unreadable or malformed file raises :class:`DataError`."""
+    """A TOML file as a dict; a missing, unreadable, malformed, huge (over 8 MiB) or absurdly nested
+    file raises :class:`DataError`."""
     path = Path(path)
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            size = os.fstat(fh.fileno()).st_size
+            if size > MAX_TOML_BYTES:
+                raise DataError(path, "", f"{size / 2**20:,.0f} MiB; data files are read up to {MAX_TOML_BYTES // 2**20} MiB "
+                                "(the lab's own are a few kB): is this the file you meant?")
+            doc = tomllib.load(fh)
+        check_nesting(doc, path)
+        return doc
+    except RecursionError:
+        raise DataError(path, "", f"TOML nested too deeply to read (tables or arrays within each other); at most "
+                        f"{MAX_NESTING} levels are read") from None
     except FileNotFoundError:
         raise DataError(path, "", "file not found") from None
     except IsADirectoryError:

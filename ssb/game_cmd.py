@@ -32,19 +32,25 @@ STALL_PROBE_GAMES = 16
 
 
 def warn_if_every_game_stalls(game, setup, board):
-    """A board file of the user's own on which every one of a few random games stalls (a chain of
-    arrows both ways, say): say so on stderr before playing, naming the file. The loader cannot see
-    it (every space is reachable); a handful of games can."""
+    """A board file of the user's own on which most of a few games stall (a chain of arrows both
+    ways, say): say so on stderr before playing, naming the file. The loader cannot see it (every
+    space is reachable); a handful of games can. The probe plays the game's default strategy (the
+    one a run judges with) and random seats; more than half stalled in either is warned of."""
     if not board or str(board).lower() in game.boards:
         return
     import numpy as np
 
-    strat = game.strategies(()).matrix(["random"] * setup.nplayers)
-    _, games = game.play_batch(setup, np.arange(STALL_PROBE_GAMES, dtype=np.uint64), strat)
-    if bool(np.all(np.asarray(games["stalled"]) != 0)):
+    lib = game.strategies(())
+    seeds = np.arange(STALL_PROBE_GAMES, dtype=np.uint64)
+    counts = {}
+    for name in dict.fromkeys([game.default_strategy, "random"]):
+        _, games = game.play_batch(setup, seeds, lib.matrix([name] * setup.nplayers))
+        counts[name] = int(np.count_nonzero(np.asarray(games["stalled"]) != 0))
+    if max(counts.values()) * 2 > STALL_PROBE_GAMES:
+        told = " and ".join(f"{k} of {STALL_PROBE_GAMES} {name} games" for name, k in counts.items())
         click.echo(
-            f"warning: {setup.board.path}: all {STALL_PROBE_GAMES} random games on this board stalled at the "
-            "round cap (E9): its arrows may never bring a bug to its stump; check them with ssb boards draw",
+            f"warning: {setup.board.path}: {told} on this board stalled at the round cap (E9): its arrows "
+            "may never bring a bug to its stump; check them with ssb boards draw",
             err=True,
         )
 
@@ -85,6 +91,8 @@ def check(game_name, games, seed, player_counts, board, variants):
     for b in boards:
         for n in player_counts:
             setup = _setup(game, n, b, variants)
+            if n == player_counts[0]:
+                warn_if_every_game_stalls(game, setup, b)
             strat = lib.matrix(["random"] * n)
             first = b == boards[0] and n == player_counts[0]
             with _announce_compile(game, "play_batch") if first else contextlib.nullcontext():

@@ -107,6 +107,9 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
 
     sc = manifest["scenario"]
     doc = tomllib.loads(sc["text"])
+    # The extra rounds play the games their plan asks for: a sequential run's [sequential] table
+    # (rounds until decided) would stop a round short of it, and the budget would count games never played.
+    doc.pop("sequential", None)
     path = sc.get("file") or str(results_dir)
     run_seed = int(manifest.get("run_seed", doc.get("seed", 0)))
     base_dir = Path(rounds_dir) if rounds_dir else Path(results_dir) / "adaptive"
@@ -148,6 +151,9 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
         from reports.baseline import figure_table
 
         s, g, _ = _load(out)
+        if len(g) != sum(plan.values()):
+            raise GateError(f"{out}: adaptive round {round_index} played {len(g):,} games, its plan asked for "
+                            f"{sum(plan.values()):,}; the figures would be wrong: delete {out} and try again")
         return figure_table(s, g, game=manifest.get("game"))
 
     return play_more

@@ -1,5 +1,7 @@
 """``ssb run``: play a scenario file and write its result tables (a thin layer over scenarios.runner)."""
 
+import sys
+
 import click
 
 from simulator.errors import DataError
@@ -140,7 +142,8 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
             resume=resume,
             force=force,
             chunk_size=chunk_size,
-            progress=False if quiet else None,
+            # On a terminal a progress bar; elsewhere (a log, CI) a plain line every 30 s.
+            progress=False if quiet else (None if sys.stderr.isatty() else "log"),
         )
     except (DataError, RunDirError) as exc:
         raise UserError(str(exc)) from None

@@ -1005,7 +1005,7 @@ def test_a_board_on_which_every_game_stalls_is_warned_of(tmp_path):
     board.write_text("\n".join(lines))
     result = invoke("play", "--game", "echidna", "--board", board, "--players", 2, "--seed", 1)
     assert result.exit_code == 0, result.output
-    assert f"warning: {board}: all 16 random games on this board stalled" in result.output
+    assert f"warning: {board}: 16 of 16 greedy games and 16 of 16 random games on this board stalled" in result.output
     # A shipped board is not probed (and is not warned of).
     result = invoke("play", "--game", "echidna", "--board", "snow", "--players", 2, "--seed", 1)
     assert result.exit_code == 0 and "warning" not in result.output

@@ -22,7 +22,7 @@ from ssb.cli import cli
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(p for p in DOCS.rglob("*.md") if "_hooks" not in p.parts)]
-RUN_PAGES = [ROOT / "README.md", *sorted((DOCS / "guide").glob("*.md")), *sorted((DOCS / "games").glob("*.md"))]
+RUN_PAGES = PAGES  # sybil runs the blocks of every page (conftest.py)
 
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)(?P<lang>[^\n`]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$", re.M | re.S)
 INLINE = re.compile(r"(?<!`)`([^`\n]+(?:\n[^`\n]+)?)`(?!`)")

@@ -196,7 +196,9 @@ def board_from_doc(raw, path):
     ck = Checker(path)
     ck.table(raw, "", required=("board", "space"))
     head = ck.table(raw["board"], "board", required=("name",), optional=("reconstructed", "description"))
-    name = ck.string(head["name"], "board.name")
+    # A board's name goes where an instrument's or a strategy's does (cell keys, --set, reports):
+    # the same name rule.
+    name = ck.name(head["name"], "board.name")
     reconstructed = ck.boolean(head.get("reconstructed", False), "board.reconstructed")
     description = head.get("description", "")
     if not isinstance(description, str):

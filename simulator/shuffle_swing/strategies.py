@@ -124,6 +124,9 @@ def load_strategy(path, base_weights=None):
     return Strategy(name, kind, description, weights, focus, params, str(path), late, source, own, own_late)
 
 
+MAX_WEIGHTS_CHAIN = 32  # profiles a weights_from chain may pass through (the shipped ones use 1 or 2)
+
+
 def resolve_weights_from(by_name):
     """Give every profile with ``weights_from = "NAME"`` the weight rows of profile NAME (itself
     resolved first), with its own ``[weights]`` entries on top of both rows and its own
@@ -132,29 +135,47 @@ def resolve_weights_from(by_name):
     profile without weights (``random``) or a cycle is a DataError naming the file and the key."""
     done = {}
 
-    def resolve(key, chain):
-        s = by_name[key]
-        if not s.weights_from or key in done:
-            return done.get(key, s)
-        src_key = s.weights_from.lower()
-        where = "strategy.weights_from"
-        if src_key not in by_name:
-            raise DataError(s.path, where, f"unknown strategy '{s.weights_from}'; known: {', '.join(sorted(by_name))}")
-        if src_key in chain:
-            raise DataError(s.path, where, "a cycle: " + " -> ".join([*chain, src_key]))
-        src = resolve(src_key, [*chain, src_key])
-        if not src.weights:
-            raise DataError(s.path, where, f"'{s.weights_from}' has no weights to take")
+    def take(s, src):
+        if not src.weights or src.kind == KIND_NAMES[KIND_RANDOM]:
+            why = "plays at random and has no weights to take" if src.kind == KIND_NAMES[KIND_RANDOM] else "has no weights to take"
+            raise DataError(s.path, "strategy.weights_from", f"'{s.weights_from}' {why}; name a weighted strategy (greedy, tuned, ...)")
         weights = {**src.weights, **s.own_weights}
         late = None
         if s.own_late is not None:
             late = {**(src.late_weights or src.weights), **s.own_weights, **s.own_late}
         elif src.late_weights is not None:
             late = {**src.late_weights, **s.own_weights}
-        done[key] = replace(s, weights=weights, late_weights=late)
-        return done[key]
+        return replace(s, weights=weights, late_weights=late)
 
-    return {key: resolve(key, [key]) for key in by_name}
+    def resolve(key):
+        # Walk the chain without recursion (a long chain in the files must not exhaust the stack),
+        # then resolve it from its far end back.
+        chain = [key]
+        while True:
+            s = by_name[chain[-1]]
+            if not s.weights_from or chain[-1] in done:
+                break
+            src_key = s.weights_from.lower()
+            if src_key not in by_name:
+                raise DataError(s.path, "strategy.weights_from",
+                                f"unknown strategy '{s.weights_from}'; known: {', '.join(sorted(by_name))}")
+            if src_key in chain:
+                cycle = chain[chain.index(src_key):] + [src_key]
+                shown = cycle if len(cycle) <= 12 else [*cycle[:5], "...", *cycle[-5:]]
+                raise DataError(s.path, "strategy.weights_from", "a cycle: " + " -> ".join(shown))
+            if len(chain) > MAX_WEIGHTS_CHAIN:
+                raise DataError(by_name[key].path, "strategy.weights_from",
+                                f"a chain of more than {MAX_WEIGHTS_CHAIN} weights_from links ({' -> '.join(chain[:4])} -> ...); "
+                                "take the weights from a profile nearer the source")
+            chain.append(src_key)
+        for i in range(len(chain) - 2, -1, -1):
+            k = chain[i]
+            if k not in done:
+                src = done.get(chain[i + 1], by_name[chain[i + 1]])
+                done[k] = take(by_name[k], src)
+        return done.get(key, by_name[key])
+
+    return {key: resolve(key) for key in by_name}
 
 
 def _number(value, path, key, lo, hi):

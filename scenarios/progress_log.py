@@ -1,0 +1,75 @@
+"""Progress a log can read: one line every so often when stderr is not a terminal.
+
+A progress bar redraws one line with carriage returns, which a log file (``ssb run ... 2> run.log``,
+CI, ``nohup``) shows as one unreadable line at the end. :class:`LogProgress` stands in for the bar
+there (``ssb run`` without ``-q`` when stderr is not a terminal): it has the bar's ``update`` and
+``close`` and writes a plain line at most every :data:`EVERY` seconds, and one at the end::
+
+    starter: 12,000 of at most 48,000 games (25%), 41 games/s, about 15 min left, 3 of 12 cells decided
+
+*of at most*: a sequential run stops a cell once decided, so its total is the budget's ceiling and
+the time left an upper bound. The cells are counted when the caller tells them (:meth:`cells`).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+EVERY = 30.0  # seconds between two lines
+
+
+def _duration(seconds):
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+class LogProgress:
+    """A plain-line stand-in for the tqdm bar (same ``update``/``close``); see the module doc.
+    ``clock`` and ``write`` are for tests (default: ``time.monotonic`` and stderr)."""
+
+    def __init__(self, total, initial=0, desc="", *, every=EVERY, clock=time.monotonic, write=None):
+        self.total = int(total or 0)
+        self.n = int(initial or 0)
+        self.start_n = self.n
+        self.desc = desc
+        self.every = every
+        self.clock = clock
+        self.write = write or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.t0 = self.last = clock()
+        self.decided = self.cell_count = None
+        self.closed = False
+
+    def cells(self, decided, total):
+        """Tell the line how many cells are decided (a sequential run)."""
+        self.decided, self.cell_count = int(decided), int(total)
+
+    def line(self):
+        """The progress line as it stands."""
+        elapsed = self.clock() - self.t0
+        done = self.n - self.start_n
+        rate = done / elapsed if elapsed > 0 else 0.0
+        parts = [f"{self.desc}: {self.n:,} of at most {self.total:,} games"
+                 + (f" ({100 * self.n / self.total:.0f}%)" if self.total else "")]
+        parts.append(f"{rate:,.0f} games/s")
+        left = self.total - self.n
+        if rate > 0 and left > 0:
+            parts.append(f"about {_duration(left / rate)} left")
+        if self.cell_count:
+            parts.append(f"{self.decided} of {self.cell_count} cells decided")
+        return ", ".join(parts)
+
+    def update(self, n=1):
+        self.n += int(n)
+        now = self.clock()
+        if now - self.last >= self.every:
+            self.last = now
+            self.write(self.line())
+
+    def close(self):
+        if not self.closed:
+            self.closed = True
+            self.write(self.line() + f" ({_duration(self.clock() - self.t0)} elapsed)")
