@@ -290,11 +290,7 @@ def summary_text(result, mode="fail", strict=False):
     p = result.get("paired") or {}
     if p.get("figures"):
         lines.append(f"paired on the baseline's deals: {p['figures']} of {p.get('of', 0)} figures, {p.get('deals', 0):,} deals")
-    ch = result["changes"]
-    changed = [f["file"] for f in ch["data_files"]] + [f"setting {s['setting']}" for s in ch["settings"]]
-    if ch["kernel_changed"]:
-        changed.append("rules kernel")
-    lines.append("changed since the baseline: " + (", ".join(changed) if changed else "nothing"))
+    lines.append(changed_line(result["changes"]))
     ad = result.get("adaptive")
     if ad:
         lines.append(
@@ -312,3 +308,12 @@ def summary_text(result, mode="fail", strict=False):
                 f"({100 * r.ci_confidence:.3g}%), margin {fmt_margin(r.kind, r.margin)})"
             )
     return "\n".join(lines)
+
+
+def changed_line(ch):
+    """``changed since the baseline: board, rules kernel`` (or ``nothing``): the data files, settings
+    and rules kernel that differ from the baseline's run (``reports.regress.changes_since``)."""
+    changed = [f["file"] for f in ch["data_files"]] + [f"setting {s['setting']}" for s in ch["settings"]]
+    if ch["kernel_changed"]:
+        changed.append("rules kernel")
+    return "changed since the baseline: " + (", ".join(changed) if changed else "nothing")
