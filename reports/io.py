@@ -127,35 +127,10 @@ class RunData:
     def games_count(self):
         return int(self.cells["games"].sum())
 
-    # ------------------------------------------------------------------ what it answers
-
-    def report(self, margin=0.03, confidence=0.95):
-        """The balance report of this run (:func:`reports.build.build_report`, not written to
-        disk), built once per ``margin`` and ``confidence``."""
-        from reports.build import build_report
-
-        cache = self.__dict__.setdefault("_reports", {})
-        key = (float(margin), float(confidence))
-        if key not in cache:
-            cache[key] = build_report(self, margin=margin, confidence=confidence)
-        return cache[key]
-
-    @property
-    def answers(self):
-        """The answer sentences the report prints first, one per player count (and setting), at
-        the default 3-point margin and 95% confidence (:meth:`report` for others)."""
-        return list(self.report().answers)
-
-    @property
-    def verdicts(self):
-        """The verdict table of the report's headline: one row per player count and judge (and
-        setting), with its verdict, rates and intervals (a DataFrame)."""
-        return self.report().headline
-
     def __repr__(self):
         state = f"partial: {self.partial_reason}" if self.partial else "complete"
         game = self.manifest.get("game") or "default game"
-        return (f"<RunData {self.source or self.scenario_name!r} ({game}, scenario {self.scenario_name!r}): "
+        return (f"<{type(self).__name__} {self.source or self.scenario_name!r} ({game}, scenario {self.scenario_name!r}): "
                 f"{self.games_count:,} games in {len(self.cells)} cells, {state}>")
 
     def __len__(self):

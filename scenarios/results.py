@@ -26,7 +26,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from scenarios.schema import FORMAT_VERSION, GAME_COLUMNS, SEAT_COLUMNS, STRING_COLUMNS
+from scenarios.schema import FORMAT_VERSION, GAME_COLUMNS, SEAT_COLUMNS, STRING_COLUMNS, game_columns, seat_columns
 from simulator.errors import DataError
 
 MANIFEST = "manifest.json"
@@ -123,6 +123,34 @@ def _player_counts(game):
         return (2, 3, 4)
 
 
+def check_game_columns(manifest, path):
+    """Check that the columns a run recorded are those of the game it names (a run of one game
+    whose manifest names another would otherwise be read, and judged, as the other)."""
+    from simulator import games as registry
+
+    cols = manifest.get("columns")
+    name = manifest.get("game")
+    if not isinstance(cols, dict) or not cols.get("seats") or name is None:
+        return
+    try:
+        game = registry.get(name)
+    except DataError:
+        return  # an unknown game is refused where the run's game is looked up, with the choices
+    want = {"seats": seat_columns(game), "games": game_columns(game)}
+    for part in ("seats", "games"):
+        have = list(cols.get(part) or [])
+        if have != list(want[part]):
+            extra = [c for c in have if c not in want[part]][:4]
+            lacking = [c for c in want[part] if c not in have][:4]
+            diff = "; ".join(x for x in (
+                f"not {game.title}'s: {', '.join(extra)}" if extra else "",
+                f"{game.title}'s missing: {', '.join(lacking)}" if lacking else "") if x) or "another order"
+            raise RunDirError(
+                path, "game",
+                f"says '{name}', but the columns record ({part}) is not {game.title}'s ({diff}): the manifest and its "
+                f"tables disagree on the game; the manifest is damaged: start the run over with --force")
+
+
 def check_manifest(manifest, path):
     """Check the keys of a manifest that reading a run relies on; RunDirError names the key.
 
@@ -177,8 +205,6 @@ def check_manifest(manifest, path):
         out.append((k, cell, a, b))
     if not out:
         raise RunDirError(path, "chunks.plan", f"the plan lists no chunk; {damaged}")
-    from scenarios.record_check import check_game_columns
-
     check_game_columns(manifest, path)  # a damaged columns record is the manifest's fault, not a chunk's
     return out
 

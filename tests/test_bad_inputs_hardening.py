@@ -204,7 +204,7 @@ def _plan_overlap(m):
 SEQ_DAMAGE = [
     ("record-deleted", lambda m: m.pop("sequential"), ["sequential", "missing"]),
     ("record-a-list", lambda m: m.update(sequential=[1, 2]), ["sequential", "JSON object"]),
-    ("rounds-empty", lambda m: m["sequential"].update(rounds=[]), ["sequential.rounds", "play the rest again"]),
+    ("rounds-empty", lambda m: m["sequential"].update(rounds=[]), ["sequential.rounds", "no round is listed", "play those games again"]),
     ("round-range-overlaps",
      lambda m: m["sequential"]["rounds"][1].update(chunks=[m["sequential"]["rounds"][1]["chunks"][0] - 1,
                                                           m["sequential"]["rounds"][1]["chunks"][1]]),
