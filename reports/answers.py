@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from reports import stats
-from reports.seats import NOT_JUDGED, lineup_names
+from reports.seats import NOT_JUDGED, lineup_names, on_the_margin
 from simulator import games as registry
 from simulator.game_api import Game
 
@@ -201,7 +201,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None):
         seat, rate, lo, hi = 0, math.nan, math.nan, math.nan
     verdict = str(row["verdict"])
     more = float(row.get("more_games", math.nan)) if "more_games" in row else math.nan
-    on_margin = math.isinf(more)
+    on_margin = math.isinf(more) and on_the_margin(rate, lo, hi, share, margin)
     seq = _sequential(row)
     if seq:
         # A sequential run (its record: docs/guide/sequential.md): its interval is the confidence
