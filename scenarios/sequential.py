@@ -3,29 +3,30 @@
 A scenario with a ``[sequential]`` table (or ``--set sequential=true``) is played in rounds::
 
     [sequential]
-    budget = { greedy = 40000, tuned = 40000, search = 9000 }   # games per judge, over all its cells
-    round = { greedy = 2000, tuned = 2000, search = 500 }       # deals per open cell per round
-    strong = ["search", "tuned", "greedy"]   # strongest judge first (default: the lineup's order reversed)
-    seconds = 600         # optional: CPU seconds of play for the whole run (see below)
-    margin = 0.03         # the equivalence margin of the seat verdict (as ``ssb report --margin``)
+    test = "zone"          # the indifference-zone test (scenarios.sequential_zone); "interval": the older one
+    margin = 0.03          # the equivalence margin of the seat verdict (as ``ssb report --margin``)
+    indifference = 0.01    # the zone: fair = shown within margin + d, unfair = shown beyond margin - d
+    seconds = 1100         # the run's budget in declared CPU seconds, shared by every judge and cell
+    cost = { greedy = 0.3, search = 17.0 }   # declared CPU milliseconds per game of each judge
+    budget = { greedy = 40000 }              # optional: a cap of games per judge over its cells
+    round = { greedy = 2000, search = 500 }  # optional: deals per open cell per round
+    strong = ["search", "greedy"]   # strongest judge first (default: the lineup's order reversed)
     confidence = 0.95
     verdicts = ["seats"]  # what decides a cell (only the seat verdict is judged sequentially)
 
 The scenario's ``games`` (and ``lineup.max_games``) become each cell's cap. Every cell must be a
 mirror lineup (one strategy, the *judge*, in every seat), whose seat verdict is judged from its own
-games. After each round every cell that played is judged again with the anytime-valid verdict of
-:mod:`scenarios.sequential_stats`; a decided cell stops. Each judge's budget is shared by its cells:
-what a decided cell leaves goes to the judge's cells still open, split evenly; the strong judge's
-cells are dispatched first in every round. ``seconds`` is one pool for the whole run, counted in
-the workers' CPU seconds: when spent, the run ends after the round under way and the open cells
-stop with reason ``seconds``, strongest judge first having been served in every round.
+games. After each round every cell that played is judged again with its anytime-valid test; a
+decided cell stops. The budget is one pool of *declared* CPU seconds: a game costs its judge's
+``cost``, so nothing measured enters a decision. Each round the open cells are served cheapest
+projected decision first (:func:`allocate`), the strongest judge first on ties.
 
 Determinism: a game's seed depends only on (run seed, cell, deal), and what a round plays depends
-only on the verdicts of the looks before it, so the stopping points and the tables are the same
-whatever ``--jobs``, ``--chunk-size`` or backend. Only a ``seconds`` budget depends on the machine
-(then the manifest says where it stopped). The manifest records every round before its chunks are
-played; ``--resume`` plays a round's missing chunks, judges the recorded looks again from the
-tables, and goes on with the same sequence.
+only on the verdicts of the looks before it and the declared costs, so the stopping points and the
+tables are the same whatever ``--jobs``, ``--chunk-size`` or backend. The manifest records every
+round before its chunks are played; ``--resume`` plays a round's missing chunks, judges the recorded
+looks again from the tables, and goes on with the same sequence, also when only the budget or the
+caps were changed (:func:`identity`): the tests are anytime-valid, so looking on keeps their errors.
 
 The record of each cell (``manifest["sequential"]["cells"]``) is described in
 docs/guide/sequential.md ("The record").

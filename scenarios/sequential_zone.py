@@ -74,12 +74,6 @@ def _llr(wins, games, q0, q1):
     return wins * math.log(q1 / q0) + (games - wins) * math.log((1 - q1) / (1 - q0))
 
 
-def check(players, margin, indifference):
-    """Refuse a zone that leaves no room: ``0 < d < m`` and ``m - d`` inside the fair share."""
-    if not 0 < indifference < margin:
-        raise ValueError(f"the indifference {indifference} must be above 0 and below the margin {margin}")
-
-
 def log_ratios(wins, games, players, margin, indifference):
     """``(up, lo)`` log likelihood ratios, seats on the last axis (judged seats only); ``wins``
     broadcast against ``games`` (one count per row). A side left out reads ``-inf`` (never unfair,
@@ -93,7 +87,7 @@ def log_ratios(wins, games, players, margin, indifference):
     return up, lo
 
 
-def thresholds(players, confidence, margin=None, indifference=None):
+def thresholds(players, confidence):
     """``(log bound for unfair, log bound for fair)``."""
     alpha = 1.0 - confidence
     sides = 2 * judged_seats(players)

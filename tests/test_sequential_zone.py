@@ -214,3 +214,32 @@ def test_a_resume_with_a_raised_budget_continues_the_same_sequence(tmp_path):
     assert [r["verdict"] for r in read_manifest(ref)["sequential"]["cells"]] == [
         r["verdict"] for r in big["sequential"]["cells"]
     ]
+
+
+def test_bad_zone_keys_name_the_key(tmp_path):
+    from scenarios.load import load_scenario
+    from simulator.errors import DataError
+
+    p = tmp_path / "zone.toml"
+    p.write_text(SEQ)
+    with pytest.raises(DataError, match="sequential.test: expected one of 'zone', 'interval', got 'sprt'"):
+        load_scenario(p, sets=['sequential.test="sprt"'])
+    with pytest.raises(DataError, match="sequential.indifference: 0.05 must be below the margin 0.03"):
+        load_scenario(p, sets=["sequential.indifference=0.05"])
+    with pytest.raises(DataError, match="sequential.cost.greedy: expected a number"):
+        load_scenario(p, sets=["sequential.cost.greedy=-1"])
+    sc = load_scenario(p, sets=["sequential.cost.deep=50"])  # a judge the scenario does not play: priced, unused
+    assert sc.sequential.cost == {"greedy": 1.0}
+
+
+def test_a_budget_of_seconds_stops_at_the_same_points_whatever_the_workers(tmp_path):
+    p = tmp_path / "zone.toml"
+    p.write_text(SEQ)
+    a, b = tmp_path / "a", tmp_path / "b"
+    run_scenario(p, a, jobs=1, progress=False, sets=["sequential.seconds=3"])
+    run_scenario(p, b, jobs=2, chunk_size=70, progress=False, sets=["sequential.seconds=3"])
+    ma, mb = read_manifest(a), read_manifest(b)
+    keep = ("cell", "verdict", "games", "looks", "stop")
+    assert [{k: r[k] for k in keep} for r in ma["sequential"]["cells"]] == [
+        {k: r[k] for k in keep} for r in mb["sequential"]["cells"]]
+    assert ma["sequential"]["seconds_spent"] == mb["sequential"]["seconds_spent"] <= 3
