@@ -273,12 +273,13 @@ def _strongest_first(rs):
 CONVERGED, MOVES, CANNOT_TELL = "converged", "moves with skill", "cannot tell yet"
 
 
-def difference_intervals(top, below, confidence=0.95, scale=1.0):
+def difference_intervals(top, below, confidence=0.95, games=None):
     """Every judged seat's difference in win rate, ``top`` minus ``below`` (their cells play other
     deals, so the two are independent), each with an anytime-valid interval: the difference of the
     two cells' confidence sequences, each at level alpha / (2 S) (S judged seats: one at two players,
-    else all; two cells), so that all of them hold at once, at every look. ``scale`` multiplies both
-    cells' counts (what more games would show if the rates held). ``[(seat, diff, lo, hi)]``."""
+    else all; two cells), so that all of them hold at once, at every look. ``games``: read both cells
+    at that count (at least their own) with their current rates (what more games would show if the
+    rates held). ``[(seat, diff, lo, hi)]``."""
     from scenarios import sequential_stats as SS
 
     players = top.players
@@ -288,8 +289,8 @@ def difference_intervals(top, below, confidence=0.95, scale=1.0):
     for s in range(min(seats, len(top.seat_wins), len(below.seat_wins))):
         ends = []
         for r in (top, below):
-            n = r.games * scale
-            w = r.seat_wins[s] * scale
+            n = r.games if games is None else max(games, r.games)
+            w = r.seat_wins[s] * n / max(r.games, 1)
             ends.append(SS.confidence_sequence(float(w), int(round(n)), SS.prior_strength(players, r.margin, confidence),
                                                level))
         (lo_t, hi_t), (lo_b, hi_b) = ends
@@ -303,7 +304,7 @@ def convergence_test(top, below, tolerance=None, confidence=0.95):
     ``(word, seat, diff, lo, hi, more)``. *converged*: every seat's difference is shown within
     ``tolerance`` (default the margin); *moves with skill*: some seat's is shown beyond it (that seat,
     the largest such); *cannot tell yet*: neither, with ``more`` the games each of the two cells would
-    need at the current rates (None when no count on the grid would tell). Anytime-valid
+    need (both at one count) at the current rates (None when no count on the grid would tell). Anytime-valid
     (:func:`difference_intervals`), so it holds at whatever count a sequential run stopped."""
     tol = top.margin if tolerance is None else tolerance
     rows = difference_intervals(top, below, confidence)
@@ -319,9 +320,10 @@ def convergence_test(top, below, tolerance=None, confidence=0.95):
     more = None
     n0 = max(top.games, below.games, 1)
     for scale in (1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 100):
-        grown = difference_intervals(top, below, confidence, scale)
+        n = int(math.ceil(n0 * scale / 100.0) * 100)
+        grown = difference_intervals(top, below, confidence, n)
         if any(r[2] > tol or r[3] < -tol for r in grown) or all(-tol <= r[2] and r[3] <= tol for r in grown):
-            more = int(math.ceil(n0 * scale / 100.0) * 100)
+            more = n
             break
     return CANNOT_TELL, s, diff, lo, hi, more
 
