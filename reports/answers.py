@@ -5,8 +5,8 @@ Each sentence says which way a setting leans, by how much, for which players (wh
 ladder, whether the verdict has converged::
 
     2 players: fair among strong players (first player 49.4% [47.2, 51.5], search); at greedy's level
-    the first player wins 55.0% [53.9, 56.1] (greedy). Converged? No: the first player's edge shrinks
-    with skill (+5.0 pp under greedy, -0.6 pp under search).
+    the first player wins 55.0% [53.9, 56.1] (greedy). Moves with skill: the first player wins 55.0%
+    under greedy and 49.4% under search, a difference of -5.6 pp [-9.3, -3.1], shown beyond 3 points.
 
 Everything here reads the cells of :func:`reports.seats.seat_advantage` (one row per player count,
 setting and judge), never a game. How one cell is read (decided or not, its games, the interval,
@@ -14,10 +14,12 @@ whether it sits on the margin, what deciding would cost) is :func:`cell_reading`
 knows the verdict columns; a sequential run's columns extend it there.
 
 Judges are ordered by the game's skill ladder (:func:`judge_ranks`: ``Game.ladder``, README "The skill
-ladder", ``ssb strategies ladder``): a judge stronger by a whole rung is a *step* above. A setting's verdict has *converged*
-when the two strongest judges of the run that are a step apart reach the same decided verdict (both
-balanced, or both imbalanced with the same seat on top); otherwise it still moves with skill, and the
-sentence says which seat's edge grows or shrinks from the weaker judge to the stronger.
+ladder", ``ssb strategies ladder``): a judge stronger by a whole rung is a *step* above. Between the two
+strongest judges of the run that are a step apart, :func:`convergence_test` compares each seat's win
+rate (two cells on other deals: a two-sample test, anytime-valid, simultaneous over the seats): the
+verdict has *converged* when every seat's difference is shown within the margin, *moves with skill*
+when some seat's is shown beyond it (its direction and interval said), and otherwise the sentence says
+it *cannot tell yet* and what it would take. No sentence says an edge shrinks, grows or turns.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from reports import stats
-from reports.seats import NOT_JUDGED, lineup_names
+from reports.seats import NOT_JUDGED, lineup_names, on_the_margin
 from simulator import games as registry
 from simulator.game_api import Game
 
@@ -124,6 +126,7 @@ class CellReading:
     seat_his: tuple = ()
     margin: float = 0.03
     rank: int | None = None  # the judge's rung on the game's ladder (None: not on it)
+    seat_wins: tuple = ()  # every seat's wins (seat 0 first), for the tests between judges
 
     @property
     def fair(self):
@@ -198,7 +201,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None):
         seat, rate, lo, hi = 0, math.nan, math.nan, math.nan
     verdict = str(row["verdict"])
     more = float(row.get("more_games", math.nan)) if "more_games" in row else math.nan
-    on_margin = math.isinf(more)
+    on_margin = math.isinf(more) and on_the_margin(rate, lo, hi, share, margin)
     seq = _sequential(row)
     if seq:
         # A sequential run (its record: docs/guide/sequential.md): its interval is the confidence
@@ -234,6 +237,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None):
         seat_his=tuple(his),
         margin=margin,
         rank=(ranks or {}).get(judge),
+        seat_wins=tuple(int(x) for x in ordered["wins"]) if "wins" in ordered else (),
     )
 
 
@@ -266,38 +270,95 @@ def _strongest_first(rs):
     return sorted(rs, key=lambda r: -1 if r.rank is None else r.rank, reverse=True)
 
 
-def convergence(rs):
-    """``(converged, text)`` of one setting's readings (module doc); ``converged`` None: cannot tell."""
+CONVERGED, MOVES, CANNOT_TELL = "converged", "moves with skill", "cannot tell yet"
+
+
+def difference_intervals(top, below, confidence=0.95, games=None):
+    """Every judged seat's difference in win rate, ``top`` minus ``below`` (their cells play other
+    deals, so the two are independent), each with an anytime-valid interval: the difference of the
+    two cells' confidence sequences, each at level alpha / (2 S) (S judged seats: one at two players,
+    else all; two cells), so that all of them hold at once, at every look. ``games``: read both cells
+    at that count (at least their own) with their current rates (what more games would show if the
+    rates held). ``[(seat, diff, lo, hi)]``."""
+    from scenarios import sequential_stats as SS
+
+    players = top.players
+    seats = 1 if players == 2 else players
+    level = 1.0 - (1.0 - confidence) / (2 * seats)
+    out = []
+    for s in range(min(seats, len(top.seat_wins), len(below.seat_wins))):
+        ends = []
+        for r in (top, below):
+            n = r.games if games is None else max(games, r.games)
+            w = r.seat_wins[s] * n / max(r.games, 1)
+            ends.append(SS.confidence_sequence(float(w), int(round(n)), SS.prior_strength(players, r.margin, confidence),
+                                               level))
+        (lo_t, hi_t), (lo_b, hi_b) = ends
+        diff = top.seat_wins[s] / max(top.games, 1) - below.seat_wins[s] / max(below.games, 1)
+        out.append((s, diff, lo_t - hi_b, hi_t - lo_b))
+    return out
+
+
+def convergence_test(top, below, tolerance=None, confidence=0.95):
+    """Whether the verdict moves from ``below`` to ``top`` (two :class:`CellReading` of one setting):
+    ``(word, seat, diff, lo, hi, more)``. *converged*: every seat's difference is shown within
+    ``tolerance`` (default the margin); *moves with skill*: some seat's is shown beyond it (that seat,
+    the largest such); *cannot tell yet*: neither, with ``more`` the games each of the two cells would
+    need (both at one count) at the current rates (None when no count on the grid would tell). Anytime-valid
+    (:func:`difference_intervals`), so it holds at whatever count a sequential run stopped."""
+    tol = top.margin if tolerance is None else tolerance
+    rows = difference_intervals(top, below, confidence)
+    if not rows:
+        return CANNOT_TELL, 0, math.nan, math.nan, math.nan, None
+    beyond = [r for r in rows if r[2] > tol or r[3] < -tol]
+    if beyond:
+        s, diff, lo, hi = max(beyond, key=lambda r: abs(r[1]))
+        return MOVES, s, diff, lo, hi, None
+    s, diff, lo, hi = max(rows, key=lambda r: abs(r[1]))
+    if all(-tol <= r[2] and r[3] <= tol for r in rows):
+        return CONVERGED, s, diff, lo, hi, None
+    more = None
+    n0 = max(top.games, below.games, 1)
+    for scale in (1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 100):
+        n = int(math.ceil(n0 * scale / 100.0) * 100)
+        grown = difference_intervals(top, below, confidence, n)
+        if any(r[2] > tol or r[3] < -tol for r in grown) or all(-tol <= r[2] and r[3] <= tol for r in grown):
+            more = n
+            break
+    return CANNOT_TELL, s, diff, lo, hi, more
+
+
+def convergence(rs, tolerance=None):
+    """``(converged, text)`` of one setting's readings (module doc); ``converged`` None: cannot tell.
+
+    Between the two strongest judges of the run a step apart on the ladder, by
+    :func:`convergence_test`: the words *converged* and *moves with skill* are said only when that
+    test shows them; a point estimate alone says *cannot tell yet*."""
     ranked = [r for r in _strongest_first(rs) if r.rank is not None and r.verdict != NOT_JUDGED]
     if len(ranked) < 2:
         return None, ""
     top = ranked[0]
     below = next((r for r in ranked[1:] if r.rank < top.rank), None)
-    if below is None:
+    if below is None or not top.seat_wins or not below.seat_wins:
         return None, ""
-    same_seat = top.seat == below.seat and (top.deviation > 0) == (below.deviation > 0)
-    if top.decided and below.decided and top.verdict == below.verdict and (top.verdict == stats.BALANCED or same_seat):
-        word = "fair" if top.verdict == stats.BALANCED else f"{seat_words(top.seat, top.players)} ahead"
-        return True, f"Converged: {below.judge} and {top.judge}, a step apart on the skill ladder, both say {word}."
-    # Still moving: the seat that the strongest judge shows furthest from fair, weaker -> stronger.
-    seat = top.seat
-    d_top = top.deviation
-    d_below = _deviation_of(below, seat)
+    word, seat, diff, lo, hi, more = convergence_test(top, below, tolerance)
+    tol = top.margin if tolerance is None else tolerance
     who = seat_words(seat, top.players)
-    if math.isnan(d_below) or math.isnan(d_top):
-        move = "it still moves with skill"
-    elif d_top * d_below < 0 and min(abs(d_top), abs(d_below)) >= 0.01:  # a sign change of a point or more
-        move = f"{who} turns from {'ahead' if d_below > 0 else 'behind'} to {'ahead' if d_top > 0 else 'behind'} with skill"
-    elif abs(d_top) < abs(d_below):
-        move = f"{possessive(who)} {'edge' if d_below > 0 else 'shortfall'} shrinks with skill"
-    else:
-        move = f"{possessive(who)} {'edge' if d_top > 0 else 'shortfall'} grows with skill"
-    detail = f" ({pp(d_below)} under {below.judge}, {pp(d_top)} under {top.judge})" if not math.isnan(d_below) else ""
-    if not top.decided:
-        tail = f"; {top.judge} has not decided yet" + (" and sits on the margin" if top.on_margin else "")
-    else:
-        tail = ""
-    return False, f"Not converged: {move}{detail}{tail}."
+    both = (f"{who} wins {pc(_rate_of(below, seat))} under {below.judge} and {pc(_rate_of(top, seat))} under "
+            f"{top.judge}, a difference of {pp(diff)} [{100 * lo:+.1f}, {100 * hi:+.1f}]")
+    if word == CONVERGED:
+        return True, (f"Converged: {below.judge} and {top.judge}, a step apart on the skill ladder, are shown within "
+                      f"{100 * tol:g} points of each other at every seat (furthest: {both}).")
+    if word == MOVES:
+        return False, f"Moves with skill: {both}, shown beyond {100 * tol:g} points."
+    need = (f"about {more:,} games in each of the two cells would tell" if more is not None
+            else "no affordable number of games would tell")
+    return None, (f"Converged? Cannot tell yet: {both}, neither shown within {100 * tol:g} points nor beyond; "
+                  f"{need}.")
+
+
+def _rate_of(reading, seat):
+    return reading.seat_wins[seat] / max(reading.games, 1)
 
 
 def _deviation_of(reading, seat):

@@ -25,6 +25,27 @@ def default_rulings():
     return tuple(registry.get(registry.DEFAULT_GAME).report_notes)
 
 
+def sequential_method(settings, alpha):
+    """The method note of a sequential run's mirror cells (docs/guide/sequential.md)."""
+    m = 100 * float(settings.get("margin", 0.03))
+    every = ("Every interval beside a sequential verdict is a confidence sequence (it holds at every look at once, "
+             "so it stays true although the run chose when to stop): the seats' simultaneous over the seats the "
+             "verdict reads, the best - worst gap taken from them, the tie and tie-break shares each at "
+             f"{100 * (1 - alpha):.0f}%; a mirror cell plays one game per deal, so deals are the unit.")
+    if settings.get("test", "interval") == "zone":
+        d = 100 * float(settings.get("indifference", 0.01))
+        return (
+            f"Sequential run, indifference-zone test: each cell was looked at after every round and stopped at its "
+            f"first decided look. Fair: every seat shown within {m + d:g} points of 1/N (the {m:g}-point margin and a "
+            f"{d:g}-point zone); the chance of calling a cell fair when some seat is {m + d:g} points or more off is at "
+            f"most {100 * alpha:.0f}%. Unfair: a named seat shown more than {m - d:g} points off in a named direction; "
+            f"the chance of naming a seat that is in truth within {m - d:g} points is at most {100 * alpha:.0f}% "
+            "(Bonferroni over the seats). A seat between the two is near the margin either word may be said of. " + every
+        )
+    return ("Sequential run, interval test: each cell stopped at its first look where its seats were shown inside or "
+            f"outside the {m:g}-point margin (anytime-valid tests, errors at most {100 * alpha:.0f}% each). " + every)
+
+
 def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word=None, sequential=None, setting=None,
                  rulings=None):
     """``(Section, SeatAdvantage)``: section 1 on ``games`` (``setting``: the game's
@@ -86,6 +107,8 @@ def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word
         ],
     )
     sec.notes.append(f"In plain words: {margin_sentence(margin, gap_margin)}.")
+    if sequential:
+        sec.notes.append(sequential_method(sequential.get("settings", {}), a))
     sec.notes.append(
         f"Balanced: every seat's win rate is shown within ±{100 * margin:.1f} pp of the fair share 1/N "
         + (f"and every two seats within {100 * gap_margin:.1f} pp of each other " if gap_margin is not None else "")

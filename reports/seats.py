@@ -325,6 +325,15 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
     return SeatAdvantage(rates=rates, cells=cells_out, margin=margin, confidence=confidence, gap_margin=gap_margin)
 
 
+def on_the_margin(rate, lo, hi, share, margin):
+    """Whether an undecided seat may be said to sit *on* the margin: its interval straddles the margin
+    edge nearest it and is no wider than the margin (a wide interval only says: too few games)."""
+    if any(x is None or not math.isfinite(float(x)) for x in (rate, lo, hi)):
+        return False
+    edge = share + margin if rate >= share else share - margin
+    return bool(lo <= edge <= hi and hi - lo <= margin)
+
+
 def margin_sentence(margin, gap_margin, players=None):
     """The margin in one plain sentence."""
     share = f"the fair {pct(1 / players)}%" if players else "a fair share (1 in N)"
@@ -370,8 +379,10 @@ def verdict_note(row, rates, margin, gap_margin=None, setting=None):
     if row.design != MIRROR or pd.isna(row.more_games):
         return f"not decided yet (seat {worst.seat + 1} at {dev}){how}"
     if np.isinf(row.more_games):
-        return (
-            f"seat {worst.seat + 1} at {dev} sits on the {100 * margin:.1f} pp margin: "
-            "no feasible number of games would decide it"
-        )
+        if on_the_margin(worst.seat_rate, worst.seat_lo, worst.seat_hi, share, margin):
+            return (
+                f"seat {worst.seat + 1} at {dev} [{100 * (worst.seat_lo - share):+.1f}, {100 * (worst.seat_hi - share):+.1f}] "
+                f"sits on the {100 * margin:.1f} pp margin: no feasible number of games would decide it"
+            )
+        return f"not decided yet (seat {worst.seat + 1} at {dev}, [{pct(worst.seat_lo)}, {pct(worst.seat_hi)}]%)"
     return f"about {games_text(row.more_games)} more games would likely decide it (seat {worst.seat + 1} at {dev})"

@@ -11,7 +11,7 @@ the record columns (``seq_*``, documented in docs/guide/sequential.md, "The reco
 seat), ``seq_rate``, ``seq_lo``, ``seq_hi`` (its win rate and 95% confidence sequence),
 ``seq_edge`` (the margin edge nearest it), ``seq_on_margin`` (undecided because the estimate sits on
 the margin), ``seq_more_games`` (games beyond those played that would decide it at the current
-estimates; inf when none would), ``seq_note`` (one sentence).
+estimates; inf when none would), ``seq_test`` (``zone`` or ``interval``), ``seq_note`` (one sentence).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ SEQ_COLUMNS = (
     "seq_edge",
     "seq_on_margin",
     "seq_more_games",
+    "seq_test",
     "seq_note",
 )
 
@@ -44,18 +45,40 @@ def _pp(x):
     return f"{100 * x:+.1f} pp"
 
 
-def sequential_note(rec, games, margin):
+STOP_WORDS = {
+    "budget": "its judge's cap of games ran out",
+    "cap": "the cell's cap of games ran out",
+    "seconds": "the run's budget of CPU seconds ran out",
+}
+
+
+def sequential_note(rec, games, margin, stop=None):
     """One sentence for a sequentially judged cell (``rec``: :func:`SS.cell_record`)."""
     seat = rec["worst_seat"] + 1
     share = rec["fair"]
-    span = f"{pct(rec['worst_lo'])}-{pct(rec['worst_hi'])}%"
+    span = f"[{100 * rec['worst_lo']:.1f}, {100 * rec['worst_hi']:.1f}]"
     m = f"{100 * margin:g}"
+    zone = rec.get("test") == "zone"
+    d = rec.get("indifference") or 0.0
     if rec["verdict"] == stats.BALANCED:
+        if zone:
+            return (
+                f"decided fair at {games_text(games)} games: every seat shown within {100 * (margin + d):g} pp of "
+                f"{pct(share)}% (the {m}-point margin and its {100 * d:g}-point zone; furthest: seat {seat}, "
+                f"{_pp(rec['worst_rate'] - share)}, {span})"
+            )
         return (
             f"decided balanced at {games_text(games)} games: every seat within {m} pp of {pct(share)}% "
             f"(furthest: seat {seat}, {_pp(rec['worst_rate'] - share)}, {span})"
         )
     if rec["verdict"] == stats.IMBALANCED:
+        if zone:
+            way = "above" if rec["worst_rate"] >= share else "below"
+            return (
+                f"decided unfair at {games_text(games)} games: seat {seat} wins {pct(rec['worst_rate'])}% "
+                f"({_pp(rec['worst_rate'] - share)} vs {pct(share)}%, {span}), shown more than {100 * (margin - d):g} pp "
+                f"{way} its fair share (the {m}-point margin less its {100 * d:g}-point zone)"
+            )
         return (
             f"decided imbalanced at {games_text(games)} games: seat {seat} wins {pct(rec['worst_rate'])}% "
             f"({_pp(rec['worst_rate'] - share)} vs {pct(share)}%, {span}), outside the {m} pp margin"
@@ -66,27 +89,34 @@ def sequential_note(rec, games, margin):
         if more is not None
         else "no number of games would decide it at this estimate"
     )
+    why = STOP_WORDS.get(stop, "the budget ran out")
     if rec["on_margin"]:
         return (
-            f"seat {seat} wins {span}: right at the {m}-point margin, so neither fair nor unfair can be shown "
-            f"after {games_text(games)} games; {cost}"
+            f"seat {seat} wins {span}: on the {m}-point margin (a narrow interval across its edge), so neither "
+            f"fair nor unfair is shown after {games_text(games)} games; {cost}"
         )
-    return f"not decided within the budget ({games_text(games)} games; seat {seat} at {_pp(rec['worst_rate'] - share)}, {span}); {cost}"
+    return f"not decided: {why} at {games_text(games)} games (seat {seat} at {_pp(rec['worst_rate'] - share)}, {span}); {cost}"
 
 
 def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_keys=("players", "instruments", "lineup")):
     """Judge the mirror cells of ``cells`` (one row per cell, in the order of ``rates['_k']``) with
     the sequential tests; changes ``cells`` and ``rates`` in place. ``games`` is the games table
     (its ``cell`` column names the run's cell index) with the setting's label, ``cell_keys`` the
-    columns a seat cell is told by (``reports.frames.Setting.cell``); ``sequential`` the manifest's record."""
+    columns a seat cell is told by (``reports.frames.Setting.cell``); ``sequential`` the manifest's record.
+
+    Every interval beside a sequential verdict is a confidence sequence: the seats' simultaneous
+    over the seats the verdict reads, the best - worst gap from those, the tie and tie-break shares
+    each at the run's confidence (one game per deal in a mirror cell)."""
     settings = sequential.get("settings", {})
     run_margin = float(settings.get("margin", margin))
     run_conf = float(settings.get("confidence", confidence))
+    test = settings.get("test", "interval")
+    indifference = settings.get("indifference")
     records = {r["cell"]: r for r in sequential.get("cells", []) if isinstance(r, dict) and "cell" in r}
     first_cell = games.groupby(list(cell_keys), sort=True)["cell"].first().to_numpy()
     for col in SEQ_COLUMNS:
         cells[col] = pd.Series([None] * len(cells), dtype=object, index=cells.index)
-    alpha = stats.alpha_of(confidence)
+    alpha = stats.alpha_of(run_conf)
     mirror_rows = [i for i in range(len(cells)) if cells.at[i, "design"] == "mirror"]
     for i in mirror_rows:
         part = rates[rates["_k"] == i].sort_values("seat")
@@ -95,19 +125,27 @@ def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_k
         wins = part["wins"].to_numpy()
         r = SS.prior_strength(players, run_margin, run_conf)
         run_rec = records.get(int(first_cell[i]), {})
-        rec = SS.cell_record(wins, n, players, margin, confidence, r, affordable=run_rec.get("cap"))
+        rec = SS.cell_record(wins, n, players, run_margin, run_conf, r, affordable=run_rec.get("cap"), test=test,
+                             indifference=indifference)
         k = len(mirror_rows)
         cells.at[i, "verdict"] = rec["verdict"]
         cells.at[i, "tost_p"] = rec["tost_p"]
         cells.at[i, "outside_p_holm"] = rec["outside_p"]
         cells.at[i, "imbalanced_run"] = bool(rec["outside_p"] * k < alpha)
         cells.at[i, "balanced_run"] = bool(rec["tost_p"] * k < alpha)
+        cells.at[i, "gap"], cells.at[i, "gap_lo"], cells.at[i, "gap_hi"] = rec["gap"], rec["gap_lo"], rec["gap_hi"]
+        for name in ("tie", "tiebreak"):
+            count = float(cells.at[i, f"{name}s"]) if f"{name}s" in cells.columns else math.nan
+            if math.isfinite(count) and n > 0:
+                lo, hi = SS.confidence_sequence(count, n, r, run_conf)
+                cells.at[i, f"{name}_lo"], cells.at[i, f"{name}_hi"] = lo, hi
         more = rec["more_games"]
         undecided = not rec["decided"]
         cells.at[i, "more_games"] = (math.inf if more is None else float(more)) if undecided else math.nan
+        stop = run_rec.get("stop") or ("decided" if rec["decided"] else "budget")
         cells.at[i, "seq_decided"] = rec["decided"]
         cells.at[i, "seq_decided_at"] = float(n) if rec["decided"] else math.nan
-        cells.at[i, "seq_stop"] = run_rec.get("stop") or ("decided" if rec["decided"] else "budget")
+        cells.at[i, "seq_stop"] = stop
         cells.at[i, "seq_seat"] = rec["worst_seat"]
         cells.at[i, "seq_rate"] = rec["worst_rate"]
         cells.at[i, "seq_lo"] = rec["worst_lo"]
@@ -115,9 +153,15 @@ def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_k
         cells.at[i, "seq_edge"] = rec["edge"]
         cells.at[i, "seq_on_margin"] = rec["on_margin"]
         cells.at[i, "seq_more_games"] = cells.at[i, "more_games"]
-        cells.at[i, "seq_note"] = sequential_note(rec, n, margin)
+        cells.at[i, "seq_test"] = test
+        cells.at[i, "seq_note"] = sequential_note(rec, n, run_margin, stop)
         idx = part.index
-        rates.loc[idx, "tost_p"] = np.asarray(rec["row_tost_p"])
-        rates.loc[idx, "outside_p_holm"] = np.asarray(rec["row_outside_p"])
-        rates.loc[idx, "seat_lo"] = [s["lo"] for s in rec["seats"]]
-        rates.loc[idx, "seat_hi"] = [s["hi"] for s in rec["seats"]]
+        if rec["row_tost_p"] is not None:
+            rates.loc[idx, "tost_p"] = np.asarray(rec["row_tost_p"])
+            rates.loc[idx, "outside_p_holm"] = np.asarray(rec["row_outside_p"])
+        else:
+            rates.loc[idx, "tost_p"] = rec["tost_p"]
+            rates.loc[idx, "outside_p_holm"] = rec["outside_p"]
+        for col in ("seat", "win"):
+            rates.loc[idx, f"{col}_lo"] = [s["lo"] for s in rec["seats"]]
+            rates.loc[idx, f"{col}_hi"] = [s["hi"] for s in rec["seats"]]

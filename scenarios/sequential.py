@@ -3,29 +3,30 @@
 A scenario with a ``[sequential]`` table (or ``--set sequential=true``) is played in rounds::
 
     [sequential]
-    budget = { greedy = 40000, tuned = 40000, search = 9000 }   # games per judge, over all its cells
-    round = { greedy = 2000, tuned = 2000, search = 500 }       # deals per open cell per round
-    strong = ["search", "tuned", "greedy"]   # strongest judge first (default: the lineup's order reversed)
-    seconds = 600         # optional: CPU seconds of play for the whole run (see below)
-    margin = 0.03         # the equivalence margin of the seat verdict (as ``ssb report --margin``)
+    test = "zone"          # the indifference-zone test (scenarios.sequential_zone); "interval": the older one
+    margin = 0.03          # the equivalence margin of the seat verdict (as ``ssb report --margin``)
+    indifference = 0.01    # the zone: fair = shown within margin + d, unfair = shown beyond margin - d
+    seconds = 1100         # the run's budget in declared CPU seconds, shared by every judge and cell
+    cost = { greedy = 0.3, search = 17.0 }   # declared CPU milliseconds per game of each judge
+    budget = { greedy = 40000 }              # optional: a cap of games per judge over its cells
+    round = { greedy = 2000, search = 500 }  # optional: deals per open cell per round
+    strong = ["search", "greedy"]   # strongest judge first (default: the lineup's order reversed)
     confidence = 0.95
     verdicts = ["seats"]  # what decides a cell (only the seat verdict is judged sequentially)
 
 The scenario's ``games`` (and ``lineup.max_games``) become each cell's cap. Every cell must be a
 mirror lineup (one strategy, the *judge*, in every seat), whose seat verdict is judged from its own
-games. After each round every cell that played is judged again with the anytime-valid verdict of
-:mod:`scenarios.sequential_stats`; a decided cell stops. Each judge's budget is shared by its cells:
-what a decided cell leaves goes to the judge's cells still open, split evenly; the strong judge's
-cells are dispatched first in every round. ``seconds`` is one pool for the whole run, counted in
-the workers' CPU seconds: when spent, the run ends after the round under way and the open cells
-stop with reason ``seconds``, strongest judge first having been served in every round.
+games. After each round every cell that played is judged again with its anytime-valid test; a
+decided cell stops. The budget is one pool of *declared* CPU seconds: a game costs its judge's
+``cost``, so nothing measured enters a decision. Each round the open cells are served cheapest
+projected decision first (:func:`allocate`), the strongest judge first on ties.
 
 Determinism: a game's seed depends only on (run seed, cell, deal), and what a round plays depends
-only on the verdicts of the looks before it, so the stopping points and the tables are the same
-whatever ``--jobs``, ``--chunk-size`` or backend. Only a ``seconds`` budget depends on the machine
-(then the manifest says where it stopped). The manifest records every round before its chunks are
-played; ``--resume`` plays a round's missing chunks, judges the recorded looks again from the
-tables, and goes on with the same sequence.
+only on the verdicts of the looks before it and the declared costs, so the stopping points and the
+tables are the same whatever ``--jobs``, ``--chunk-size`` or backend. The manifest records every
+round before its chunks are played; ``--resume`` plays a round's missing chunks, judges the recorded
+looks again from the tables, and goes on with the same sequence, also when only the budget or the
+caps were changed (:func:`identity`): the tests are anytime-valid, so looking on keeps their errors.
 
 The record of each cell (``manifest["sequential"]["cells"]``) is described in
 docs/guide/sequential.md ("The record").
@@ -42,31 +43,46 @@ from pathlib import Path
 import numpy as np
 
 from scenarios import sequential_stats as SS
+from scenarios import sequential_zone as SZ
 from scenarios import results as R
 from scenarios import rundir as RD
 from simulator.errors import DataError
 from simulator.provenance import code_version
 
-KEYS = ("budget", "round", "strong", "seconds", "margin", "confidence", "verdicts")
+KEYS = ("test", "indifference", "seconds", "cost", "budget", "round", "strong", "margin", "confidence", "verdicts")
+TESTS = ("zone", "interval")  # the indifference-zone SPRT (default) or "shown inside / outside"
+DEFAULT_COST_MS = 1.0  # CPU milliseconds per game of a judge the cost table leaves out
 VERDICTS = ("seats",)
 DEFAULT_ROUND = 1000
+ROUND_SECONDS = 10.0  # declared CPU seconds per cell and round, when a judge's cost is declared
 STOP_DECIDED, STOP_BUDGET, STOP_CAP, STOP_SECONDS = "decided", "budget", "cap", "seconds"
+ROUND_FLOOR = 4  # a round is at least 1/ROUND_FLOOR of the judge's round, even when the cell is about to end
 
 
 @dataclass(frozen=True)
 class SequentialPlan:
     """The validated ``[sequential]`` table."""
 
-    budget: dict  # judge -> games over all its cells
+    budget: dict  # judge -> games over all its cells (a cap; the shared budget is ``seconds``)
     round: dict  # judge -> deals per open cell per round
     strong: tuple  # judges, strongest first
-    seconds: float | None
+    seconds: float | None  # the run's budget in declared CPU seconds (``cost`` x games), None: no limit
     margin: float
     confidence: float
     verdicts: tuple = VERDICTS
+    test: str = "zone"
+    indifference: float = SZ.DEFAULT_INDIFFERENCE
+    cost: dict = None  # judge -> declared CPU milliseconds per game
+
+    def price(self, judge):
+        """Declared CPU seconds of one game of ``judge``."""
+        return (self.cost or {}).get(judge, DEFAULT_COST_MS) / 1000.0
 
     def as_doc(self):
         doc = {
+            "test": self.test,
+            "indifference": self.indifference,
+            "cost": dict(self.cost or {}),
             "budget": dict(self.budget),
             "round": dict(self.round),
             "strong": list(self.strong),
@@ -89,7 +105,7 @@ def _number(ck, value, key, lo, hi):
     return float(value)
 
 
-def _per_judge(ck, raw, key, judges, default, hi):
+def _per_judge(ck, raw, key, judges, default, hi, strict=True):
     if raw is None:
         return {j: default(j) for j in judges}
     if isinstance(raw, int) and not isinstance(raw, bool):
@@ -97,7 +113,7 @@ def _per_judge(ck, raw, key, judges, default, hi):
     if not isinstance(raw, dict):
         ck.fail(key, f"expected an integer or a table of judge = integer (judges: {', '.join(judges)})")
     for name in raw:
-        if name not in judges:
+        if name not in judges and strict:
             ck.fail(f"{key}.{name}", f"not a judge of this scenario (judges: {', '.join(judges)})")
     return {j: ck.integer(raw[j], f"{key}.{j}", lo=1, hi=hi) if j in raw else default(j) for j in judges}
 
@@ -121,7 +137,6 @@ def parse_sequential(ck, raw, cells, max_games):
     judges = list(dict.fromkeys(judge_of(c) for c in cells))
     caps = {j: sum(c.games for c in cells if judge_of(c) == j) for j in judges}
     budget = _per_judge(ck, raw.get("budget"), "sequential.budget", judges, lambda j: caps[j], max_games)
-    rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, lambda j: DEFAULT_ROUND, max_games)
     strong = judges[::-1]
     if "strong" in raw:
         given = list(ck.str_list(raw["strong"], "sequential.strong", min_len=1))
@@ -131,9 +146,25 @@ def parse_sequential(ck, raw, cells, max_games):
         strong = given + [j for j in strong if j not in given]
     seconds = None
     if "seconds" in raw:
-        seconds = _number(ck, raw["seconds"], "sequential.seconds", 0, 1e7)
+        seconds = _number(ck, raw["seconds"], "sequential.seconds", 0, 1e9)
     margin = _number(ck, raw.get("margin", 0.03), "sequential.margin", 0, 0.5)
     confidence = _number(ck, raw.get("confidence", 0.95), "sequential.confidence", 0.5, 1)
+    test = raw.get("test", "zone")
+    if test not in TESTS:
+        ck.fail("sequential.test", f"expected one of {', '.join(repr(t) for t in TESTS)}, got {test!r}")
+    indifference = _number(ck, raw.get("indifference", SZ.DEFAULT_INDIFFERENCE), "sequential.indifference", 0, 0.5)
+    if test == "zone" and not indifference < margin:
+        ck.fail("sequential.indifference", f"{indifference:g} must be below the margin {margin:g}: the zone is "
+                "margin - indifference to margin + indifference")
+    cost = {}
+    if "cost" in raw:
+        table = raw["cost"]
+        if not isinstance(table, dict):
+            ck.fail("sequential.cost", f"expected a table of judge = CPU milliseconds per game (judges: {', '.join(judges)})")
+        for name, value in table.items():
+            if name not in judges:
+                continue  # a cost table may price judges this scenario does not play
+            cost[name] = _number(ck, value, f"sequential.cost.{name}", 0, 1e9)
     verdicts = tuple(ck.str_list(raw.get("verdicts", list(VERDICTS)), "sequential.verdicts", min_len=1))
     for v in verdicts:
         if v not in VERDICTS:
@@ -142,7 +173,16 @@ def parse_sequential(ck, raw, cells, max_games):
                 f"'{v}' cannot decide a sequential run: only the seat verdict ('seats') is judged with "
                 "anytime-valid tests; instrument and variant verdicts come from the games played",
             )
-    return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts)
+    # A round's default: about ROUND_SECONDS of declared CPU per cell (a slow judge looks more often).
+    def default_round(j):
+        if j not in cost:
+            return DEFAULT_ROUND
+        return int(min(max(round(ROUND_SECONDS / (cost[j] / 1000.0)) if cost[j] > 0 else DEFAULT_ROUND, 100), 4000))
+
+    # A table may name judges the scenario does not play (a scenario switching its top judge is a
+    # one-word change of ``lineup.mirror``).
+    rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, default_round, max_games, strict=False)
+    return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost)
 
 
 def apply_set(doc, parts, value, path):
@@ -159,7 +199,7 @@ def apply_set(doc, parts, value, path):
     if len(parts) == 2:
         table[parts[1]] = value
         return
-    if len(parts) > 3 or parts[1] not in ("budget", "round"):
+    if len(parts) > 3 or parts[1] not in ("budget", "round", "cost"):
         raise DataError(path, key, f"'sequential.{parts[1]}' has no sub-keys")
     sub = table.get(parts[1])
     if not isinstance(sub, dict):
@@ -189,15 +229,14 @@ class CellState:
     def judge(self, plan):
         """Judge the cell at its current count (one look); a decided cell stops."""
         self.looks.append(self.n)
-        res = SS.cell_verdict(self.wins, self.n, self.cell.players, plan.margin, plan.confidence)
-        self.verdict = res["verdict"]
+        self.verdict = look(self.wins, self.n, self.cell.players, plan)
         if self.verdict != SS.INCONCLUSIVE:
             self.stop = STOP_DECIDED
             self.decided_at = self.n
 
     def record(self, plan):
         rec = SS.cell_record(self.wins, self.n, self.cell.players, plan.margin, plan.confidence,
-                             affordable=self.cell.games)
+                             affordable=self.cell.games, test=plan.test, indifference=plan.indifference)
         if rec["verdict"] != self.verdict:  # cannot happen: the last look is the record's count
             raise RuntimeError(f"cell {self.cell.index}: record and last look disagree")
         for k in ("row_tost_p", "row_outside_p"):
@@ -214,9 +253,21 @@ class CellState:
         }
 
 
+def look(wins, n, players, plan):
+    """The verdict word of one look at a cell with ``wins`` per seat after ``n`` deals."""
+    if plan.test == "zone":
+        code = int(SZ.verdicts(wins, n, players, plan.margin, plan.indifference, plan.confidence))
+        return {SZ.FAIR: SS.BALANCED, SZ.UNFAIR: SS.IMBALANCED}.get(code, SS.INCONCLUSIVE)
+    return SS.cell_verdict(wins, n, players, plan.margin, plan.confidence)["verdict"]
+
+
 def need(state, plan):
-    """Games the cell would still need to decide if its seats kept their current win rates (0 before
-    its first look, ``inf`` when no count would: an estimate on a margin edge)."""
+    """Deals the cell is projected to need still if its seats kept their current win rates: for the
+    zone test its expected remaining deals (:func:`scenarios.sequential_zone.remaining`, from the
+    start at a fair share before its first look); for the interval test the games from which it would
+    be decided (0 before its first look, ``inf`` when no count would: an estimate on a margin edge)."""
+    if plan.test == "zone":
+        return SZ.remaining(state.wins, state.n, state.cell.players, plan.margin, plan.indifference, plan.confidence)
     if state.n == 0:
         return 0.0
     rates = state.wins / state.n
@@ -224,44 +275,77 @@ def need(state, plan):
     return total - state.n
 
 
-def allocate(states, plan, spent):
+def allocate(states, plan, spent, seconds_spent=0.0):
     """Deals per cell for the next round ({cell index: deals}); marks the cells that must stop.
 
-    Judges in ``plan.strong`` order. Within a judge, the budget left goes first to the open cells
-    that would decide within it at their current estimates (*hopeful*, closest to deciding first),
-    one round each, and what those are projected to need is kept for them; the other open cells
-    (on or near a margin edge) share only what is left beyond that. Depends only on the states,
-    so on the looks before: the same whatever the workers."""
+    One budget for the whole run: ``plan.seconds`` declared CPU seconds (each game priced by the
+    judge's declared cost, :meth:`SequentialPlan.price`; ``seconds_spent`` so far), within each
+    judge's cap of games (``plan.budget``, ``spent`` per judge) and each cell's cap. The open cells
+    are served cheapest decision first: by the declared seconds they are projected to need still
+    (:func:`need` x price), the strongest judge first on ties. Cells whose projected need fits the
+    seconds left (*hopeful*, in that order) play a round each and keep what they are projected to
+    need; the others play only from what is left beyond that. Nothing measured enters, so the same
+    states give the same rounds on any machine and with any workers."""
+    left_s = math.inf if plan.seconds is None else plan.seconds - seconds_spent
+    left_g = {j: plan.budget[j] - spent.get(j, 0) for j in plan.budget}
+    open_cells = [s for s in states if s.open]
+    needs = {s.cell.index: max(need(s, plan), 0.0) for s in open_cells}
+    price = {s.cell.index: plan.price(judge_of(s.cell)) for s in open_cells}
+
+    def key(s):
+        i = s.cell.index
+        return (needs[i] * price[i], plan.strong.index(judge_of(s.cell)), i)
+
+    ranked = sorted(open_cells, key=key)
+    hopeful, others, acc = [], [], 0.0
+    for s in ranked:
+        i = s.cell.index
+        room = min(s.cell.games - s.n, left_g[judge_of(s.cell)])
+        cost = min(needs[i], room) * price[i]
+        if math.isfinite(needs[i]) and acc + cost <= left_s:
+            hopeful.append(s)
+            acc += cost
+        else:
+            others.append(s)
     alloc = {}
-    for judge in plan.strong:
-        open_cells = [s for s in states if s.open and judge_of(s.cell) == judge]
-        if not open_cells:
-            continue
-        left = plan.budget[judge] - spent[judge]
-        needs = {s.cell.index: need(s, plan) for s in open_cells}
-        ranked = sorted(open_cells, key=lambda s: (needs[s.cell.index], s.cell.index))
-        hopeful = [s for s in ranked if needs[s.cell.index] <= left]
-        others = [s for s in ranked if needs[s.cell.index] > left]
-        reserve = sum(min(max(needs[s.cell.index], 1.0), s.cell.games - s.n) for s in hopeful)
-        for s in hopeful:
-            add = int(min(plan.round[judge], s.cell.games - s.n, left))
-            if add > 0:
-                alloc[s.cell.index] = add
-                left -= add
-        surplus = left - max(0.0, reserve - sum(alloc.get(s.cell.index, 0) for s in hopeful))
-        for s in others:
-            add = int(min(plan.round[judge], s.cell.games - s.n, max(surplus, 0)))
-            if add > 0:
-                alloc[s.cell.index] = add
-                surplus -= add
+    reserve = acc
+
+    def give(s, pool):
+        i, j = s.cell.index, judge_of(s.cell)
+        want = plan.round[j]
+        if math.isfinite(needs[i]) and plan.test == "zone":
+            want = min(want, max(plan.round[j] // ROUND_FLOOR, int(math.ceil(needs[i]))))
+        add = min(want, s.cell.games - s.n, left_g[j])
+        if price[i] > 0 and math.isfinite(pool):
+            add = min(add, int(pool / price[i] + 1e-9))
+        add = max(int(add), 0)
+        if add > 0:
+            alloc[i] = add
+            left_g[j] -= add
+        return add * price[i]
+
+    for s in hopeful:
+        i = s.cell.index
+        own = min(needs[i], s.cell.games - s.n) * price[i]
+        used = give(s, left_s)
+        left_s -= used
+        reserve -= min(own, used)
+    for s in others:
+        left_s -= give(s, max(left_s - max(reserve, 0.0), 0.0))
+    if not alloc:
         for s in open_cells:
-            if s.cell.index in alloc:
-                continue
-            room = s.cell.games - s.n
-            if room <= 0:
+            if s.cell.games - s.n <= 0:
                 s.stop = STOP_CAP
-            elif not any(c.cell.index in alloc for c in open_cells):
-                s.stop = STOP_BUDGET  # nothing of this judge plays any more
+            elif left_g[judge_of(s.cell)] <= 0:
+                s.stop = STOP_BUDGET
+            else:
+                s.stop = STOP_SECONDS
+    else:
+        for s in open_cells:  # a cell that can never play again stops now
+            if s.cell.index not in alloc and s.cell.games - s.n <= 0:
+                s.stop = STOP_CAP
+            elif s.cell.index not in alloc and left_g[judge_of(s.cell)] <= 0:
+                s.stop = STOP_BUDGET
     return alloc
 
 
@@ -299,6 +383,27 @@ def _sync_manifest(manifest, states, plan, scenario):
     manifest["totals"]["chunks"] = len(manifest["chunks"]["plan"])
 
 
+def identity(text):
+    """What a sequential run is, its budget and caps left out: a resumed run may raise those (the
+    scenario text with ``games``, ``lineup.max_games``, ``sequential.seconds`` and ``sequential.budget``
+    removed, hashed)."""
+    import hashlib
+    import json
+    import tomllib
+
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    doc.pop("games", None)
+    if isinstance(doc.get("lineup"), dict):
+        doc["lineup"].pop("max_games", None)
+    if isinstance(doc.get("sequential"), dict):
+        for k in ("seconds", "budget"):
+            doc["sequential"].pop(k, None)
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def run_sequential(scenario, out_dir, *, jobs, backend, scheduler, resume, force, chunk_size, progress, announce):
     """Play a sequential scenario (see the module doc); returns a :class:`scenarios.runner.RunSummary`."""
 
@@ -317,9 +422,18 @@ def run_sequential(scenario, out_dir, *, jobs, backend, scheduler, resume, force
     if old_manifest is not None:
         # The plan of a sequential run grows round by round: resume compares everything else.
         manifest["chunks"] = dict(old_manifest.get("chunks", manifest["chunks"]))
+    compare = manifest
+    raised = False
+    if old_manifest is not None and old_manifest.get("sequential") and \
+            old_manifest.get("scenario", {}).get("sha256") != scenario.sha256 and \
+            identity(old_manifest.get("scenario", {}).get("text", "")) == identity(scenario.text):
+        # Only the budget or the caps changed: the sequence goes on from its recorded rounds (the
+        # tests are anytime-valid, so looking on past the old budget keeps their errors).
+        compare = {**manifest, "scenario": dict(manifest["scenario"], sha256=old_manifest["scenario"]["sha256"])}
+        raised = True
     out_dir.mkdir(parents=True, exist_ok=True)
     with RD.locked(out_dir):
-        old, clear = RD.previous_run(out_dir, manifest, resume, force)
+        old, clear = RD.previous_run(out_dir, compare, resume, force)
         compile_seconds = 0.0 if scheduler else RD.compile_in_parent(scenario, announce)
         with RD.dispatcher(backend, jobs, scheduler) as dispatch:
             if clear:
@@ -329,6 +443,9 @@ def run_sequential(scenario, out_dir, *, jobs, backend, scheduler, resume, force
                 manifest["timings"].setdefault("runs", [])
                 manifest["sequential"] = old["sequential"]
                 manifest["chunks"] = old["chunks"]
+                if raised:
+                    manifest["sequential"].setdefault("budgets", []).append(old["sequential"]["settings"])
+                    manifest["sequential"]["settings"] = plan.as_doc()
             RD.remove_temporaries(out_dir)
             for d in (R.SEATS_DIR, R.GAMES_DIR):
                 (out_dir / d).mkdir(exist_ok=True)
@@ -356,16 +473,21 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
     states = [CellState(c) for c in scenario.cells]
     by_index = {s.cell.index: s for s in states}
     spent = {j: 0 for j in plan.budget}
+    spent_s = [0.0]  # declared CPU seconds spent (games x the judge's declared cost)
     run_id = hashlib.sha256(
         json.dumps([scenario.sha256, RD.file_hashes(manifest["data_files"]), manifest["code"]["kernel_sha256"]]).encode()
     ).hexdigest()
     specs = scenario.cell_specs(run_id)
     token = None if scheduler else parent_token()
     total = sum(min(plan.budget[j], sum(c.games for c in scenario.cells if judge_of(c) == j)) for j in plan.budget)
+    if plan.seconds is not None:  # the bar counts games: at most what the seconds buy at the cheapest price
+        total = min(total, int(plan.seconds / min(plan.price(j) for j in plan.budget)) if min(plan.price(j) for j in plan.budget) > 0 else total)
+    measured = seq.setdefault("measured", {})  # per judge: games and the workers' CPU seconds (information only)
     bar = RD.progress_bar(total, 0, scenario.name, sys.stderr.isatty() if progress is None else progress)
     t0 = time.perf_counter()
     played = 0
     compiles = {}
+    chunk_cell = {}
 
     def account(final):
         wall = time.perf_counter() - t0
@@ -385,6 +507,7 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
         nonlocal played
         plan_rows = manifest["chunks"]["plan"]
         done = R.done_chunks(out_dir, len(plan_rows))
+        chunk_cell.update({r[0]: r[1] for r in rows})
         mine = {r[0] for r in rows} & done
         if mine:
             mine -= set(RD.drop_damaged(out_dir, manifest, mine, announce))
@@ -398,6 +521,10 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
                 R.write_atomic(games_path, res.table_games)
                 played += res.games
                 seq["cpu_seconds"] = round(seq.get("cpu_seconds", 0.0) + res.cpu_seconds, 3)
+                j = judge_of(by_index[chunk_cell[res.chunk]].cell)
+                m = measured.setdefault(j, {"games": 0, "cpu_seconds": 0.0})
+                m["games"] += res.games
+                m["cpu_seconds"] = round(m["cpu_seconds"] + res.cpu_seconds, 3)
                 run_entry["cpu_seconds"] = round(run_entry["cpu_seconds"] + res.cpu_seconds, 3)
                 if res.pid != os.getpid():
                     compiles[res.pid] = res.compiles
@@ -415,7 +542,9 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
         for c in dict.fromkeys(r[1] for r in rows):
             s = by_index[c]
             s.n = max(b for _, cc, _, b in rows if cc == c)
-            spent[judge_of(s.cell)] += s.n - (s.looks[-1] if s.looks else 0)
+            added = s.n - (s.looks[-1] if s.looks else 0)
+            spent[judge_of(s.cell)] += added
+            spent_s[0] += added * plan.price(judge_of(s.cell))
             s.judge(plan)
 
     try:
@@ -427,12 +556,7 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
             finish_round(rows)
             bar.update(0)
         while True:
-            if plan.seconds is not None and seq.get("cpu_seconds", 0.0) >= plan.seconds:
-                for s in states:
-                    if s.open:
-                        s.stop = STOP_SECONDS
-                break
-            alloc = allocate(states, plan, spent)
+            alloc = allocate(states, plan, spent, spent_s[0])
             if not alloc:
                 break
             first = len(plan_rows)
@@ -455,6 +579,7 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
         if not s.looks:
             s.judge(plan)
             s.stop = s.stop or STOP_BUDGET
+    seq["seconds_spent"] = round(spent_s[0], 3)
     _sync_manifest(manifest, states, plan, scenario)
     wall = account(final=True)
     manifest["status"] = R.STATUS_COMPLETE

@@ -191,53 +191,103 @@ def games_to_decide(rates, players, margin=0.03, confidence=0.95, r=None, start=
     return math.inf
 
 
-def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None, affordable=None):
+def simultaneous(confidence, players):
+    """The confidence of each seat's sequence so that every judged seat's holds at once (Bonferroni
+    over the seats the verdict reads: one at two players, where seat 2 is seat 1's complement)."""
+    seats = 1 if int(players) == 2 else int(players)
+    return 1.0 - alpha_of(confidence) / seats
+
+
+def gap_interval(seats):
+    """Best - worst seat: ``(gap, lo, hi)`` from simultaneous intervals ``seats`` ({rate, lo, hi}):
+    the true largest rate lies in [max lo, max hi] and the smallest in [min lo, min hi]."""
+    rates = [s["rate"] for s in seats]
+    los, his = [s["lo"] for s in seats], [s["hi"] for s in seats]
+    return max(rates) - min(rates), max(0.0, max(los) - min(his)), max(his) - min(los)
+
+
+def narrow(lo, hi, margin):
+    """An interval narrow enough to say a seat sits *on* the margin: no wider than the margin."""
+    return hi - lo <= margin
+
+
+def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None, affordable=None, test="interval",
+                indifference=None):
     """Everything the report says of a sequentially judged cell at its last look (see the docs,
     docs/guide/sequential.md, "The record"): the verdict, every seat's rate and confidence
-    sequence, the worst seat, and for an undecided cell whether it sits on the margin and what
-    deciding would cost.
+    sequence (simultaneous over the seats, :func:`simultaneous`), the worst seat (for an unfair
+    cell of the zone test, the seat it names), the best - worst gap with its interval, and for an
+    undecided cell whether it sits on the margin and what deciding would cost.
 
-    *On the margin*: undecided, the margin edge nearest the worst seat lies inside its confidence
-    sequence, and deciding at the current estimates would take more than ``affordable`` games in
-    all (the cell's cap; default ON_MARGIN_FACTOR times the games played), or no count would."""
+    ``test``: ``"interval"`` (this module's "shown inside / outside the margin") or ``"zone"``
+    (:mod:`scenarios.sequential_zone`, with ``indifference``). *On the margin*: undecided, the
+    margin edge nearest the worst seat lies inside its interval, and the interval is no wider than
+    the margin (:func:`narrow`). ``affordable`` is kept for callers."""
+    from scenarios import sequential_zone as SZ
+
     wins = np.asarray(wins, dtype=float)
     if r is None:
         r = prior_strength(players, margin, confidence)
-    res = cell_verdict(wins, games, players, margin, confidence, r)
     c = 1.0 / players
     rates = wins / games if games > 0 else np.full(wins.size, c)
+    level = simultaneous(confidence, players)
     seats = []
     for s in range(wins.size):
-        lo, hi = confidence_sequence(float(wins[s]), int(games), r, confidence)
+        lo, hi = confidence_sequence(float(wins[s]), int(games), r, level)
         seats.append({"seat": s, "rate": float(rates[s]), "lo": lo, "hi": hi})
     worst = int(np.argmax(np.abs(rates - c)))
+    named = None
+    if test == "zone":
+        d = SZ.DEFAULT_INDIFFERENCE if indifference is None else indifference
+        z = SZ.cell_test(wins, games, players, margin, d, confidence)
+        verdict = {SZ.FAIR: BALANCED, SZ.UNFAIR: IMBALANCED}.get(z["code"], INCONCLUSIVE)
+        with np.errstate(over="ignore"):
+            tost_p = float(min(1.0, math.exp(-min(z["log_fair"], 700.0))))
+            outside_p = float(min(1.0, math.exp(z["bound_unfair"] - math.log(1.0 / alpha_of(confidence)) - min(z["log_unfair"], 700.0))))
+        if verdict == IMBALANCED:
+            worst = named = z["seat"]
+        row_tost = row_out = None
+    else:
+        d = None
+        res = cell_verdict(wins, games, players, margin, confidence, r)
+        verdict, tost_p, outside_p = res["verdict"], res["tost_p"], res["outside_p"]
+        row_tost, row_out = res["row_tost_p"], res["row_outside_p"]
     edge = c + margin if rates[worst] >= c else c - margin
-    decided = res["verdict"] != INCONCLUSIVE
+    decided = verdict != INCONCLUSIVE
     more = None
     on_margin = False
     if not decided:
-        need = games_to_decide(rates, players, margin, confidence, r, start=max(games, 1))
-        more = None if not math.isfinite(need) else int(max(need - games, 0))
-        inside = seats[worst]["lo"] <= edge <= seats[worst]["hi"]
-        limit = affordable if affordable is not None else ON_MARGIN_FACTOR * max(games, 1)
-        costly = not math.isfinite(need) or need > limit
-        on_margin = bool(inside and costly)
+        if test == "zone":
+            need = games + SZ.remaining(wins, games, players, margin, d, confidence)
+        else:
+            need = games_to_decide(rates, players, margin, confidence, r, start=max(games, 1))
+        more = None if not math.isfinite(need) else int(math.ceil(max(need - games, 0)))
+        lo, hi = seats[worst]["lo"], seats[worst]["hi"]
+        on_margin = bool(lo <= edge <= hi and narrow(lo, hi, margin))
+    gap, gap_lo, gap_hi = gap_interval(seats)
     return {
-        "verdict": res["verdict"],
+        "verdict": verdict,
         "decided": decided,
+        "test": test,
+        "indifference": d,
         "games": int(games),
-        "tost_p": res["tost_p"],
-        "outside_p": res["outside_p"],
+        "tost_p": tost_p,
+        "outside_p": outside_p,
         "worst_seat": worst,
+        "named_seat": named,
         "worst_rate": float(rates[worst]),
         "worst_lo": seats[worst]["lo"],
         "worst_hi": seats[worst]["hi"],
+        "level": level,
+        "gap": gap,
+        "gap_lo": gap_lo,
+        "gap_hi": gap_hi,
         "fair": c,
         "margin": float(margin),
         "edge": float(edge),
         "on_margin": on_margin,
         "more_games": more,
         "seats": seats,
-        "row_tost_p": res["row_tost_p"],
-        "row_outside_p": res["row_outside_p"],
+        "row_tost_p": row_tost,
+        "row_outside_p": row_out,
     }

@@ -160,24 +160,25 @@ class _Cell:
         self.index, self.lineup, self.players, self.games = index, (judge,) * players, players, games
 
 
-def test_allocate_shares_a_judges_budget_and_serves_hopeful_cells_first(tmp_path):
+def test_allocate_caps_each_judge_at_its_games_budget(tmp_path):
+    """``budget`` (games per judge) is a cap beside the one budget of seconds: a judge's cells play
+    until it is spent, then stop with ``budget`` (the seconds budget: tests/test_sequential_zone.py)."""
     from simulator.validate import Checker
 
     cells = [_Cell(0, "greedy", 2, 10000), _Cell(1, "greedy", 3, 10000), _Cell(2, "search", 2, 4000)]
-    plan = parse_sequential(Checker("x.toml"), {"budget": {"greedy": 5000, "search": 900}, "round": 500}, cells, 10**9)
+    plan = parse_sequential(Checker("x.toml"), {"budget": {"greedy": 5000, "search": 900}, "round": 500,
+                                                "test": "interval"}, cells, 10**9)
     assert plan.strong == ("search", "greedy")
     states = [CellState(c) for c in cells]
     spent = {"greedy": 0, "search": 0}
     assert allocate(states, plan, spent) == {0: 500, 1: 500, 2: 500}
-    # A cell on the margin (3 players, last seat at 36.3%) waits while a hopeful one plays.
-    # With 2,500 greedy games left, the 2-player cell (about 2,000 more to decide) keeps its need.
     states[0].n, states[0].wins = 1000, np.array([560, 440])
     states[1].n, states[1].wins = 1000, np.array([323, 314, 363])
-    states[2].n, states[2].wins, spent = 500, np.array([250, 250]), {"greedy": 2500, "search": 500}
+    states[2].n, states[2].wins, spent = 500, np.array([250, 250]), {"greedy": 4700, "search": 500}
     alloc = allocate(states, plan, spent)
-    assert alloc[0] == 500 and 0 < alloc[1] < 500 and alloc[2] == 400  # search: 400 left
-    spent["search"] = 900
-    assert 2 not in allocate(states, plan, spent) and states[2].stop == "budget"
+    assert alloc[2] == 400 and alloc[0] + alloc.get(1, 0) == 300  # search: 400 left; greedy: 300
+    spent = {"greedy": 5000, "search": 900}
+    assert allocate(states, plan, spent) == {} and {s.stop for s in states} == {"budget"}
 
 
 def test_sequential_needs_mirror_lineups_and_known_keys(tmp_path):
@@ -292,5 +293,5 @@ def test_on_margin_cell_reads_margin_in_the_report():
     seq = {"settings": {"margin": 0.03, "confidence": 0.95}, "cells": [{"cell": 0, "stop": "budget"}]}
     row = seat_advantage(games, sequential=seq).cells.iloc[0]
     assert row.verdict == stats.INCONCLUSIVE and row.seq_stop == "budget"
-    assert row.seq_on_margin and "right at the 3-point margin" in row.note
+    assert row.seq_on_margin and "on the 3-point margin" in row.note
     assert json.dumps({"x": row.seq_decided}) == '{"x": false}'
