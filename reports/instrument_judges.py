@@ -123,13 +123,20 @@ def seat_effect(part):
 
 
 def _main_measure(rows):
-    """The measure an instrument's sentence is about: the most out of line of any judge's verdict (else
-    the most undecided, else the largest in margins)."""
-    for v in (OUT, UNCLEAR):
-        pool = rows[rows["verdict"] == v]
-        if not pool.empty:
-            r = pool.loc[pool["in_margins"].idxmax()]
-            return r["measure"], r["who"]
+    """The measure an instrument's sentence is about: of the measures out of line for some judge, the
+    first in the order of ``MEASURES`` (objective points before the winner's points, seats, unbuilt
+    games, length), the furthest in margins among its seats; else the most undecided, else the
+    largest in margins."""
+    out = rows[rows["verdict"] == OUT]
+    if not out.empty:
+        first = min(out["measure"], key=list(MEASURES).index)
+        pool = out[out["measure"] == first]
+        r = pool.loc[pool["in_margins"].idxmax()]
+        return r["measure"], r["who"]
+    pool = rows[rows["verdict"] == UNCLEAR]
+    if not pool.empty:
+        r = pool.loc[pool["in_margins"].idxmax()]
+        return r["measure"], r["who"]
     r = rows.loc[rows["in_margins"].idxmax()]
     return r["measure"], r["who"]
 

@@ -107,7 +107,9 @@ def test_the_seat_effect_of_a_swap():
     assert table.loc[("Vibes", "greedy x4"), "seat_effect"] == pytest.approx(0.30, abs=0.05)
     assert table.loc[("Harp", "search x4"), "seat_verdict"] == LEAVES
     vibes = {inst: text for _, inst, _, text in instrument_sentences(iv)}["Vibes"]
-    assert "the swap tilts the table for greedy x4 and search x4 (greedy x4: first player +" in vibes
+    # The seat moved is the sentence's measure here, so it is said once, with each judge's figure.
+    assert "out of line for greedy x4 and search x4 alike, on the first player's win rate" in vibes
+    assert "(greedy x4 +3" in vibes or "(greedy x4 +2" in vibes
     harp = {inst: text for _, inst, _, text in instrument_sentences(iv)}["Harp"]
     assert "the swap leaves the seat balance for greedy x4 and search x4" in harp
 
@@ -148,3 +150,20 @@ def test_the_difference_test_keeps_its_error_on_synthetic_truth():
 
     assert rate(0.0) <= alpha + 0.01  # 3 standard errors of a 5% rate over 4,000 is about 1%
     assert rate(2 * m, reps=400) > 0.99
+
+
+def test_one_chart_per_instrument_player_count_and_judge():
+    from reports.charts import expansion_effects
+    from reports.instrument_verdicts import MEASURES
+
+    seats2, games2 = judged_run(200, {"greedy": SAME, "search": SAME}, players=2)
+    seats4, games4 = judged_run(200, {"greedy": SAME, "search": SAME}, players=4)
+    for df in (seats4, games4):
+        df["cell"] += 100
+    iv = instrument_verdicts(pd.concat([seats2, seats4], ignore_index=True),
+                             pd.concat([games2, games4], ignore_index=True))
+    table = answer_table(iv)
+    assert len(table) == 3 * 2 * 2  # Harp, Organ, Vibes x 2 player counts x 2 judges
+    chart = expansion_effects(table, MEASURES, 0.95)
+    assert chart.name == "expansion_effects" and chart.png.startswith(b"\x89PNG")
+    assert "each judge" in chart.title
