@@ -41,6 +41,7 @@ from reports.instrument_verdicts import (
     interval_verdict,
     judge_label,
     margin_text,
+    reference_odd,
     seat_name,
 )
 
@@ -238,6 +239,7 @@ def instrument_sentences(verdicts, order=None, alpha=None):
     order = order or judge_order(eff)
     table = answer_table(verdicts, order)
     diffs = judge_differences(eff, alpha, order)
+    odds = reference_odd(eff)
     rank = {v: i for i, v in enumerate((OUT, UNCLEAR, IN_LINE))}
     out = []
     for (dept, inst, players), rows in table.groupby(["department", "instrument", "players"], sort=False):
@@ -267,6 +269,10 @@ def instrument_sentences(verdicts, order=None, alpha=None):
                 figs = "; ".join(f"{judge_label(r.lineup)} {_figure(measure, r.effect, r.lo, r.hi)}"
                                  for r in e.itertuples(index=False))
                 text += f": it {phrase} ({figs}; margin {margin_text(measure, first['margin'])})"
+        odd = [lu for lu in rows["lineup"] if (dept, players, lu, measure, who) in odds]
+        if odd:
+            text += (f"; so does every other {dept} instrument for {_names(odd)}: {ref}, the reference, is the odd "
+                     "one on this measure")
         d = diffs[(diffs["instrument"] == inst) & (diffs["players"] == players) & (diffs["measure"] == measure)
                   & (diffs["who"] == who)]
         if len(d):

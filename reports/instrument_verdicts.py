@@ -405,7 +405,7 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
     refs = effects.groupby("department")["reference"].agg(lambda x: ", ".join(sorted(set(x))))
     notes.append("The reference of each department (its instrument in the scenario's first set): "
                  + "; ".join(f"{d} {r}" for d, r in refs.items()) + ".")
-    notes += _reference_odd(verdicts)
+    notes += _reference_odd(effects)
     if paired_any and not unpaired_any:
         notes.append("Every comparison is paired: the instrument and the reference were played on the same deals.")
     elif unpaired_any:
@@ -416,18 +416,28 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
     return InstrumentVerdicts(effects, verdicts, margins, alpha, k, paired_any and not unpaired_any, varied, notes)
 
 
-def _reference_odd(verdicts):
-    """A note where every other instrument of a department (two or more) reads out of line on the same
-    measure in the same direction: then the reference is the odd one, not they."""
+def reference_odd(effects):
+    """``{(department, players, lineup, measure, who)}`` where every other instrument of the department
+    (two or more) reads out of line in the same direction: there the reference is the odd one."""
+    odd = set()
+    keys = ["department", "players", "lineup", "measure", "who"]
+    for key, part in effects.groupby(keys, sort=True):
+        if len(part) >= 2 and (part["verdict"] == OUT).all() and len(set(np.sign(part["effect"]))) == 1:
+            odd.add(key)
+    return odd
+
+
+def _reference_odd(effects):
+    """Notes for :func:`reference_odd`, one per department, player count and judge."""
     out = []
-    for (dept, players, lineup), part in verdicts.groupby(["department", "players", "lineup"], sort=True):
-        if len(part) < 2 or not (part["verdict"] == OUT).all():
-            continue
-        if part["worst_measure"].nunique() == 1 and len(set(np.sign(part["worst_effect"]))) == 1:
-            label = MEASURES[part["worst_measure"].iloc[0]][0]
-            out.append(f"Every other {dept} instrument reads out of line in the same direction on {label} "
-                       f"({players} players, {judge_label(lineup)}): the reference {part['reference'].iloc[0]} "
-                       "is the odd one there.")
+    refs = effects.groupby("department")["reference"].first()
+    by = {}
+    for dept, players, lineup, measure, who in sorted(reference_odd(effects)):
+        label = MEASURES[measure][0] + (f" ({seat_name(who)})" if measure == "seat_win" else "")
+        by.setdefault((dept, players, lineup), []).append(label)
+    for (dept, players, lineup), labels in by.items():
+        out.append(f"Every other {dept} instrument reads out of line in the same direction on {', '.join(labels)} "
+                   f"({players} players, {judge_label(lineup)}): the reference {refs[dept]} is the odd one there.")
     return out
 
 

@@ -167,3 +167,14 @@ def test_one_chart_per_instrument_player_count_and_judge():
     chart = expansion_effects(table, MEASURES, 0.95)
     assert chart.name == "expansion_effects" and chart.png.startswith(b"\x89PNG")
     assert "each judge" in chart.title
+
+
+def test_a_reference_that_is_the_odd_one_is_named_in_each_sentence():
+    odd = {"Piano": 30.0, "Harp": 0.0, "Organ": 1.0, "Vibes": -1.0}
+    seats, games = judged_run(300, {"greedy": odd, "search": SAME})
+    iv = instrument_verdicts(seats, games)
+    harp = {inst: text for _, inst, _, text in instrument_sentences(iv)}["Harp"]
+    assert "so does every other orange instrument for greedy x4: Piano, the reference, is the odd one" in harp
+    organ = {inst: text for _, inst, _, text in instrument_sentences(iv)}["Organ"]
+    # Under search Organ alone is out (+47): the reference is odd for greedy only.
+    assert "so does every other orange instrument for greedy x4:" in organ
