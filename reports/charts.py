@@ -541,11 +541,61 @@ def instrument_effects(effects, measures, confidence):
     handles.append(Patch(color=OKABE_ITO["sky_blue"], alpha=0.25, label="margin"))
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
     title = (
-        "Which instruments are out of line? Each against the others of its department, same deals "
-        f"({100 * confidence:.0f}% simultaneous intervals)"
+        "Which instruments are out of line? Each against its department's reference, same deals "
+        f"({100 * confidence:.0f}% intervals, simultaneous per verdict)"
     )
     fig.suptitle(title, fontsize=11)
     return Chart("instrument_effects", title, to_png(fig))
+
+
+def expansion_effects(answers, measures, confidence):
+    """Per instrument and player count, its difference from the department's reference with its
+    interval, one point per judge: the measure each instrument's sentence names, in margins (effect /
+    margin), so every instrument shares one axis and the band [-1, 1] is the margin; one panel per
+    player count. ``answers`` is :func:`reports.instrument_judges.answer_table`."""
+    a = answers.copy()
+    a["x"], a["xlo"], a["xhi"] = a["effect"] / a["margin"], a["lo"] / a["margin"], a["hi"] / a["margin"]
+    a["_d"] = a["department"].map({d: i for i, d in enumerate(DEPTS)})
+    counts = sorted(a["players"].unique())
+    names = a.sort_values(["_d", "instrument"], ascending=False)[["department", "instrument"]].drop_duplicates()
+    ypos = {n: i for i, n in enumerate(names["instrument"])}
+    judges = list(dict.fromkeys(a["judge"]))
+    colour = {j: PALETTE[i % len(PALETTE)] for i, j in enumerate(judges)}
+    marker = dict(zip(judges, "osD^v", strict=False))
+    step = 0.6 / max(len(judges), 1)
+    fig, axes = figure_grid(len(counts), width=3.6, height=0.9 + 0.34 * len(ypos), ncols=len(counts))
+    for ax, n in zip(axes, counts, strict=True):
+        p = a[a["players"] == n]
+        ax.axvspan(-1, 1, color=OKABE_ITO["sky_blue"], alpha=0.25, lw=0)
+        ax.axvline(0, color=OKABE_ITO["black"], lw=0.8)
+        for i, j in enumerate(judges):
+            q = p[p["judge"] == j]
+            if q.empty:
+                continue
+            y = q["instrument"].map(ypos).to_numpy() + (i - (len(judges) - 1) / 2) * step
+            x = q["x"].to_numpy()
+            ax.errorbar(x, y, xerr=_errbar(q["xlo"].to_numpy(), q["xhi"].to_numpy(), x), fmt=marker.get(j, "o"),
+                        color=colour[j], ecolor=colour[j], capsize=2, ms=4, label=j)
+        labels = []
+        for inst in ypos:
+            m = p.loc[p["instrument"] == inst, "measure"]
+            labels.append(f"{inst} · {measures[m.iloc[0]][0].split(' ')[0]}" if len(m) else inst)
+        ax.set_yticks(range(len(ypos)), labels, fontsize=8)
+        ax.set_ylim(-0.7, len(ypos) - 0.3)
+        for k, (d_a, d_b) in enumerate(zip(names["department"], names["department"].iloc[1:], strict=False)):
+            if d_a != d_b:
+                ax.axhline(k + 0.5, color="#999999", lw=0.6)
+        ax.set_xlabel("difference from the reference, in margins", fontsize=8)
+        ax.set_title(f"{n} players", fontsize=9)
+        ax.tick_params(axis="x", labelsize=8)
+    handles = [Line2D([], [], marker=marker.get(j, "o"), ls="", color=colour[j], label=j) for j in judges]
+    handles.append(Patch(color=OKABE_ITO["sky_blue"], alpha=0.25, label="margin"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
+    title = ("Which instrument is out of line, at each player count and for each judge? Its difference from "
+             f"its department's reference on the measure named, in margins ({100 * confidence:.0f}% intervals "
+             "per verdict)")
+    fig.suptitle(title, fontsize=10)
+    return Chart("expansion_effects", title, to_png(fig))
 
 
 def instrument_points(inst_stats, confidence):

@@ -1,7 +1,8 @@
 """Section 4 of the report: instruments, with the one instrument verdict of the report.
 
-The verdicts come from :mod:`reports.instrument_verdicts` (each instrument against the others of its
-department, paired on the same deals); the descriptive figures (objective points, unbuilt rate and
+The verdicts come from :mod:`reports.instrument_verdicts` (each instrument against its department's
+reference, paired on the same deals), the answer in words across the judges from
+:mod:`reports.instrument_judges`; the descriptive figures (objective points, unbuilt rate and
 who pays, game length) from :mod:`reports.instruments`. No other section judges an instrument.
 """
 
@@ -22,7 +23,9 @@ from reports.instrument_verdicts import (
     margin_text,
     seat_name,
 )
+from reports.instrument_judges import answer_table, instrument_sentences, judge_differences, judge_order
 from reports.instruments import compare_instruments
+from reports.io import tables_of
 
 HEADLINE_MAX = 5  # instruments named in the report's headline
 
@@ -33,9 +36,22 @@ def _who(row):
     return str(row["who"] or "")
 
 
-def _effect_cell(row):
-    scale = 100.0 if MEASURES[row["measure"]][3] else 1.0
-    return f"{scale * row['effect']:+.1f} [{scale * row['lo']:+.1f}, {scale * row['hi']:+.1f}]"
+def _effect_cell_of(name):
+    def fmt(row):
+        scale = 100.0 if MEASURES[row["measure"]][3] else 1.0
+        return f"{scale * row[name]:+.1f} [{scale * row['lo']:+.1f}, {scale * row['hi']:+.1f}]"
+
+    return fmt
+
+
+_effect_cell = _effect_cell_of("effect")
+
+
+def _seat_cell(row):
+    if row["seat_who"] is None or row["seat_effect"] != row["seat_effect"]:
+        return ""
+    return (f"{seat_name(row['seat_who'])} {100 * row['seat_effect']:+.1f} "
+            f"[{100 * row['seat_lo']:+.1f}, {100 * row['seat_hi']:+.1f}]")
 
 
 def _value_cell(name):
@@ -56,11 +72,11 @@ def headline_lines(verdicts):
     unclear = int((v["verdict"] == UNCLEAR).sum())
     inline = int((v["verdict"] == IN_LINE).sum())
     if out.empty:
-        text = f"No instrument is shown out of line with the others of its department ({inline} in line"
+        text = f"No instrument is shown out of line with its department's reference ({inline} in line"
         return [text + (f", {unclear} unclear: more deals would tell)." if unclear else ").")]
     lines = [
-        f"Instruments out of line: {len(out)} of {len(v)} (each against the others of its department on the "
-        f"same deals; {inline} in line, {unclear} unclear). Most out of line first:"
+        f"Instruments out of line: {len(out)} of {len(v)} verdicts (each against its department's reference on "
+        f"the same deals; {inline} in line, {unclear} unclear). Most out of line first:"
     ]
     for row in out.head(HEADLINE_MAX).itertuples(index=False):
         lines.append(f"{row.rank}. {row.sentence}")
@@ -74,6 +90,7 @@ def instrument_section(seats, games, confidence, seed, margins=None):
 
     ic = compare_instruments(seats, games, confidence, seed)
     iv = instrument_verdicts(seats, games, margins, confidence)
+    order = judge_order(iv.effects, tables_of(seats, games).cells) if not iv.empty else {}
     c = int(100 * confidence)
     sec = Section(
         "instruments",
@@ -81,7 +98,10 @@ def instrument_section(seats, games, confidence, seed, margins=None):
         "Does any instrument play differently from the others of its department?",
     )
     if not iv.empty:
-        sec.findings = [row.sentence for row in iv.verdicts.head(12).itertuples(index=False)]
+        # The answer first: one sentence per instrument and player count, across the judges.
+        sec.findings = [text for _, _, _, text in instrument_sentences(iv, order)]
+        answers = answer_table(iv, order)
+        sec.charts.append(charts.expansion_effects(answers, MEASURES, confidence))
         sec.charts.append(charts.instrument_effects(iv.effects, MEASURES, confidence))
         verdict_spec = [
             ("rank", P.integer("rank")),
@@ -105,9 +125,41 @@ def instrument_section(seats, games, confidence, seed, margins=None):
             ("difference [simultaneous interval]", _effect_cell),
             ("margin", lambda r: margin_text(r["measure"], r["margin"])),
             ("verdict", P.text("verdict")),
-            ("peers", P.text("peers")),
+            ("reference", P.text("reference")),
             ("deals", P.integer("deals")),
         ]
+        answer_spec = [
+            ("instrument", P.text("instrument")),
+            ("department", P.text("department")),
+            ("players", P.integer("players")),
+            ("judge", P.text("judge")),
+            ("verdict", P.text("verdict")),
+            ("measure", lambda r: MEASURES[r["measure"]][0] + (f" ({_who(r)})" if r["who"] else "")),
+            ("difference from the reference [interval]", _effect_cell),
+            ("reference", P.text("reference")),
+            ("seat balance", P.text("seat_verdict")),
+            ("seat moved most [interval]", _seat_cell),
+            ("deals", P.integer("deals")),
+        ]
+        sec.tables.append(
+            Table("instrument_answer", "The answer: each instrument per player count and judge", answers,
+                  P.present(answers, answer_spec))
+        )
+        diffs = judge_differences(iv.effects, iv.alpha, order)
+        if not diffs.empty:
+            diff_spec = [
+                ("instrument", P.text("instrument")),
+                ("players", P.integer("players")),
+                ("measure", lambda r: MEASURES[r["measure"]][0]),
+                ("seat or strategy", _who),
+                ("judges", lambda r: f"{judge_label(r['strong'])} minus {judge_label(r['weak'])}"),
+                ("difference [interval]", _effect_cell_of("diff")),
+                ("test", P.text("test")),
+            ]
+            sec.tables.append(
+                Table("instrument_judges", "Does the effect move with skill? The strongest judge minus the weakest "
+                      "(Welch, different deals)", diffs, P.present(diffs, diff_spec))
+            )
         sec.tables.append(
             Table("instrument_verdicts", "One verdict per instrument, most out of line first", iv.verdicts,
                   P.present(iv.verdicts, verdict_spec))
@@ -118,8 +170,9 @@ def instrument_section(seats, games, confidence, seed, margins=None):
         )
         margins = ", ".join(f"{MEASURES[k][0]} {margin_text(k, m)}" for k, m in iv.margins.items())
         sec.notes.append(
-            "How to read it: each instrument is compared with the other instruments of its department, in games "
-            "with the same player count, lineup and instruments in the two other departments, deal by deal. "
+            "How to read it: each instrument is compared with its department's reference (its instrument in the "
+            "scenario's first set), in games with the same player count, lineup and instruments in the two other "
+            "departments, deal by deal. "
             "Out of line: the interval of some measure lies wholly beyond its margin. In line: every interval lies "
             "wholly within. Unclear: neither yet. Margins (set with --instrument-margin): " + margins + "."
         )

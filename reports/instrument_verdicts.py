@@ -1,25 +1,25 @@
-"""Instruments out of line: each instrument against the others of its department, on the same deals.
+"""Instruments out of line: each instrument against its department's reference, on the same deals.
 
 For a run that varies instruments (``expansion``, ``grid``, a list of sets), every instrument of a
-varied department is compared with the *other instruments of its department* played in the same
-context: the same player count, lineup and instruments in the two other departments. A scenario of
-several instrument sets plays every set on the same deals (``simulator.seeds``), so the comparison
-is paired deal by deal::
+varied department is compared with the department's *reference instrument* played in the same
+context: the same player count, lineup and instruments in the two other departments. The reference
+is the department's instrument in the scenario's first set (the base set of ``swaps``: the starter
+set's Violin, Piano or Horns; the first set of a ``sets`` list; the first combination of ``all``).
+A scenario of several instrument sets plays every set on the same deals (``simulator.seeds``), so
+the comparison is paired deal by deal::
 
-    deal s:   d(s) = measure(instrument, s) - measure(median peer, s)
+    deal s:   d(s) = measure(instrument, s) - measure(reference, s)
 
-The baseline is *leave-one-out against the peers' median*: the instrument itself is left out, and of
-its peers the one whose mean on the measure is the median of the peers' means is the reference, deal
-by deal (with an even number of peers every value between the two middle peers is a median: the one
-of the two nearer the instrument is the reference, so the effect is the distance to the median).
-Why the median and not
-the mean: one far-out instrument (Organ, +47 objective points) would lift the mean of every other
-instrument's peers and make them read out of line; the median peer does not move with one outlier,
-so an exact twin of Piano beside Organ reads in line. Why a median peer rather than a rank test: it
-keeps the effect in the measure's own unit (points, percentage points, rounds), paired by deal, so
-a designer reads "47 more objective points" and the margin is in points. With one peer the two
-instruments are one comparison: the report says they differ, not that both are out of line. The
-peer is picked from the means of the same deals; the margins are wide against that choice's noise.
+Why a declared reference and not a summary of the peers (their mean, their median, a Hodges-Lehmann
+median of the pairwise differences): every summary of the peers moves when a peer is copied. With
+three or four widely spread peers the median is whichever peer sits in the middle, so one exact twin
+added to a department moved another instrument by 16 points and turned its verdict. The reference is
+named by the scenario, so adding, removing or copying any other instrument changes no instrument's
+comparison; an exact copy of an instrument plays its original's games deal by deal, so it reads
+exactly as its original (and a copy of the reference reads 0 on every measure: in line). The swaps
+design asks just this question: what swapping the instrument into the base set does. When every
+instrument of a department reads out of line in the same direction, the reference itself is the odd
+one, and the section says so.
 
 (the seat rotations of a deal are averaged first; in a full grid a deal's differences over the
 contexts are averaged too, so one deal is one independent unit). The effect is the mean of d(s) over
@@ -37,14 +37,20 @@ rounds            game length in rounds                                         
 strategy_win      each strategy's share of wins (mixed lineups only)               5 perc. points
 ================  ===============================================================  ==============
 
+The seat-win rows are the seat effect of the swap: each seat's win rate with the instrument minus
+with the reference, on the same deals (does the swap tilt the table?).
+
 Verdict of one measure, from its interval against the margin m: *out of line* when the whole
-interval lies beyond +-m, *in line* when it lies within +-m, *unclear* otherwise. The intervals
-are simultaneous: each is taken at level 1 - alpha / K, K being the number of intervals of the
-section (Bonferroni), so with probability at least 1 - alpha every interval holds its true value
-at once, and the chance that *any* verdict of the section is wrong is at most alpha.
+interval lies beyond +-m, *in line* when it lies within +-m, *unclear* otherwise. The intervals of
+one instrument verdict (one instrument, player count and judge: its measures and seats) are
+simultaneous: each is taken at level 1 - alpha / K, K being the number of that verdict's intervals
+(Bonferroni), so the chance that the verdict is wrong is at most alpha. The family is the verdict,
+not the section, so that adding an instrument (or a copy of one) widens no other instrument's
+intervals: its verdict cannot move with the company it keeps.
 
 Every comparison is made per player count and lineup: a run with several judge levels (mirror
-lineups of different strategies) gets one verdict per judge, never a pooled one.
+lineups of different strategies) gets one verdict per judge, never a pooled one; whether the judges
+differ is tested in :mod:`reports.instrument_judges`.
 
 Verdict of one instrument (per player count and lineup): out of line when some measure is; in line when every
 measure is; unclear otherwise. Ranking: out of line first, then unclear, then in line; within a
@@ -177,13 +183,14 @@ def _per_deal(run, depts):
             f = pd.DataFrame(sums[:, 1:], columns=cols)
             f.insert(0, "_n", sums[:, 0])
             f.insert(0, "seed", ids)
+            f.insert(0, "_cell", k)
             f.insert(0, "instrument", str(c[f"inst_{d}"]))
             f.insert(0, "context", f"{c[others[0]]}/{c[others[1]]}")
             f.insert(0, "lineup", str(c["lineup"]))
             f.insert(0, "players", int(c["players"]))
             frames.append(f)
         out[d] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-            columns=["players", "lineup", "context", "instrument", "seed", "_n", *cols])
+            columns=["players", "lineup", "context", "instrument", "_cell", "seed", "_n", *cols])
     return out
 
 
@@ -207,84 +214,61 @@ def _measure_columns(per):
 # --------------------------------------------------------------------------- effects
 
 
-def median_peers(means, own=None):
-    """The peer that makes the leave-one-out median: ``means`` maps each peer to its mean on the measure,
-    ``own`` is the instrument's own mean.
-
-    An odd number of peers has one median, the middle peer. With an even number every value between
-    the two middle peers is a median; the baseline is the one of the two nearer the instrument (its
-    distance to the median, not to a point picked inside it), so with two peers an instrument next to
-    one of them and far from the other (an Organ) reads against its neighbour. Without ``own`` the two
-    middle peers are returned (their mean is the baseline). Ties are broken by name."""
-    ranked = sorted(means, key=lambda k: (means[k], str(k)))
-    n = len(ranked)
-    if n == 0:
-        return []
-    middle = ranked[(n - 1) // 2 : n // 2 + 1]
-    if len(middle) == 2 and own is not None and not math.isnan(own):
-        a, b = middle
-        da, db = abs(means[a] - own), abs(means[b] - own)
-        if da != db:
-            return [a] if da < db else [b]
-    return middle
+def reference_of(part):
+    """The reference instrument of one department in one player count and lineup: its instrument in
+    the group's first cell (the scenario's first set: the base set of swaps). ``part`` holds the rows
+    of :func:`_per_deal` of that group (column ``_cell``, the cell's position in the run)."""
+    if part.empty:
+        return None
+    return str(part.loc[part["_cell"].idxmin(), "instrument"])
 
 
-def _paired_differences(part, inst, col):
-    """Per deal seed: instrument minus the median of its peers, averaged over the contexts of the seed.
-
-    The baseline is leave-one-out and robust: the peer whose mean on this measure is the median of the
-    peers' means (the mean of the two middle peers when their number is even), taken deal by deal so
-    the pairing stays. One far-out peer (an Organ) is then no longer the baseline of the others."""
+def _paired_differences(part, inst, col, ref):
+    """Per deal seed: the instrument minus the reference on the same deal, averaged over the contexts
+    of the seed (the contexts where both were played)."""
     diffs = []
     for _, grp in part.groupby(["lineup", "context"], sort=False):
-        if inst not in set(grp["instrument"]) or grp["instrument"].nunique() < 2:
+        names = set(grp["instrument"])
+        if inst not in names or ref not in names:
             continue
-        table = _deal_means(grp, col).unstack("instrument").dropna(how="all").dropna(axis=1, how="all")
-        if inst not in table or table.shape[1] < 2:
+        table = _deal_means(grp[grp["instrument"].isin([inst, ref])], col).unstack("instrument")
+        if inst not in table or ref not in table:
             continue
-        mine = table[inst]
-        others = table.drop(columns=inst)
-        shared = others[mine.notna()]
-        middle = median_peers({k: float(shared[k].mean()) for k in others.columns if shared[k].notna().any()},
-                              float(mine.mean()))
-        if not middle:
-            continue
-        peers = others[middle].mean(axis=1, skipna=True)
-        ok = mine.notna() & peers.notna()
+        mine, base = table[inst], table[ref]
+        ok = mine.notna() & base.notna()
         if ok.any():
-            diffs.append(pd.DataFrame({"seed": table.index[ok], "d": (mine - peers)[ok].to_numpy(),
-                                       "v": mine[ok].to_numpy(), "b": peers[ok].to_numpy()}))
+            diffs.append(pd.DataFrame({"seed": table.index[ok], "d": (mine - base)[ok].to_numpy(),
+                                       "v": mine[ok].to_numpy(), "b": base[ok].to_numpy()}))
     if not diffs:
         return None
     return pd.concat(diffs).groupby("seed")[["d", "v", "b"]].mean()
 
 
-def _unpaired(part, inst, col):
-    """Deal means of the instrument and of its peers on shared contexts (no common deals)."""
-    mine, peers = [], []
+def _unpaired(part, inst, col, ref):
+    """Deal means of the instrument and of the reference on shared contexts (no common deals)."""
+    mine, base = [], []
     for _, grp in part.groupby(["lineup", "context"], sort=False):
-        if inst not in set(grp["instrument"]) or grp["instrument"].nunique() < 2:
+        names = set(grp["instrument"])
+        if inst not in names or ref not in names:
             continue
         by_deal = _deal_means(grp, col, ("instrument", "seed")).rename(col).reset_index()
         mine.append(by_deal.loc[by_deal["instrument"] == inst, col])
-        others = by_deal[by_deal["instrument"] != inst]
-        middle = median_peers(others.groupby("instrument")[col].mean().dropna().to_dict(),
-                              float(by_deal.loc[by_deal["instrument"] == inst, col].mean()))
-        peers.append(others.loc[others["instrument"].isin(middle), col])
+        base.append(by_deal.loc[by_deal["instrument"] == ref, col])
     if not mine:
         return None
-    return pd.concat(mine).dropna().to_numpy(), pd.concat(peers).dropna().to_numpy()
+    return pd.concat(mine).dropna().to_numpy(), pd.concat(base).dropna().to_numpy()
 
 
-def _effect(part, inst, col):
-    """``(row, paired)`` of one instrument's effect on one measure column within one player count, or
-    ``(None, None)`` when it cannot be compared: paired by deal when its sets share deals, else Welch."""
-    d = _paired_differences(part, inst, col)
+def _effect(part, inst, col, ref):
+    """``(row, paired)`` of one instrument's effect on one measure column within one player count and
+    lineup against the reference ``ref``, or ``(None, None)`` when it cannot be compared: paired by
+    deal when the sets share deals, else Welch."""
+    d = _paired_differences(part, inst, col, ref)
     if d is not None and len(d) >= 2:
         x = d["d"].to_numpy()
         return {"paired": True, "deals": len(x), "effect": x.mean(), "se": x.std(ddof=1) / math.sqrt(len(x)),
                 "df": len(x) - 1, "value": d["v"].mean(), "base": d["b"].mean()}, True
-    u = _unpaired(part, inst, col)
+    u = _unpaired(part, inst, col, ref)
     if u is None or len(u[0]) < 2 or len(u[1]) < 2:
         return None, None
     a, b = u
@@ -309,11 +293,13 @@ def _raw_effects(seats, games):
         # section; a strategy's win share is a measure only in a mixed lineup that holds it.
         for (players, lineup), part in per.groupby(["players", "lineup"], sort=True):
             insts = sorted(part["instrument"].unique())
+            ref = reference_of(part)
             if len(insts) < 2:
                 continue
             names = {x.strip() for x in str(lineup).split(",")}
             for inst in insts:
-                peers = sorted(set(part["instrument"]) - {inst})
+                if inst == ref:
+                    continue
                 for col in cols:
                     measure, _, who = col.partition(":")
                     if part[col].isna().all():
@@ -321,8 +307,8 @@ def _raw_effects(seats, games):
                     if measure == "strategy_win" and (len(names) < 2 or who not in names):
                         continue
                     base = {"department": dept, "instrument": inst, "players": int(players), "lineup": str(lineup),
-                            "measure": measure, "who": who, "peers": ", ".join(peers), "npeers": len(peers)}
-                    row, paired = _effect(part, inst, col)
+                            "measure": measure, "who": who, "reference": ref}
+                    row, paired = _effect(part, inst, col, ref)
                     if row is None:
                         continue
                     paired_any |= paired
@@ -332,23 +318,25 @@ def _raw_effects(seats, games):
 
 
 def instrument_effect(seats, games, department, instrument, measure="objective_points", players=None):
-    """One instrument's effect on one measure (no seat or strategy measure) against the others of its
-    department, per player count and lineup, exactly as the section computes it: one row each with
-    ``players, lineup, paired, deals, effect, se, df, value, base``; empty when it has no peers in these games.
-    ``ssb tune`` decides its instrument targets with it (``reports.tune_verdicts``)."""
+    """One instrument's effect on one measure (no seat or strategy measure) against its department's
+    reference, per player count and lineup, exactly as the section computes it: one row each with
+    ``players, lineup, reference, paired, deals, effect, se, df, value, base``; empty when it is the
+    reference or has no reference in these games. ``ssb tune`` decides its instrument targets with it
+    (``reports.tune_verdicts``)."""
     if measure not in MEASURES or measure in ("seat_win", "strategy_win"):
         raise ValueError(f"{measure!r} is not a single-column instrument measure")
-    cols = ["players", "lineup", "paired", "deals", "effect", "se", "df", "value", "base"]
+    cols = ["players", "lineup", "reference", "paired", "deals", "effect", "se", "df", "value", "base"]
     per = _per_deal(tables_of(seats, games), [department])[department]
     rows = []
     for (n, lineup), part in per.groupby(["players", "lineup"], sort=True):
         if players is not None and int(n) not in set(players):
             continue
-        if instrument not in set(part["instrument"]) or part["instrument"].nunique() < 2:
+        ref = reference_of(part)
+        if instrument not in set(part["instrument"]) or instrument == ref:
             continue
-        row, _ = _effect(part, instrument, measure)
+        row, _ = _effect(part, instrument, measure, ref)
         if row is not None:
-            rows.append({"players": int(n), "lineup": str(lineup), **row})
+            rows.append({"players": int(n), "lineup": str(lineup), "reference": ref, **row})
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -364,14 +352,15 @@ def interval_verdict(lo, hi, m):
 
 
 EFFECT_COLUMNS = [
-    "department", "instrument", "players", "lineup", "measure", "who", "peers", "npeers", "paired", "deals", "value",
-    "base", "effect", "lo", "hi", "margin", "in_margins", "verdict",
+    "department", "instrument", "players", "lineup", "measure", "who", "reference", "paired", "deals", "value",
+    "base", "effect", "se", "df", "family", "lo", "hi", "margin", "in_margins", "verdict",
 ]
 VERDICT_COLUMNS = [
     "rank", "department", "instrument", "players", "lineup", "verdict", "worst_measure", "worst_who", "worst_effect",
-    "worst_lo", "worst_hi", "worst_margin", "in_margins", "measures_out", "measures_unclear", "peers", "deals",
+    "worst_lo", "worst_hi", "worst_margin", "in_margins", "measures_out", "measures_unclear", "reference", "deals",
     "sentence",
 ]
+VERDICT_KEYS = ["department", "instrument", "players", "lineup"]
 
 
 def _interval_verdict(lo, hi, m):
@@ -394,24 +383,31 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
             notes.append("This run plays one instrument set, so no instrument is compared with the others of its "
                          "department: run the expansion or grid scenario for that.")
         else:
-            notes.append("No instrument could be compared with another of its department in the same context.")
+            notes.append("No instrument could be compared with its department's reference in the same context.")
         return InstrumentVerdicts(pd.DataFrame(columns=EFFECT_COLUMNS), pd.DataFrame(columns=VERDICT_COLUMNS),
                                   margins, alpha, 0, False, varied, notes)
-    k = len(raw)
-    level = 1.0 - alpha / k
+    # One family of simultaneous intervals per instrument verdict (module doc).
+    raw["family"] = raw.groupby(VERDICT_KEYS)["effect"].transform("size").astype(int)
     raw["lo"], raw["hi"] = simultaneous_interval(raw["effect"].to_numpy(), raw["se"].to_numpy(),
-                                                 raw["df"].to_numpy(), alpha, k)
+                                                 raw["df"].to_numpy(), alpha, raw["family"].to_numpy())
     raw["margin"] = raw["measure"].map(margins)
     raw["in_margins"] = raw["effect"].abs() / raw["margin"]
     raw["verdict"] = [_interval_verdict(lo, hi, m) for lo, hi, m in zip(raw["lo"], raw["hi"], raw["margin"], strict=True)]
     effects = raw[EFFECT_COLUMNS].reset_index(drop=True)
     verdicts = _verdict_table(effects)
+    k = int(effects["family"].max())
     notes.append(
-        f"Each interval is simultaneous over the {k} comparisons of this section (level {100 * level:.3g}% each, "
-        f"Bonferroni), so the chance that any verdict here is wrong is at most {100 * alpha:.0f}%."
+        f"The intervals of one instrument verdict (its measures and seats at one player count, for one judge; up "
+        f"to {k}) are simultaneous (Bonferroni), so the chance that a verdict is wrong is at most "
+        f"{100 * alpha:.0f}%; over the {len(verdicts)} verdicts here, about {alpha * len(verdicts):.1f} may be wrong "
+        "by chance. Adding an instrument widens no other instrument's intervals."
     )
+    refs = effects.groupby("department")["reference"].agg(lambda x: ", ".join(sorted(set(x))))
+    notes.append("The reference of each department (its instrument in the scenario's first set): "
+                 + "; ".join(f"{d} {r}" for d, r in refs.items()) + ".")
+    notes += _reference_odd(effects)
     if paired_any and not unpaired_any:
-        notes.append("Every comparison is paired: the instrument and its peers were played on the same deals.")
+        notes.append("Every comparison is paired: the instrument and the reference were played on the same deals.")
     elif unpaired_any:
         notes.append("Some sets of this run were not played on common deals (results from before deals were "
                      "shared): those comparisons are unpaired (Welch) and less precise.")
@@ -420,12 +416,35 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
     return InstrumentVerdicts(effects, verdicts, margins, alpha, k, paired_any and not unpaired_any, varied, notes)
 
 
+def reference_odd(effects):
+    """``{(department, players, lineup, measure, who)}`` where every other instrument of the department
+    (two or more) reads out of line in the same direction: there the reference is the odd one."""
+    odd = set()
+    keys = ["department", "players", "lineup", "measure", "who"]
+    for key, part in effects.groupby(keys, sort=True):
+        if len(part) >= 2 and (part["verdict"] == OUT).all() and len(set(np.sign(part["effect"]))) == 1:
+            odd.add(key)
+    return odd
+
+
+def _reference_odd(effects):
+    """Notes for :func:`reference_odd`, one per department, player count and judge."""
+    out = []
+    refs = effects.groupby("department")["reference"].first()
+    by = {}
+    for dept, players, lineup, measure, who in sorted(reference_odd(effects)):
+        label = MEASURES[measure][0] + (f" ({seat_name(who)})" if measure == "seat_win" else "")
+        by.setdefault((dept, players, lineup), []).append(label)
+    for (dept, players, lineup), labels in by.items():
+        out.append(f"Every other {dept} instrument reads out of line in the same direction on {', '.join(labels)} "
+                   f"({players} players, {judge_label(lineup)}): the reference {refs[dept]} is the odd one there.")
+    return out
+
+
 def _verdict_table(effects):
     rows = []
     judges = effects.groupby("players")["lineup"].nunique()
-    for (dept, inst, players, lineup), part in effects.groupby(
-        ["department", "instrument", "players", "lineup"], sort=False
-    ):
+    for (dept, inst, players, lineup), part in effects.groupby(VERDICT_KEYS, sort=False):
         counts = part["verdict"].value_counts()
         if counts.get(OUT, 0):
             verdict = OUT
@@ -442,36 +461,16 @@ def _verdict_table(effects):
             "worst_measure": worst["measure"], "worst_who": worst["who"], "worst_effect": worst["effect"],
             "worst_lo": worst["lo"], "worst_hi": worst["hi"], "worst_margin": worst["margin"],
             "in_margins": worst["in_margins"], "measures_out": int(counts.get(OUT, 0)),
-            "measures_unclear": int(counts.get(UNCLEAR, 0)), "peers": worst["peers"], "deals": int(part["deals"].min()),
+            "measures_unclear": int(counts.get(UNCLEAR, 0)), "reference": worst["reference"],
+            "deals": int(part["deals"].min()),
             "sentence": sentence(inst, dept, int(players), verdict, worst, part,
                                  judge=lineup if judges.get(players, 1) > 1 else None),
         })
-    out = _one_row_per_pair(pd.DataFrame(rows), effects)
+    out = pd.DataFrame(rows)
     out["_g"] = out["verdict"].map({v: i for i, v in enumerate(VERDICT_ORDER)})
     out = out.sort_values(["_g", "in_margins"], ascending=[True, False]).drop(columns="_g").reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1))
     return out[VERDICT_COLUMNS]
-
-
-def _one_row_per_pair(out, effects):
-    """A department of two instruments is one comparison: keep one row (the instrument whose largest
-    effect is positive, e.g. the one handing out more points) and say the pair differs, so the same
-    difference is not flagged twice from both sides."""
-    npeers = effects.groupby(["department", "players", "lineup"])["npeers"].max()
-    keep = []
-    for (dept, players, lineup), part in out.groupby(["department", "players", "lineup"], sort=False):
-        if npeers.get((dept, players, lineup), 2) != 1 or len(part) != 2:
-            keep += list(part.index)
-            continue
-        a, b = part.index
-        first = a if part.loc[a, "worst_effect"] >= 0 or part.loc[b, "worst_effect"] < 0 else b
-        other = b if first == a else a
-        row = part.loc[first]
-        mine = effects[(effects["department"] == dept) & (effects["players"] == players)
-                       & (effects["lineup"] == lineup) & (effects["instrument"] == row["instrument"])]
-        out.loc[first, "sentence"] = pair_sentence(row, part.loc[other, "instrument"], mine)
-        keep.append(first)
-    return out.loc[keep].reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- words
@@ -540,11 +539,11 @@ def _also(part, worst, verdict):
 
 def sentence(inst, dept, players, verdict, worst, part, judge=None):
     """One plain sentence per instrument verdict, naming the measure (and every other measure out of
-    line) and the baseline, the median of the other instruments of the department; the judge is named
-    when a run has several."""
+    line) and the baseline, the department's reference instrument; the judge is named when a run has
+    several."""
     who = f"{inst} ({dept}, {players} players" + (f", judged by {judge_label(judge)})" if judge else ")")
     label = MEASURES[worst["measure"]][0]
-    base = f"the median of the other {dept} instruments"
+    base = f"{worst['reference']}, the {dept} reference"
     if verdict == OUT:
         return (f"{who} is out of line on {label}: it {effect_phrase(worst, base)}, beyond the "
                 f"{margin_text(worst['measure'], worst['margin'])} margin{_also(part, worst, OUT)}.")
@@ -553,23 +552,4 @@ def sentence(inst, dept, players, verdict, worst, part, judge=None):
         return (f"{who} is not shown out of line, nor yet in line, on {label}: it {effect_phrase(worst, base)}, "
                 f"against a {margin_text(worst['measure'], worst['margin'])} margin; {undecided} of "
                 f"{len(part)} measures need more deals.")
-    return f"{who} is in line with {base} on every measure ({len(part)} measures)."
-
-
-def pair_sentence(row, other, part):
-    """Two instruments in a department: one comparison, said once (which one is off cannot be told)."""
-    inst, dept, players = row["instrument"], row["department"], int(row["players"])
-    worst = part.loc[part["in_margins"].idxmax()] if row["verdict"] == IN_LINE else part[
-        part["verdict"] == row["verdict"]].sort_values("in_margins", ascending=False).iloc[0]
-    label = MEASURES[worst["measure"]][0]
-    pair = f"{inst} and {other} ({dept}, {players} players, the only two instruments compared)"
-    if row["verdict"] == OUT:
-        return (f"{pair} differ on {label}: {inst} {effect_phrase(worst, other)}, beyond the "
-                f"{margin_text(worst['measure'], worst['margin'])} margin{_also(part, worst, OUT)}; with two "
-                "instruments, which of them is out of line cannot be told.")
-    if row["verdict"] == UNCLEAR:
-        return (f"{pair}: not shown to differ, nor yet alike, on {label}: {inst} {effect_phrase(worst, other)}, "
-                f"against a {margin_text(worst['measure'], worst['margin'])} margin.")
-    return f"{pair} are alike on every measure ({len(part)} measures)."
-
-
+    return f"{who} is in line with {base}, on every measure ({len(part)} measures)."

@@ -14,8 +14,8 @@ target kind                decided by
                            is balanced, *failed* when one is imbalanced
 ``objective_vs_department`` the report's instrument comparison
                            (:func:`reports.instrument_verdicts.instrument_effect`): the
-                           instrument's objective points per game minus the mean of the other
-                           instruments of its department, paired deal by deal (the sets of a
+                           instrument's objective points per game minus its department's
+                           reference (its instrument in the scenario's first set), paired deal by deal (the sets of a
                            scenario share their deals; Welch on older unpaired results), with
                            its interval at 1 - alpha / K, K the target's player counts
                            (Bonferroni, as the report's section does over its intervals);
@@ -160,8 +160,8 @@ def _objective(target, seats, games, confidence):
     players, d, lo_w, hi_w = rows[worst][:4]
     how = "paired by deal" if all(x[5] for x in rows) else "not all on shared deals (Welch)"
     detail = (
-        f"{inst} hands out {d:+.1f} objective points per game [{lo_w:+.1f}, {hi_w:+.1f}] against the other {dept} "
-        f"instruments at {players} players (margin {margin:g}, {how}); "
+        f"{inst} hands out {d:+.1f} objective points per game [{lo_w:+.1f}, {hi_w:+.1f}] against {eff['reference'].iloc[worst]}, "
+        f"the {dept} reference, at {players} players (margin {margin:g}, {how}); "
         + "; ".join(f"{x[0]}p: {x[4]}" for x in rows)
     )
     return TargetVerdict(target["label"], target["kind"], _combine(states), d, lo_w, hi_w, abs(d) / margin, detail)

@@ -1,5 +1,6 @@
-"""Instruments out of line (reports.instrument_verdicts): paired on deals, simultaneous intervals,
-one verdict per instrument, ranked so the instrument furthest out of line comes first."""
+"""Instruments out of line (reports.instrument_verdicts): each against its department's reference,
+paired on deals, intervals simultaneous per verdict, ranked so the instrument furthest out of line
+comes first; a copy of an instrument moves no other instrument's verdict."""
 
 import sys
 from pathlib import Path
@@ -60,7 +61,7 @@ def test_a_far_out_instrument_is_out_of_line_and_tops_the_list():
     assert iv.paired
     top = iv.verdicts.iloc[0]
     assert (top["instrument"], top["verdict"], top["worst_measure"]) == ("Bass", OUT, "objective_points")
-    # Bass against the mean of its three peers: 20 - 0 = +20 points, close, with a tight paired interval.
+    # Bass against Violin, the black reference (the first set): +20 points, with a tight paired interval.
     e = iv.effects.set_index(["instrument", "measure", "who"]).loc[("Bass", "objective_points", "")]
     assert e["effect"] == pytest.approx(20.0, abs=1.0) and e["hi"] - e["lo"] < 3.0
     assert "Bass (black, 4 players) is out of line" in top["sentence"]
@@ -101,19 +102,33 @@ def test_every_verdict_agrees_with_its_interval_and_margin():
     order = {OUT: 0, UNCLEAR: 1, IN_LINE: 2}
     ranks = [order[v] for v in iv.verdicts["verdict"]]
     assert ranks == sorted(ranks)
-    assert iv.intervals == len(iv.effects)
+    # The reference (Violin, the first set) has no verdict; each other instrument's intervals are one family.
+    assert "Violin" not in set(iv.verdicts["instrument"])
+    sizes = iv.effects.groupby("instrument")["family"].agg(["min", "max", "size"])
+    assert (sizes["min"] == sizes["size"]).all() and (sizes["max"] == sizes["size"]).all()
+    assert iv.intervals == int(sizes["size"].max())
 
 
-def test_simultaneous_intervals_widen_with_the_number_of_comparisons():
-    seats, games = paired_run(200, {"Violin": 0, "Bass": 0})
+def test_the_family_is_the_verdict_so_company_widens_no_interval():
+    """Bonferroni over one instrument's measures, not over the section: Bass's intervals have the same
+    width whether two more instruments were played beside it or not (same deals, same spread)."""
+    seats, games = paired_run(200, {"Violin": 0, "Bass": 3})
     few = instrument_verdicts(seats, games)
-    seats4, games4 = paired_run(200, {"Violin": 0, "Bass": 0, "Guitar": 0, "Banjo": 0})
+    seats4, games4 = _without_black(paired_run(200, {"Violin": 0, "Bass": 3, "Guitar": 0, "Banjo": 0}), [])
     many = instrument_verdicts(seats4, games4)
-    assert many.intervals > few.intervals
-    w = lambda iv: float((iv.effects["hi"] - iv.effects["lo"]).median())  # noqa: E731
-    assert w(many) > 0 and w(few) > 0
+    alone = instrument_verdicts(*_without_black((seats4, games4), ["Guitar", "Banjo"]))
+    a = alone.effects[alone.effects["instrument"] == "Bass"].reset_index(drop=True)
+    b = many.effects[many.effects["instrument"] == "Bass"].reset_index(drop=True)
+    assert a["family"].iloc[0] == len(a) > 1 and few.intervals == len(a)
+    pd.testing.assert_frame_equal(a, b)
     note = many.notes[0]
-    assert f"{many.intervals} comparisons" in note and "at most 5%" in note
+    assert "at most 5%" in note and "widens no other instrument's intervals" in note
+
+
+def _without_black(tables, names):
+    seats, games = tables
+    return (seats[~seats["inst_black"].isin(names)].reset_index(drop=True),
+            games[~games["inst_black"].isin(names)].reset_index(drop=True))
 
 
 def test_unbuilt_rate_and_seat_shift_are_measured():
@@ -151,11 +166,11 @@ def test_margins_from_the_command_line():
     assert wide.effects.set_index(["instrument", "measure"]).loc[("Bass", "objective_points"), "verdict"] == IN_LINE
 
 
-def orange_run(deals, shift, twins=None, noise=3.0, players=4, seed=0):
+def orange_run(deals, shift, twins=None, noise=3.0, players=4, seed=0, lineup="greedy"):
     """An orange swaps-like run: each instrument of ``shift`` (name -> extra objective points per game,
     and the same extra share of unbuilt games / rounds scaled down) on the same deal seeds; a twin
     (``twins``: twin -> original) replays the original's games exactly, as an identical instrument
-    file does on the same deals."""
+    file does on the same deals. The first instrument of ``shift`` is the first set (the reference)."""
     rng = np.random.default_rng(seed)
     base = rng.normal(30, 10, size=deals)
     winner = rng.integers(players, size=deals)  # who wins a deal does not depend on the instrument here
@@ -172,50 +187,101 @@ def orange_run(deals, shift, twins=None, noise=3.0, players=4, seed=0):
     for cell, (inst, games) in enumerate(per.items()):
         for d, g in enumerate(games):
             common = dict(cell=cell, game=d, deal=d, seed=10_000 + d, players=players, inst_black="Violin",
-                          inst_orange=inst, inst_gray="Horns", lineup=",".join(["greedy"] * players))
-            g_rows.append(dict(common, winner=g["win"], winner_strategy="greedy", rounds=g["rounds"], built_black=1,
+                          inst_orange=inst, inst_gray="Horns", lineup=",".join([lineup] * players))
+            g_rows.append(dict(common, winner=g["win"], winner_strategy=lineup, rounds=g["rounds"], built_black=1,
                                built_orange=g["built"], built_gray=1))
             for s in range(players):
-                s_rows.append(dict(common, seat=s, strategy="greedy", objective_orange=g["points"] / players,
+                s_rows.append(dict(common, seat=s, strategy=lineup, objective_orange=g["points"] / players,
                                    won=int(s == g["win"]), rank=1 if s == g["win"] else 2))
     return complete(pd.DataFrame(s_rows), SEAT_COLUMNS), complete(pd.DataFrame(g_rows), GAME_COLUMNS)
 
 
+def many_runs(shift, twins=None, deals=150, counts=(2, 3, 4), lineups=("greedy", "search")):
+    """:func:`orange_run` at several player counts and judges, one table (cells numbered in order)."""
+    seats, games = [], []
+    offset = 0
+    for n in counts:
+        for lu in lineups:
+            s, g = orange_run(deals, shift, twins=twins, players=n, seed=n, lineup=lu)
+            s["cell"] += offset
+            g["cell"] += offset
+            offset = int(g["cell"].max()) + 1
+            seats.append(s)
+            games.append(g)
+    return pd.concat(seats, ignore_index=True), pd.concat(games, ignore_index=True)
+
+
 def test_an_exact_piano_twin_beside_organ_reads_in_line():
-    """The baseline is the median of the peers (leave-one-out): Organ, 47 points above the rest, does
-    not lift its peers' baseline, so Piano, its exact twin, Harp and Vibes read in line and Organ alone
-    out of line. Against the peers' mean (the old baseline) Piano read 11-12 points low: out of line."""
+    """Each instrument against Piano, the orange reference (the first set): Organ, 47 points above,
+    reads out of line; Harp and Vibes and Piano's exact twin read in line (the twin at exactly 0)."""
     shift = {"Piano": 0.0, "Harp": 0.5, "Organ": 47.0, "Vibes": -0.5}
     seats, games = orange_run(600, shift, twins={"Piano Twin": "Piano"})
     iv = instrument_verdicts(seats, games)
     v = iv.verdicts.set_index("instrument")
-    assert v.loc["Piano Twin", "verdict"] == IN_LINE and v.loc["Piano", "verdict"] == IN_LINE
+    assert "Piano" not in v.index  # the reference is the baseline, not a verdict
+    assert v.loc["Piano Twin", "verdict"] == IN_LINE
     assert v.loc["Harp", "verdict"] == IN_LINE and v.loc["Vibes", "verdict"] == IN_LINE
     assert v.loc["Organ", "verdict"] == OUT and v.loc["Organ", "worst_measure"] == "objective_points"
     e = iv.effects.set_index(["instrument", "measure", "who"])
-    assert abs(e.loc[("Piano Twin", "objective_points", ""), "effect"]) < 1.0
+    assert e.loc[("Piano Twin", "objective_points", ""), "effect"] == 0.0
     assert e.loc[("Organ", "objective_points", ""), "effect"] == pytest.approx(47.0, abs=1.5)
     organ = v.loc["Organ", "sentence"]
     assert "out of line on objective points handed out per game" in organ
-    assert "the median of the other orange instruments" in organ
-    # Every measure out of line is named, never "on 1 more measure".
+    assert "than Piano, the orange reference" in organ
     assert "more measure" not in organ or "section 4" in organ
     if (iv.effects[(iv.effects["instrument"] == "Organ")]["verdict"] == OUT).sum() > 1:
         assert "; also out of line on " in organ
-    # The old mean baseline, for contrast: the twin's peers' mean is lifted by Organ's 47 points / 4.
-    mean_of_peers = np.mean([shift[k] for k in ("Piano", "Harp", "Organ", "Vibes")])
-    assert mean_of_peers > 5.0
 
 
-def test_two_instruments_are_one_comparison_said_once():
-    """A department with two instruments: one row, a sentence saying the pair differs (not both 'out of line')."""
+def _without(tables, names):
+    seats, games = tables
+    return (seats[~seats["inst_orange"].isin(names)].reset_index(drop=True),
+            games[~games["inst_orange"].isin(names)].reset_index(drop=True))
+
+
+@pytest.mark.parametrize("original", ["Piano", "Harp", "Organ", "Vibes"])
+def test_a_twin_of_any_instrument_moves_no_other_verdict(original):
+    """The copy discipline: a twin of any instrument (the reference included, the outlier Organ
+    included) changes no other instrument's effect, interval or verdict, at 2, 3 and 4 players and for
+    two judges; the twin reads exactly as its original (a twin of the reference: 0 and in line). The
+    peers are widely spread, where a median of the peers would move with the copy."""
+    shift = {"Piano": 0.0, "Harp": 8.0, "Organ": 47.0, "Vibes": -9.0}
+    tables = many_runs(shift, twins={"Twin": original})
+    with_twin = instrument_verdicts(*tables)
+    alone = instrument_verdicts(*_without(tables, ["Twin"]))
+    key = ["instrument", "players", "lineup", "measure", "who"]
+    cols = ["effect", "lo", "hi", "verdict"]
+    a = alone.effects.set_index(key)[cols].sort_index()
+    b = with_twin.effects.set_index(key)[cols].sort_index()
+    assert set(b.index) > set(a.index)
+    pd.testing.assert_frame_equal(b.loc[a.index], a)
+    twin = b.xs("Twin", level="instrument")
+    v = with_twin.verdicts.set_index(["instrument", "players", "lineup"])["verdict"]
+    twin_v = v.xs("Twin", level="instrument")
+    assert len(twin_v) == 6  # every player count and judge
+    if original == "Piano":
+        assert (twin["effect"] == 0).all() and (twin_v == IN_LINE).all()
+    else:
+        pd.testing.assert_frame_equal(twin, b.xs(original, level="instrument"))
+        assert (twin_v == v.xs(original, level="instrument")).all()
+        assert original != "Harp" or (twin_v == OUT).all()  # 8 points: out of line, as Harp
+
+
+def test_every_instrument_out_the_same_way_names_the_reference_as_the_odd_one():
+    seats, games = orange_run(300, {"Piano": 30.0, "Harp": 0.0, "Organ": 1.0, "Vibes": -1.0})
+    iv = instrument_verdicts(seats, games)
+    assert (iv.verdicts["verdict"] == OUT).all()
+    assert any("the reference Piano is the odd one" in n for n in iv.notes)
+
+
+def test_two_instruments_are_one_comparison_against_the_reference():
+    """A department with two instruments: one verdict, the other instrument against the reference."""
     seats, games = paired_run(400, {"Violin": 0, "Bass": 8})
     iv = instrument_verdicts(seats, games)
     assert len(iv.verdicts) == 1
     row = iv.verdicts.iloc[0]
-    assert row["instrument"] == "Bass" and row["verdict"] == OUT
-    assert "Bass and Violin" in row["sentence"] and "differ on" in row["sentence"]
-    assert "which of them is out of line cannot be told" in row["sentence"]
+    assert row["instrument"] == "Bass" and row["verdict"] == OUT and row["reference"] == "Violin"
+    assert "than Violin, the black reference" in row["sentence"]
     assert headline_lines(iv)[0].startswith("Instruments out of line: 1 of 1")
 
 
@@ -228,41 +294,53 @@ instrument_dirs = ["twin"]
 
 [instruments]
 sets = [["Violin", "Piano", "Horns"], ["Violin", "Harp", "Horns"], ["Violin", "Organ", "Horns"],
-        ["Violin", "Vibes", "Horns"], ["Violin", "Piano Twin", "Horns"]]
+        ["Violin", "Vibes", "Horns"], ["Violin", "{twin}", "Horns"]]
 
 [lineup]
 mirror = "greedy"
 """
 
 
-def twin_run(tmp_path, games):
+def twin_run(tmp_path, games, original="Piano"):
     from scenarios.results import load_results
     from scenarios.runner import run_scenario
     from simulator.shuffle_swing.board import DATA_DIR
 
     (tmp_path / "twin").mkdir()
-    piano = (Path(DATA_DIR) / "instruments" / "piano.toml").read_text()
-    (tmp_path / "twin" / "piano_twin.toml").write_text(piano.replace('name = "Piano"', 'name = "Piano Twin"'))
+    twin = f"{original} Twin"
+    text = (Path(DATA_DIR) / "instruments" / f"{original.lower()}.toml").read_text()
+    assert f'name = "{original}"' in text
+    (tmp_path / "twin" / "twin.toml").write_text(text.replace(f'name = "{original}"', f'name = "{twin}"'))
     sc = tmp_path / "orange-twin.toml"
-    sc.write_text(TWIN_SCENARIO.format(games=games))
+    sc.write_text(TWIN_SCENARIO.format(games=games, twin=twin))
     run_scenario(sc, tmp_path / "run", jobs=1)
     seats, games_t, _ = load_results(tmp_path / "run")
     return seats, games_t
 
 
-def test_a_played_piano_twin_beside_organ_reads_in_line(tmp_path):
-    """Real games: an exact copy of Piano's file added to the orange swaps beside Organ plays Piano's
-    games deal by deal, so against the median of its peers (Piano is the nearer middle peer) it differs
-    by exactly 0 on every measure and reads in line; Organ, far above, reads out of line on points."""
-    seats, games = twin_run(tmp_path, 2000)
+@pytest.mark.parametrize("original", ["Piano", "Harp"])
+def test_a_played_twin_moves_no_other_verdict_and_reads_as_its_original(tmp_path, original):
+    """Real games: an exact copy of an instrument's data file, planted through the scenario's
+    instrument_dirs, plays its original's games deal by deal (the deals do not depend on the
+    instruments), so it reads exactly as its original (a copy of Piano, the reference: 0 on every
+    measure, in line), and every other instrument's effects, intervals and verdicts are those of the
+    run without it; against Piano Organ reads out of line on points."""
+    twin = f"{original} Twin"
+    seats, games = twin_run(tmp_path, 600, original)
     iv = instrument_verdicts(seats, games)
+    alone = instrument_verdicts(*_without((seats, games), [twin]))
+    key = ["instrument", "players", "lineup", "measure", "who"]
+    cols = ["effect", "lo", "hi", "verdict"]
+    a = alone.effects.set_index(key)[cols].sort_index()
+    b = iv.effects.set_index(key)[cols].sort_index()
+    pd.testing.assert_frame_equal(b.loc[a.index], a)
     v = iv.verdicts.set_index("instrument")
-    e = iv.effects[iv.effects["instrument"] == "Piano Twin"]
-    assert len(e) >= 6
-    objective = e[e["measure"] == "objective_points"].iloc[0]
-    assert objective["effect"] == 0.0 and objective["lo"] == 0.0 and objective["hi"] == 0.0
-    assert objective["verdict"] == IN_LINE
-    assert v.loc["Organ", "verdict"] == OUT
-    assert v.loc["Piano Twin", "verdict"] == IN_LINE, v.loc["Piano Twin", "sentence"]
-    assert v.loc["Piano", "verdict"] == IN_LINE
-    assert "in line with the median of the other orange instruments" in v.loc["Piano Twin", "sentence"]
+    mine = b.xs(twin, level="instrument")
+    if original == "Piano":
+        assert (mine["effect"] == 0).all() and (mine["lo"] == 0).all() and (mine["hi"] == 0).all()
+        assert v.loc[twin, "verdict"] == IN_LINE
+        assert "in line with Piano, the orange reference" in v.loc[twin, "sentence"]
+    else:
+        pd.testing.assert_frame_equal(mine, b.xs(original, level="instrument"))
+        assert v.loc[twin, "verdict"] == v.loc[original, "verdict"]
+    assert v.loc["Organ", "verdict"] == OUT and v.loc["Organ", "reference"] == "Piano"

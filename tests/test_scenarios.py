@@ -494,3 +494,25 @@ def test_chunking_does_not_change_the_tables(mixed):
     parts = [chunk_tables(ChunkTask(i, spec, a, b, sc.seed)) for i, (a, b) in enumerate([(0, 5), (5, 7), (7, 12)])]
     pd.testing.assert_frame_equal(pd.concat([p[0] for p in parts], ignore_index=True), seats)
     pd.testing.assert_frame_equal(pd.concat([p[1] for p in parts], ignore_index=True), games)
+
+
+def test_the_strong_expansion_scenario_asks_every_player_count_and_two_judges():
+    """expansion-strong: the 10 sets (the starter set, then 3 alternatives per department) at 2, 3 and
+    4 players, judged by greedy and search mirrors; the starter set first in every player count and
+    judge (each department's reference), and any subset one --set away."""
+    sc = load_scenario("expansion-strong")
+    assert len(sc.cells) == (1 + 3 * 3) * 3 * 2
+    groups = {}
+    for c in sc.cells:
+        assert len(set(c.lineup)) == 1 and len(c.lineup) == c.players and c.paired
+        groups.setdefault((c.players, c.lineup[0]), []).append(c)
+    assert sorted(groups) == [(n, j) for n in (2, 3, 4) for j in ("greedy", "search")]
+    for (_, judge), cells in groups.items():
+        assert len(cells) == 10 and cells[0].instruments == STARTER
+        assert all(c.games == (4000 if judge == "greedy" else 1500) for c in cells)
+        for c in cells[1:]:  # each alternative differs from the starter set in exactly one department
+            assert sum(a != b for a, b in zip(c.instruments, STARTER)) == 1
+    sub = load_scenario("expansion-strong", sets=("players=[3]", 'lineup.mirror=["search"]',
+                                                  'instruments.swaps=["orange"]'))
+    assert [(c.players, c.lineup[0]) for c in sub.cells] == [(3, "search")] * 4
+    assert sub.cells[0].instruments == STARTER

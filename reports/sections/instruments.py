@@ -1,11 +1,11 @@
-"""Shuffle and Swing: the instruments out of line with the others of their department
+"""Shuffle and Swing: the instruments out of line with their department's reference
 (:mod:`reports.instrument_section`), the most often unbuilt instrument per judge, their lines under
 the headline and their sentences in the answer. Reads the ``--instrument-margin`` option."""
 
 from __future__ import annotations
 
-from reports.answers import instrument_answers
 from reports.frames import DEPTS, pct
+from reports.instrument_judges import instrument_answers, judge_order
 from reports.instrument_section import headline_lines, instrument_section
 from reports.seats import level_label
 from reports.scoring import level_sources
@@ -37,4 +37,5 @@ def build(ctx):
     sec.findings += unbuilt_findings(ctx.tables)
     ctx.add(sec)
     ctx.headline_lines += headline_lines(verdicts)
-    ctx.answers += instrument_answers(verdicts)
+    if not verdicts.empty:
+        ctx.answers += instrument_answers(verdicts, judge_order(verdicts.effects, ctx.tables.cells))
