@@ -36,7 +36,7 @@ Per setting (:func:`setting_measures`): the mean of each per-game measure with a
 interval over deals (a deal's games averaged first, so a mixed lineup's seat rotations of one deal
 count once); the duration's spread (standard deviation). :func:`setup_split` says how much of the
 outcome the set-up decides, from deals played twice with other draws of the bots. :func:`skill_share` turns a ladder's head-to-head result
-into the skill-vs-luck figure; :func:`stand_out` words a setting that stands out.
+into the skill-vs-bot-noise figure; :func:`stand_out` words a setting that stands out.
 """
 
 from __future__ import annotations
@@ -247,6 +247,19 @@ def setting_measures(per_game, by):
     return pd.DataFrame(rows)
 
 
+def paired_gap(per_game, a, b, measure, setting="setting"):
+    """``(mean, low, high, deals)``: how much higher ``measure`` is in setting ``b`` than in ``a`` on
+    the deals both played (a scenario of several sets plays every set on the same deals), the
+    per-deal differences with a 95% Student t interval: the deal is the unit, and pairing removes
+    the deals' own spread."""
+    per = {}
+    for label in (a, b):
+        grp = per_game[per_game[setting] == label]
+        per[label] = grp[measure].astype(float).groupby(grp["deal"].to_numpy()).mean()
+    both = pd.concat([per[a].rename("a"), per[b].rename("b")], axis=1, join="inner").dropna()
+    return mean_interval((both["b"] - both["a"]).to_numpy())
+
+
 # =========================================================================== the set-up's share
 
 
@@ -262,7 +275,8 @@ def setup_split(winners, replay_winners, seats, deals=None):
     * ``setup_share``: the share of the spread of outcomes (the variance of "seat s won") that lies
       between set-ups: ``(same_winner - chance) / (1 - chance)``, the intraclass correlation of the
       two plays; 0 when the set-up decides nothing beyond seat order, 1 when it decides the winner;
-      its interval maps the agreement's; ``bot_noise_share`` is the rest, ``1 - setup_share``: the
+      its interval maps the agreement's; ``bot_noise_share`` is the rest, ``1 - setup_share`` (the share
+      taken as 0 when its estimate is below 0, as 1 above 1): the
       spread the bots' own tie-break draws make (players' noise, not luck of the game).
     """
     w = np.asarray(winners, dtype=np.int64)
@@ -287,11 +301,11 @@ def setup_split(winners, replay_winners, seats, deals=None):
         return (x - chance) / (1.0 - chance) if chance < 1 else math.nan
 
     out.update(same_winner=m, low=lo, high=hi, chance=chance, setup_share=share(m), setup_low=share(lo),
-               setup_high=share(hi), bot_noise_share=1.0 - share(m), deals=k)
+               setup_high=share(hi), bot_noise_share=1.0 - min(max(share(m), 0.0), 1.0), deals=k)
     return out
 
 
-# =========================================================================== skill vs luck
+# =========================================================================== skill vs bot noise
 
 
 def skill_share(wins, games, par):

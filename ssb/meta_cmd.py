@@ -1,5 +1,5 @@
 """``ssb strategies meta``: the meta-game of a strategy pool on the real player count, how its answer
-moves with the pool, and the skill-vs-luck figure."""
+moves with the pool, and the skill-vs-bot-noise figure."""
 
 import json
 import os

@@ -1,4 +1,4 @@
-"""Playing the meta-game of a strategy pool, and the skill-vs-luck figure per setting.
+"""Playing the meta-game of a strategy pool, and the skill-vs-bot-noise figure per setting.
 
 :func:`play_profiles` plays the pool's empirical game on the real player count: for every pair of
 strategies A, B and every count ``k`` of A's seats (1 .. n-1: one A against n-1 B up to n-1 A
@@ -10,7 +10,7 @@ the table (alpha-rank) and the two-team reduction need (``reports.metagame``).
 :func:`play_pool` is the two-team reduction alone (the ladder's ``share``: the seats split between
 the two, 2-2 at 4 players), kept for comparison.
 
-:func:`skill_figures` is the skill-vs-luck figure of one setting: the stronger of two rungs as one
+:func:`skill_figures` is the skill-vs-bot-noise figure of one setting: the stronger of two rungs as one
 seat against the weaker in every other seat (every rotation, par 1/n), and 2-against-2 (par 1/2),
 each as a share with its interval over deals and rescaled to ``(share - par) / (1 - par)`` (0:
 the better player wins no more than a coin flip would; 1: it always wins).
@@ -106,7 +106,7 @@ def play_profiles(pool=DEFAULT_POOL, players=4, deals=60, instruments=STARTER, i
 
 def skill_figures(strong="tuned", weak="greedy", players=4, deals=100, instruments=STARTER, instrument_dirs=(),
                   strategy_dirs=(), seed=2024, jobs=1, game=registry.DEFAULT_GAME, board=None):
-    """The skill-vs-luck figure of one setting (see the module doc): a dict with ``one_seat`` and
+    """The skill-vs-bot-noise figure of one setting (see the module doc): a dict with ``one_seat`` and
     ``two_against_two`` (share, lo, hi, deals, par, skill)."""
     cfg = _config(game, players, deals, instruments, instrument_dirs, strategy_dirs, seed, board)
     _, ladder, lib, _ = game_ladder(cfg)

@@ -244,7 +244,7 @@ def test_setup_share_is_calibrated_on_games_with_a_known_set_up_effect(q):
         a, b, truth = _setup_games(q, 800, seed=rep)
         r = feel.setup_split(a, b, 4)
         covered += r["setup_low"] <= truth <= r["setup_high"]
-        assert r["bot_noise_share"] == pytest.approx(1 - r["setup_share"])
+        assert r["bot_noise_share"] == pytest.approx(1 - min(max(r["setup_share"], 0.0), 1.0))
     assert covered >= 16  # a 95% interval: 19 of 20 expected, 16 allows for chance
     a, b, truth = _setup_games(q, 4000, seed=99)
     assert feel.setup_split(a, b, 4)["setup_share"] == pytest.approx(truth, abs=0.05)
@@ -255,3 +255,12 @@ def test_setup_split_averages_a_deals_replays_first():
     r = np.array([0, 1, 1, 1, 2, 0])
     out = feel.setup_split(w, r, 4, deals=np.array([0, 0, 1, 1, 2, 3]))
     assert out["deals"] == 4 and out["same_winner"] == pytest.approx((0.5 + 1 + 1 + 0) / 4)
+
+
+def test_paired_gap_counts_deals_and_finds_a_known_shift():
+    rng = np.random.default_rng(5)
+    base = rng.normal(0.3, 0.4, size=400)  # each deal's own level, shared by both settings
+    df = pd.DataFrame({"setting": ["A"] * 400 + ["B"] * 400, "deal": list(range(400)) * 2,
+                       "runaway": np.concatenate([base, base + 0.05 + rng.normal(0, 0.05, size=400)])})
+    m, lo, hi, k = feel.paired_gap(df, "A", "B", "runaway")
+    assert k == 400 and lo < 0.05 < hi and hi - lo < 0.02  # pairing removes the deals' spread
