@@ -10,8 +10,10 @@ model. Both entry points give the same final states (checked here too). Off, a r
 plain entry point, so the record costs nothing there by construction.
 
 Then the whole run: ``ssb run``'s ``run_scenario`` in this process (one job), the same scenario
-with and without ``record = ["lead"]``, alternately, tables and all (the starter set and the
-Echidna forest board, greedy mirrors, ``--run-games`` games).
+with ``record = []``, ``["lead"]`` and (Shuffle and Swing) ``["lead", "setup"]``, the shipped
+starter's default, alternately, tables and all (the starter set and the Echidna forest board,
+greedy mirrors, ``--run-games`` games). Shuffle and Swing's record includes the projected standing
+(the leaf evaluation after every round).
 """
 
 import argparse
@@ -77,20 +79,24 @@ def whole_runs(args):
 
     common = (f"players=[{args.players}]", 'lineup.mirror=["greedy"]')
     runs = {
-        "Shuffle and Swing, ssb run starter": ("starter", common),
-        "Echidna Shuffle, ssb run echidna-seats (forest, base)": ("echidna-seats", common + ('boards=["forest"]', "variants={ base = {} }")),
+        "Shuffle and Swing, ssb run ci (the starter set)": ("ci", common, ('record=["lead"]', 'record=["lead", "setup"]')),
+        "Echidna Shuffle, ssb run echidna-seats (forest, base)": (
+            "echidna-seats", common + ('boards=["forest"]', "variants={ base = {} }"), ('record=["lead"]',)),
     }
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (scen, sets) in runs.items():
-            def job(on, scen=scen, sets=sets):
-                extra = ('record=["lead"]',) if on else ()
-                run_scenario(scen, Path(tmp) / ("on" if on else "off"), jobs=1, games=args.run_games,
-                             sets=sets + extra, force=True, progress=False, announce=lambda m: None)
-            job(False)
-            job(True)
-            t = time_alternately({"off": lambda: job(False), "on": lambda: job(True)}, args.repeat)
-            med, lo, hi = ratio_stats(t["on"], t["off"])
-            print(f"{name}: record on / off x{med:.3f} (range {lo:.3f} .. {hi:.3f}); off {statistics.median(t['off']):.2f} s CPU")
+        for name, (scen, sets, records) in runs.items():
+            def job(record, scen=scen, sets=sets):
+                run_scenario(scen, Path(tmp) / "run", jobs=1, games=args.run_games,
+                             sets=sets + (record,), force=True, progress=False, announce=lambda m: None)
+            variants = {"off": "record=[]", **{r.partition("=")[2]: r for r in records}}
+            for r in variants.values():
+                job(r)
+            t = time_alternately({k: (lambda r=r: job(r)) for k, r in variants.items()}, args.repeat)
+            for k in records:
+                key = k.partition("=")[2]
+                med, lo, hi = ratio_stats(t[key], t["off"])
+                print(f"{name}: record {key} / off x{med:.3f} (range {lo:.3f} .. {hi:.3f}); off "
+                      f"{statistics.median(t['off']):.2f} s CPU")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
-"""Skill vs luck per instrument set: the stronger rung as one seat against the weaker, and 2-against-2.
+"""Skill vs bot noise per instrument set: the stronger rung as one seat against the weaker, and 2-against-2.
 
     .venv/bin/python benchmarks/feel_skill.py [--strong tuned] [--weak greedy] [--deals 100] [--seed 2024] [--jobs 1]
 
 For the starter set and every set of the ``expansion`` scenario (each instrument swapped into the
 starter set), 4 players: ``strategies.metagame.skill_figures`` (one seat of STRONG against three of
 WEAK, every rotation, par 25%; two against two, every arrangement, par 50%), with 95% intervals over
-deals (the same deals for every set) and the skill figure ``(share - par) / (1 - par)``.
+deals (the same deals for every set) and the skill figure ``(share - par) / (1 - par)``. What is not
+skill here is mostly the bots' own tie-break noise, not luck of the game (``docs/guide/game-feel.md``).
 """
 
 import argparse

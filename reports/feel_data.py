@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from reports import feel
-from scenarios.record import LEAD_COLUMN
+from scenarios.record import LEAD_COLUMN, PROJECTED_COLUMN, REPLAY_COLUMN
 from scenarios.results import GAMES_DIR, MANIFEST, RunDirError, read_manifest
 
 # The keys a setting is told by, per game kind: Shuffle and Swing cells, another game's cells.
@@ -33,24 +33,36 @@ def has_lead(out_dir):
     return "lead" in (m.get("settings", {}).get("record") or [])
 
 
-def load_lead(out_dir):
+STANDINGS = ("projected", "running")  # the feel measures' default standing first
+
+
+def load_lead(out_dir, standing="projected"):
     """``(keys frame, standings, winners)`` of every game of a run with the lead record: one row per
-    game (its setting keys, ``game``, ``deal``, ``winner``, ``rounds``), its standing matrix
-    (rounds x seats) and its winning seat. Raises RunDirError when the run has no record."""
+    game (its setting keys, ``game``, ``deal``, ``winner``, and ``setup_replay_winner`` when the run
+    replayed set-ups), its standing matrix (rounds x seats) and its winning seat. ``standing``:
+    ``"projected"`` (each seat's projected final score, in points, where the game records it; its
+    running standing otherwise) or ``"running"`` (the score so far). Raises RunDirError when the
+    run has no record."""
     out_dir = Path(out_dir)
     if not has_lead(out_dir):
         raise RunDirError(out_dir / MANIFEST, "settings.record", 'the run has no lead record: run it with --set \'record=["lead"]\'')
+    if standing not in STANDINGS:
+        raise ValueError(f"standing must be one of {STANDINGS}, not {standing!r}")
     frames = []
     for path in sorted((out_dir / GAMES_DIR).glob("chunk-*.parquet")):
         names = pq.read_schema(path).names
         keys = [c for c in (*SNS_KEYS, *GENERIC_KEYS) if c in names]
-        cols = list(dict.fromkeys([*keys, "cell", "game", "deal", "winner", LEAD_COLUMN]))
+        extra = [c for c in (PROJECTED_COLUMN, REPLAY_COLUMN) if c in names]
+        cols = list(dict.fromkeys([*keys, "cell", "game", "deal", "winner", LEAD_COLUMN, *extra]))
         frames.append(pq.read_table(path, columns=cols).to_pandas())
     if not frames:
         raise RunDirError(out_dir, "games", "no games on disk")
     df = pd.concat(frames, ignore_index=True).sort_values(["cell", "game"], kind="stable").reset_index(drop=True)
-    standings = [np.asarray(v, dtype=np.int64).reshape(-1, int(n)) for v, n in zip(df[LEAD_COLUMN], df["players"])]
-    keys = df.drop(columns=[LEAD_COLUMN])
+    use_projected = standing == "projected" and PROJECTED_COLUMN in df.columns and df[PROJECTED_COLUMN].notna().all()
+    column, scale = (PROJECTED_COLUMN, 0.1) if use_projected else (LEAD_COLUMN, 1)
+    standings = [np.asarray(v, dtype=np.int64).reshape(-1, int(n)) * scale for v, n in zip(df[column], df["players"])]
+    keys = df.drop(columns=[c for c in (LEAD_COLUMN, PROJECTED_COLUMN) if c in df.columns])
+    keys.attrs["standing"] = "projected" if use_projected else "running"
     keys["setting"] = [setting_label(r) for r in keys.to_dict("records")]
     return keys, standings, df["winner"].to_numpy()
 
@@ -68,9 +80,10 @@ def setting_label(row):
     return f"{int(row['players'])}p {what} {judge}"
 
 
-def feel_tables(out_dir):
-    """``(per-game measures, per-setting measures)`` of a run with the lead record."""
-    keys, standings, winners = load_lead(out_dir)
+def feel_tables(out_dir, standing="projected"):
+    """``(per-game measures, per-setting measures)`` of a run with the lead record, on the
+    ``standing`` of :func:`load_lead`."""
+    keys, standings, winners = load_lead(out_dir, standing)
     per_game = feel.games_frame(standings, winners, keys)
     return per_game, feel.setting_measures(per_game, ["setting"])
 
@@ -87,6 +100,24 @@ def wide(table, measures=None):
 
     t["text"] = t.apply(cell, axis=1)
     out = t.pivot(index="setting", columns="measure", values="text")
-    games = t.groupby("setting")["games"].max()
-    out.insert(0, "games", games)
-    return out[["games", *[m for m in measures if m in out.columns]]]
+    out.insert(0, "games", t.groupby("setting")["games"].max())
+    front = ["games"]
+    if "deals" in t.columns:
+        out.insert(1, "deals", t.groupby("setting")["deals"].max())
+        front.append("deals")
+    return out[[*front, *[m for m in measures if m in out.columns]]]
+
+
+def setup_table(keys, winners):
+    """Per setting, what the set-up decides (``reports.feel.setup_split``) from the replayed deals
+    of a run with ``record = ["setup"]``: ``None`` when the run replayed none."""
+    if REPLAY_COLUMN not in keys.columns:
+        return None
+    rows = []
+    for setting, grp in keys.assign(_w=winners).groupby("setting", sort=True):
+        again = grp[grp[REPLAY_COLUMN] >= -1]
+        if again.empty:
+            continue
+        r = feel.setup_split(again["_w"], again[REPLAY_COLUMN], int(grp["players"].iloc[0]), again["deal"])
+        rows.append({"setting": setting, **r})
+    return pd.DataFrame(rows) if rows else None

@@ -13,11 +13,14 @@ import math
 import numpy as np
 
 from reports import feel
-from reports.feel_data import feel_tables, has_lead, load_lead, wide
+from reports.feel_data import feel_tables, has_lead, load_lead, setup_table, wide
 
-# The measures shown in the section's table, and the two charted per setting.
-SHOWN = ("lead_changes", "behind_share", "behind_depth", "last_behind", "decided_at", "runaway", "uncertainty", "rounds",
-         "rounds_sd")
+# The measures shown in the section's table (the lab's, then Ludii's), and the two charted per setting.
+SHOWN = ("lead_changes", "ludii_lead_changes", "ludii_lead_change", "behind_share", "behind_depth", "ludii_drama",
+         "last_behind", "decided_at", "ludii_decisiveness", "runaway", "uncertainty", "rounds", "rounds_sd")
+# The running-score comparison: the measures the end-game scoring moves most.
+COMPARED = ("lead_changes", "ludii_lead_changes", "behind_share", "ludii_drama", "decided_at", "ludii_decisiveness",
+            "runaway")
 CHARTED = ("lead_changes", "decided_at")
 # The gate's descriptive figures: stable enough to follow (their interval over games is narrow).
 GATE = ("lead_changes", "decided_at", "runaway")
@@ -113,7 +116,7 @@ def measure_chart(table, measures=CHARTED):
     from reports.charts import Chart, figure_grid, to_png
 
     fig, axes = figure_grid(len(measures), width=5.0, height=0.35 * table["setting"].nunique() + 1.6)
-    label = {k: v for k, v, _ in feel.MEASURES}
+    label = LABELS
     for ax, m in zip(np.atleast_1d(axes).ravel(), measures):
         t = table[table["measure"] == m].sort_values("setting")
         y = np.arange(len(t))
@@ -122,7 +125,7 @@ def measure_chart(table, measures=CHARTED):
         ax.set_yticklabels(t["setting"], fontsize=7)
         ax.set_title(label[m], fontsize=9)
         ax.invert_yaxis()
-    fig.suptitle("Lead changes and decisiveness per setting (95% intervals over games)", fontsize=10)
+    fig.suptitle("Lead changes and decisiveness per setting (95% intervals over deals)", fontsize=10)
     return Chart("feel_measures", "Lead changes and decisiveness per setting", to_png(fig))
 
 
@@ -139,28 +142,48 @@ def feel_section(results_dir):
 
     from scenarios.results import read_manifest
 
-    keys, standings, winners = load_lead(results_dir)
+    keys, standings, winners = load_lead(results_dir, "projected")
     per_game = feel.games_frame(standings, winners, keys)
+    projected = keys.attrs.get("standing") == "projected"
     # The game's own standing features (Game.lead_features), named by the run's manifest.
     probs, calib = winchance.run_chances(keys, standings, winners, game=read_manifest(results_dir).get("game"))
     if calib:
         per_game["uncertainty"] = [winchance.uncertainty(p) if p is not None else np.nan for p in probs]
     table = feel.setting_measures(per_game, ["setting"])
     shown = wide(table, [m for m in SHOWN if m in set(table["measure"])])
-    label = {k: v for k, v, _ in feel.MEASURES + feel.EXTRA_MEASURES} | {"rounds_sd": "rounds, standard deviation"}
+    label = LABELS
     display = shown.rename(columns=label).reset_index()
+    on = "projected standing" if projected else "standing"
     sec = Section(
         "feel",
         "Game feel",
-        "Are games tense or runaway: how often does the lead change, and when is a game decided?",
+        "Are games tense or runaway: how often does the lead change, and when is a game decided? "
+        "How much of the outcome does the set-up decide?",
         charts=[lead_chart(keys, standings, winners), measure_chart(table)],
-        tables=[Table("game_feel", "Game-feel measures per setting (mean [95% interval over games])", table, display)],
+        tables=[Table("game_feel", f"Game-feel measures per setting on the {on}: the lab's measures and Ludii's "
+                      "definitions beside them, named as Ludii's (mean [95% interval over deals])", table, display)],
     )
+    setup = setup_table(keys, winners)
+    if setup is not None:
+        sec.tables.append(Table("feel_setup", "What the set-up decides: each replayed deal played again on the same "
+                                "set-up with other draws of the bots (95% intervals over deals)", setup,
+                                setup_display(setup)))
+        sec.findings += setup_findings(setup)
+    if projected:
+        run_pg, run_table = feel_tables(results_dir, "running")
+        compare = running_comparison(table, run_table)
+        sec.tables.append(Table("feel_running_score", "The same measures on the running score (the score so far; the "
+                                "end-game scoring arrives only in the last round), beside the projected standing's",
+                                compare, compare))
     sec.notes.append(
-        "Measured from the per-round lead record (record = [\"lead\"]); definitions and their anchor "
-        "(Browne's and Ludii's evaluation metrics) in docs/guide/game-feel.md. Each game is one deal; "
-        "intervals are Student t over games. Shuffle and Swing's standing is the score so far (the last "
-        "round includes the end-game scoring, R12); Echidna Shuffle's is bugs home, then the steps still to go."
+        "Measured from the per-round lead record (record = [\"lead\"]); definitions, Ludii's source file for each, "
+        "and why the lab adapts them in docs/guide/game-feel.md. Intervals are Student t over deals (the games of "
+        "one deal, e.g. a mixed lineup's seat rotations, averaged first). "
+        + ("Shuffle and Swing's standing is the projected final score: the points so far plus what the end-game "
+           "scoring (R12) and the open sections (R10) will likely give, as the search player's leaf evaluation "
+           "sees it; the running score (the score so far) is kept for comparison. " if projected else
+           "The standing is the score so far (the last round includes the end-game scoring, R12). ")
+        + "Echidna Shuffle's is bugs home, then the steps still to go."
     )
     cal_rows = []
     for n, (b, b0, rel, k) in sorted(calib.items()):
@@ -183,13 +206,76 @@ def feel_section(results_dir):
                                 "(decided latest first), with 95% intervals", ranking, ranking))
     for r in shown.reset_index().to_dict("records"):
         sec.findings.append(
-            f"{r['setting']}: {r.get('lead_changes', '')} lead changes per game, decided at "
-            f"{r.get('decided_at', '')} of the game, runaway {r.get('runaway', '')}"
+            f"{r['setting']}: {r.get('lead_changes', '')} lead changes per game (Ludii's counting, ties as a change "
+            f"of the leader set: {r.get('ludii_lead_changes', '')}), decided at {r.get('decided_at', '')} of the game "
+            f"(Ludii's DecisivenessMoves: {r.get('ludii_decisiveness', '')}), runaway {r.get('runaway', '')}"
             + (f", uncertainty {r['uncertainty']}" if isinstance(r.get("uncertainty"), str) else "")
             + f" ({r['games']} games)."
         )
     sec.findings += _stand_out(per_game, table, ("decided_at", "lead_changes", "runaway"))
     return sec
+
+
+LABELS = ({k: v for k, v, _ in feel.MEASURES + feel.LUDII_MEASURES + feel.EXTRA_MEASURES}
+          | {"rounds_sd": "rounds, standard deviation"}
+          | {"lead_changes": "lead changes per game (lab: strict leader, ties skipped)",
+             "behind_share": "drama, how often (lab: share of rounds the winner is behind)",
+             "behind_depth": "drama, how far (lab: winner's deficit when behind, x final spread)",
+             "decided_at": "decided at (lab: from when the winner is never overtaken, share of the game)"})
+
+
+def setup_display(setup):
+    """The set-up table as shown: percentages with their intervals."""
+    import pandas as pd
+
+    def pct(m, lo, hi):
+        return f"{100 * m:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" if not math.isnan(lo) else f"{100 * m:.1f}%"
+
+    return pd.DataFrame({
+        "setting": setup["setting"],
+        "replayed deals": setup["deals"],
+        "the set-up's favoured seat wins again": [pct(r["same_winner"], r["low"], r["high"]) for r in setup.to_dict("records")],
+        "if the set-up decided nothing": [f"{100 * c:.1f}%" for c in setup["chance"]],
+        "set-up's share of the outcome": [pct(r["setup_share"], r["setup_low"], r["setup_high"]) for r in setup.to_dict("records")],
+        "bots' noise share (the scripted players' tie-break draws, not luck of the game)":
+            [f"{100 * x:.1f}%" for x in setup["bot_noise_share"]],
+    })
+
+
+def setup_findings(setup):
+    """One sentence per setting: how much the starting position decides."""
+    out = []
+    for r in setup.to_dict("records"):
+        if math.isnan(r["low"]):
+            continue
+        decides = r["low"] > r["chance"]
+        out.append(
+            f"{r['setting']}: the seat that won a deal wins its replay on the same set-up {100 * r['same_winner']:.1f}% "
+            f"[{100 * r['low']:.1f}, {100 * r['high']:.1f}] of the time ({r['deals']} deals; "
+            f"{100 * r['chance']:.1f}% if the set-up decided nothing): "
+            + (f"the starting position decides {100 * r['setup_share']:.0f}% of the outcome, the bots' own noise the rest."
+               if decides else "no sign that the starting position decides the winner; the spread of outcomes is "
+               "the bots' own tie-break noise.")
+        )
+    return out
+
+
+def running_comparison(projected, running, measures=COMPARED):
+    """Per setting and measure: the projected standing's figure beside the running score's."""
+    import pandas as pd
+
+    def txt(r):
+        return f"{r['mean']:.2f}" if math.isnan(r["low"]) else f"{r['mean']:.2f} [{r['low']:.2f}, {r['high']:.2f}]"
+
+    a = projected[projected["measure"].isin(measures)].set_index(["setting", "measure"])
+    b = running[running["measure"].isin(measures)].set_index(["setting", "measure"])
+    rows = []
+    for (setting, m) in a.index:
+        if (setting, m) not in b.index:
+            continue
+        rows.append({"setting": setting, "measure": LABELS.get(m, m), "projected standing": txt(a.loc[(setting, m)]),
+                     "running score": txt(b.loc[(setting, m)])})
+    return pd.DataFrame(rows)
 
 
 def rank_settings(table, measures=("lead_changes", "decided_at")):
@@ -215,8 +301,8 @@ META_GLOB = "metagame*.json"  # ``ssb strategies meta --json RESULTS_DIR/metagam
 
 def meta_tables(results_dir):
     """``(tables, findings)`` of the meta-game files saved beside a run (:data:`META_GLOB`): per
-    file, the share matrix with each strategy's equilibrium weight and bootstrap support share, and
-    the verdict as a finding."""
+    file, the single-deviant table with alpha-rank's mass and the bootstrap share unbeaten by any
+    single deviant, the table of how the answer moves with the pool, and the verdict as a finding."""
     import json
     from pathlib import Path
 
@@ -228,19 +314,35 @@ def meta_tables(results_dir):
     for path in sorted(Path(results_dir).glob(META_GLOB)):
         try:
             r = json.loads(path.read_text(encoding="utf-8"))
-            names = r["names"]
-            frame = pd.DataFrame(r["shares"], index=names, columns=names).mul(100).round(1)
+            full = r["full"]
+            names, n = full["names"], int(full["players"])
+            frame = pd.DataFrame(full["deviant"], index=names, columns=names).mul(100).round(1)
+            frame.insert(0, "alpha-rank mass %", [round(100 * full["alpharank"]["mass"][x], 1) for x in names])
+            frame.insert(1, "unbeaten by any single deviant (bootstrap) %",
+                         [round(100 * full["bootstrap"]["resisting_share"][x], 1) for x in names])
+            pools = pd.DataFrame([{"pool": p["pool"], "alpha-rank first": f"{p['alpharank_first']} ({100 * p['mass']:.0f}%)",
+                                   "unbeaten by a single deviant": ", ".join(p["resisting"]) or "none",
+                                   "two-team equilibrium support": ", ".join(p["team_support"])} for p in full["pools"]])
         except (OSError, ValueError, KeyError, TypeError):
             findings.append(f"{path.name}: not a meta-game file of `ssb strategies meta --json`; left out.")
             continue
-        frame.insert(0, "equilibrium %", [round(100 * r["equilibrium"][n], 1) for n in names])
-        frame.insert(1, "in support (bootstrap) %", [round(100 * r["bootstrap"]["in_support"][n], 1) for n in names])
-        frame = frame.reset_index().rename(columns={"index": "strategy (row's share of wins against the column, %)"})
+        frame = frame.reset_index().rename(columns={"index": f"strategy (row as the one deviant against {n - 1} of the "
+                                                             "column: its win rate per seat, %)"})
         setting = r.get("setting", path.stem)
-        tables.append(Table(path.stem.replace("-", "_"), f"Meta-game, {setting}: {r.get('deals', '?')} deals per pair "
-                            f"(Nash equilibrium by nashpy; bootstrap {r['bootstrap']['reps']} resamples)", frame, frame))
-        findings.append(f"Meta-game, {setting}, pool of {len(names)} ({', '.join(names)}): {r['verdict']} (the same support in "
-                        f"{100 * r['bootstrap']['same_support']:.0f}% of the bootstrap resamples).")
+        stem = path.stem.replace("-", "_")
+        b = full["bootstrap"]
+        tables.append(Table(stem, f"Meta-game, {setting}, {n} players: every profile of two strategies, {r.get('deals', '?')} "
+                            f"deals (alpha-rank, alpha {full['alpharank']['alpha']:g}; bootstrap {b['reps']} resamples)",
+                            frame, frame))
+        tables.append(Table(f"{stem}_pools", f"Meta-game, {setting}: how the answer moves with the pool (the same games)",
+                            pools, pools))
+        findings.append(f"Meta-game, {setting}, pool of {len(names)} ({', '.join(names)}): {full['verdict']} (the same "
+                        f"first strategy in {100 * b['same_first']:.0f}% of the bootstrap resamples, the same unbeaten set "
+                        f"in {100 * b['same_resisting']:.0f}%).")
+        moved = [p for p in full["pools"] if p["alpharank_first"] != full["alpharank"]["first"]]
+        if moved:
+            findings.append(f"Meta-game, {setting}: the answer moves with the pool: "
+                            + "; ".join(f"{p['pool']}, alpha-rank puts {p['alpharank_first']} first" for p in moved[:4]) + ".")
     return tables, findings
 
 

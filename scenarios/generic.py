@@ -333,7 +333,7 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         "strategy_dirs": list(sdirs),
         "lineup": doc["lineup"],
     }
-    record = check_record(ck, doc.get("record"))
+    record = check_record(ck, doc.get("record"), known=("lead",))
     if record and g.play_batch_lead is None:
         ck.fail("record", f"{g.title} has no lead record")
     if record:

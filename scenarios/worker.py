@@ -212,6 +212,30 @@ def winner_strategy(winner, lineup, rotation, n):
     return np.where(winner >= 0, lineup[(winner - rotation) % n], "").astype(object)
 
 
+def play_recorded(spec, setup, strat, seeds, deal, part, lead):
+    """The games ``part`` through the record's entry point (``scenarios.record``): their final
+    states; ``lead`` (a dict of column -> one entry per game) receives what the scenario records."""
+    from scenarios.record import NOT_REPLAYED, SETUP_EVERY, lead_lists, replay_noise
+    from simulator.shuffle_swing.lead_record import play_many_record
+
+    rec_names = getattr(spec, "record", ())
+    ties = "state" if "state-ties" in rec_names else "drawn"
+    st, _, rec, nrec, prj = play_many_record(setup, strat, seeds[part], tie_break=ties)
+    if "lead" in rec_names:
+        for key, arr in (("lead", rec), ("lead_projected", prj)):
+            for i, row in zip(part, lead_lists(arr, nrec)):
+                lead[key][i] = row
+    if "setup" in rec_names:
+        again = part[deal[part] % SETUP_EVERY == 0]
+        won = np.full(len(part), NOT_REPLAYED, dtype=np.int32)
+        if len(again):
+            rst, _, _, _, _ = play_many_record(setup, strat, seeds[again], noise=replay_noise(seeds[again]), tie_break=ties)
+            won[np.searchsorted(part, again)] = game_results(rst)["winner"]
+        for i, w in zip(part, won):
+            lead["setup_replay_winner"][i] = int(w)
+    return st
+
+
 def play_states(task, lead=None):
     """Final states of the chunk's games (rows in game order), each rotation group in one batch.
     ``lead``, a list of one entry per game, receives the lead record's rows (``scenarios.record``)."""
@@ -227,12 +251,7 @@ def play_states(task, lead=None):
             if lead is None:
                 st, _ = play_many(setup, strat, seeds[part])
             else:
-                from scenarios.record import lead_lists
-                from simulator.shuffle_swing.lead_record import play_many_lead
-
-                st, _, rec, nrec = play_many_lead(setup, strat, seeds[part])
-                for i, row in zip(part, lead_lists(rec, nrec)):
-                    lead[i] = row
+                st = play_recorded(spec, setup, strat, seeds, deal, part, lead)
             states[part] = st
             k += len(part)
             # Keep each kernel call near a quarter of a second, whatever the strategies' speed.
@@ -241,12 +260,27 @@ def play_states(task, lead=None):
     return games, deal, rotation, seeds, states
 
 
+def record_columns(spec, games):
+    """The recorded columns a chunk fills (``scenarios.record``), one entry per game; ``None``
+    when the scenario records nothing (the plain entry point plays)."""
+    names = getattr(spec, "record", ())
+    if not names:
+        return None
+    cols = {}
+    if "lead" in names:
+        cols["lead"] = [None] * games
+        cols["lead_projected"] = [None] * games
+    if "setup" in names:
+        cols["setup_replay_winner"] = [None] * games
+    return cols
+
+
 def chunk_tables(task):
     """(seats, games) DataFrames of one chunk, with exactly the columns of ``scenarios.schema``."""
     spec = task.spec
     cell = spec.cell
     n = cell.players
-    lead = [None] * task.games if "lead" in getattr(spec, "record", ()) else None
+    lead = record_columns(spec, task.games)
     games, deal, rotation, seeds, states = play_states(task, lead)
     g = len(games)
     lineup = np.array(cell.lineup, dtype=object)
@@ -281,8 +315,8 @@ def chunk_tables(task):
     for name in GAME_COLUMNS[len(CELL_COLUMNS) + 2 :]:
         out[name] = np.asarray(gr[name]).astype(np.int32)
     games_df = pd.DataFrame(out, columns=list(GAME_COLUMNS))
-    if lead is not None:
-        games_df["lead"] = pd.Series(lead, dtype=object)  # beyond the schema: readers select theirs
+    for key, values in (lead or {}).items():  # beyond the schema: readers select theirs
+        games_df[key] = pd.Series(values, dtype=np.int32 if key == "setup_replay_winner" else object)
     return seats_df, games_df
 
 

@@ -168,3 +168,99 @@ def test_the_feel_modules_import_no_kernel():
             "reports.metagame; print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# =========================================================================== Ludii's definitions
+
+
+def test_ludii_lead_change_counts_a_tie_as_a_change_of_the_leader_set_and_the_lab_does_not():
+    s = np.array([[1, 1], [2, 1], [2, 2], [3, 2]])
+    m = feel.game_measures(s, winner=0)
+    # Ludii's states: the start (level), then each round's end but the last: leader sets {0,1},
+    # {0,1}, {0}, {0,1}; the first state counts (Ludii starts from an empty set): 3 changes / 4 rounds.
+    assert m["ludii_lead_change"] == pytest.approx(3 / 4)
+    # Per game, start to end: {0,1} {0,1} {0} {0,1} {0}: 3 changes of the leader set.
+    assert m["ludii_lead_changes"] == 3
+    assert m["lead_changes"] == 0  # the lab's: strict leaders only, seat 0 each time
+
+
+def test_ludii_drama_averages_over_all_states():
+    s = np.array([[1, 1], [2, 1], [2, 2], [2, 3]])
+    m = feel.game_measures(s, winner=1)
+    # States before each round: [0,0] [1,1] [2,1] [2,2]: seat 1 is 1 behind in one state of four;
+    # the final spread is 1.
+    assert m["ludii_drama"] == pytest.approx(0.25)
+    assert m["behind_share"] == pytest.approx(0.25)  # the lab's: share of the record's rows behind
+
+
+def test_ludii_decisiveness_is_the_first_state_above_the_best_non_winner():
+    s = np.array([[5, 0], [6, 1], [7, 2]])
+    m = feel.game_measures(s, winner=0)
+    # The threshold is seat 1's best in the states [0,0] [5,0] [6,1]: 1; the winner passes it in state 1 of 3.
+    assert m["ludii_decisiveness"] == pytest.approx(1 / 3)
+    close = np.array([[1, 1], [2, 1], [2, 2], [3, 2]])
+    assert feel.game_measures(close, winner=0)["ludii_decisiveness"] == 1.0  # never above: the end
+
+
+def test_intervals_count_deals_not_games():
+    rng = np.random.default_rng(3)
+    recs, winners, deals = [], [], []
+    for d in range(60):
+        s = np.cumsum(rng.integers(0, 4, size=(10, 4)), axis=0)
+        for _ in range(4):  # four seat rotations of one deal, the same game each time
+            recs.append(s)
+            winners.append(int(s[-1].argmax()))
+            deals.append(d)
+    keys = pd.DataFrame({"setting": ["mixed"] * len(recs), "deal": deals})
+    t = feel.setting_measures(feel.games_frame(recs, winners, keys), ["setting"]).set_index("measure")
+    once = feel.setting_measures(feel.games_frame(recs[::4], winners[::4], keys.iloc[::4]), ["setting"]).set_index("measure")
+    assert t.loc["lead_changes", "deals"] == 60 and t.loc["lead_changes", "games"] == 240
+    # Four copies of each deal add no information: the interval is the one of the 60 deals.
+    assert t.loc["lead_changes", "high"] - t.loc["lead_changes", "low"] == pytest.approx(
+        once.loc["lead_changes", "high"] - once.loc["lead_changes", "low"])
+
+
+# =========================================================================== the set-up's share
+
+
+def _setup_games(q, deals, n=4, seed=0):
+    """Deals played twice: with chance ``q`` the set-up's favoured seat wins, else a seat at random."""
+    rng = np.random.default_rng(seed)
+    fav = rng.integers(0, n, size=deals)
+
+    def play():
+        decided = rng.random(deals) < q
+        return np.where(decided, fav, rng.integers(0, n, size=deals))
+
+    p_fav = q + (1 - q) / n
+    truth = (p_fav ** 2 + (n - 1) * ((1 - q) / n) ** 2 - 1 / n) / (1 - 1 / n)
+    return play(), play(), truth
+
+
+@pytest.mark.parametrize("q", [0.0, 0.4, 0.8])
+def test_setup_share_is_calibrated_on_games_with_a_known_set_up_effect(q):
+    covered = 0
+    for rep in range(20):
+        a, b, truth = _setup_games(q, 800, seed=rep)
+        r = feel.setup_split(a, b, 4)
+        covered += r["setup_low"] <= truth <= r["setup_high"]
+        assert r["bot_noise_share"] == pytest.approx(1 - min(max(r["setup_share"], 0.0), 1.0))
+    assert covered >= 16  # a 95% interval: 19 of 20 expected, 16 allows for chance
+    a, b, truth = _setup_games(q, 4000, seed=99)
+    assert feel.setup_split(a, b, 4)["setup_share"] == pytest.approx(truth, abs=0.05)
+
+
+def test_setup_split_averages_a_deals_replays_first():
+    w = np.array([0, 0, 1, 1, 2, 3])
+    r = np.array([0, 1, 1, 1, 2, 0])
+    out = feel.setup_split(w, r, 4, deals=np.array([0, 0, 1, 1, 2, 3]))
+    assert out["deals"] == 4 and out["same_winner"] == pytest.approx((0.5 + 1 + 1 + 0) / 4)
+
+
+def test_paired_gap_counts_deals_and_finds_a_known_shift():
+    rng = np.random.default_rng(5)
+    base = rng.normal(0.3, 0.4, size=400)  # each deal's own level, shared by both settings
+    df = pd.DataFrame({"setting": ["A"] * 400 + ["B"] * 400, "deal": list(range(400)) * 2,
+                       "runaway": np.concatenate([base, base + 0.05 + rng.normal(0, 0.05, size=400)])})
+    m, lo, hi, k = feel.paired_gap(df, "A", "B", "runaway")
+    assert k == 400 and lo < 0.05 < hi and hi - lo < 0.02  # pairing removes the deals' spread

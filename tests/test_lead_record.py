@@ -223,15 +223,17 @@ def test_settings_are_ranked_by_lead_changes_and_decisiveness():
     assert rank_settings(pd.DataFrame(rows[:2])) is None
 
 
-def test_meta_command_names_the_dominant_strategy_and_refuses_bad_input():
+def test_meta_command_plays_the_full_table_names_the_strongest_and_refuses_bad_input():
     from click.testing import CliRunner
 
     from ssb.cli import cli
 
-    ok = CliRunner().invoke(cli, ["strategies", "meta", "--pool", "greedy,random", "--deals", "4", "--bootstrap", "5",
-                                  "--skill", "", "--players", "2"])
+    ok = CliRunner().invoke(cli, ["strategies", "meta", "--pool", "greedy,random", "--deals", "4", "--bootstrap", "10",
+                                  "--skill", "", "--players", "3"])
     assert ok.exit_code == 0, ok.output
-    assert "Verdict: greedy dominates" in ok.output and "nashpy" in ok.output
+    assert "3 players, every profile of two strategies at the table" in ok.output
+    assert "Verdict: alpha-rank puts greedy first" in ok.output and "greedy is the only strategy no single deviant beats" in ok.output
+    assert "How the answer moves with the pool" in ok.output and "nashpy" in ok.output
     bad = CliRunner().invoke(cli, ["strategies", "meta", "--pool", "greedy", "--deals", "4"])
     assert bad.exit_code == 2 and "at least two strategies" in bad.output
     unknown = CliRunner().invoke(cli, ["strategies", "meta", "--pool", "greedy,nosuch", "--deals", "4"])
@@ -245,13 +247,89 @@ def test_a_meta_game_file_beside_a_run_is_shown_in_the_report(tmp_path):
     from reports.feel_section import add_feel
 
     names = ["weak", "strong", "middle"]
-    r = metagame.summary(_per_deal({(0, 1): 0.1, (0, 2): 0.3, (1, 2): 0.85}, deals=100), names, reps=20, seed=2)
-    r.update(setting="4p Violin/Organ/Horns", deals=100)
+    strength = {"weak": 0.0, "middle": 1.0, "strong": 2.0}
+    rng = np.random.default_rng(2)
+    per = {}
+    for i in range(3):
+        for j in range(i + 1, 3):
+            a, b = np.exp(strength[names[i]]), np.exp(strength[names[j]])
+            per[(i, j)] = np.array([rng.binomial(6, k * a / (k * a + (4 - k) * b), size=100) / 6 for k in (1, 2, 3)])
+    r = {"setting": "4p Violin/Organ/Horns", "deals": 100, "full": metagame.full_summary(per, names, 4, reps=20, seed=2)}
     (tmp_path / "metagame-organ.json").write_text(json.dumps(r))
     (tmp_path / "metagame-broken.json").write_text("{")
     report = SimpleNamespace(sections=[])
     add_feel(report, tmp_path)
     (sec,) = report.sections
-    assert sec.tables[0].frame["equilibrium %"].tolist() == [0.0, 100.0, 0.0]
-    assert any("pool of 3 (weak, strong, middle): strong dominates" in f for f in sec.findings)
+    assert sec.tables[0].frame["alpha-rank mass %"].tolist()[1] > 90
+    assert sec.tables[1].frame["pool"].tolist()[0] == "the whole pool"
+    assert any("pool of 3 (weak, strong, middle): alpha-rank puts strong first" in f for f in sec.findings)
+    assert any("the answer moves with the pool: without strong, alpha-rank puts middle first" in f for f in sec.findings)
     assert any(f.startswith("metagame-broken.json: not a meta-game file") for f in sec.findings)
+
+
+# =========================================================================== the projected standing and the set-up
+
+
+def test_projected_standing_ends_on_the_final_score_and_the_options_keep_default_games():
+    from scenarios.record import replay_noise
+    from simulator.shuffle_swing.layout import S_SCORE
+    from simulator.shuffle_swing.lead_record import TENTHS, play_many_record
+    from simulator.shuffle_swing.playout import GameSetup, play_many
+    from simulator.shuffle_swing.strategies import StrategyLibrary
+
+    setup = GameSetup(nplayers=4)
+    strat = StrategyLibrary().matrix(["greedy"] * 4)
+    seeds = _seeds(10, 7)
+    plain, _ = play_many(setup, strat, seeds)
+    states, bad, rec, nrec, prj = play_many_record(setup, strat, seeds, check=True)
+    assert len(bad) == 0 and (states == plain).all()  # the projection changes no decision and no draw
+    for g in range(len(seeds)):
+        n = int(nrec[g])
+        assert (prj[g, n - 1] == states[g, S_SCORE : S_SCORE + 4] * TENTHS).all()  # the end: the final score
+        # Before the end the projection counts the end-game scoring the running score has not seen (R12).
+        assert (prj[g, n - 2] != rec[g, n - 2] * TENTHS).any()
+    # Bots breaking ties by the state: the same set-up gives the same game whatever the bots' seed.
+    a = play_many_record(setup, strat, seeds, tie_break="state")[0]
+    b = play_many_record(setup, strat, seeds, tie_break="state", noise=replay_noise(seeds))[0]
+    assert (a == b).all() and (a != plain).any()
+    # Other draws of the bots on the same set-up: other games (the bots' noise).
+    c = play_many_record(setup, strat, seeds, noise=replay_noise(seeds))[0]
+    assert (c != plain).any()
+    with pytest.raises(ValueError):
+        play_many_record(setup, strat, seeds, tie_break="coin")
+
+
+def test_a_run_recording_the_set_up_reports_the_projected_standing_ludii_and_the_set_up(tmp_path):
+    from reports.feel_data import load_lead
+    from reports.feel_section import feel_section
+    from scenarios.record import NOT_REPLAYED, PROJECTED_COLUMN, REPLAY_COLUMN, SETUP_EVERY
+
+    p = tmp_path / "s.toml"
+    p.write_text(TINY.format(record='record = ["lead", "setup"]').replace("games = 12", "games = 21").replace(
+        'sets = [["Violin", "Piano", "Horns"], ["Violin", "Organ", "Horns"]]', 'sets = [["Violin", "Piano", "Horns"]]'))
+    run_scenario(p, tmp_path / "on", jobs=1, progress=False)
+    chunk = sorted((tmp_path / "on" / "games").glob("chunk-*.parquet"))[0]
+    t = pq.read_table(chunk, columns=["deal", "players", "rounds", LEAD_COLUMN, PROJECTED_COLUMN, REPLAY_COLUMN]).to_pandas()
+    for deal, players, rounds, lead, proj, again in t.itertuples(index=False):
+        assert len(proj) == len(lead) == players * rounds
+        assert (again >= 0) == (deal % SETUP_EVERY == 0) and (again == NOT_REPLAYED or 0 <= again < players)
+    keys, standings, _ = load_lead(tmp_path / "on")
+    assert keys.attrs["standing"] == "projected"
+    _, running, _ = load_lead(tmp_path / "on", "running")
+    assert all((a[-1] == b[-1]).all() for a, b in zip(standings, running))  # both end on the final score
+    sec = feel_section(tmp_path / "on")
+    names = [x.name for x in sec.tables]
+    assert names[:3] == ["game_feel", "feel_setup", "feel_running_score"]
+    shown = sec.tables[0].display.columns
+    assert any(c.startswith("Ludii LeadChange") for c in shown) and any(c.startswith("Ludii Drama") for c in shown)
+    assert any(c.startswith("lead changes per game (lab") for c in shown)
+    setup = sec.tables[1].frame
+    assert set(setup["setting"]) == {"2p Violin/Piano/Horns greedy", "4p Violin/Piano/Horns greedy"}
+    assert (setup["deals"] == 3).all()  # deals 0, 10 and 20 of 21 were replayed
+
+
+def test_the_starter_scenario_records_the_lead_and_the_set_up():
+    from scenarios.load import load_scenario
+
+    s = load_scenario("starter")
+    assert "lead" in s.record and "setup" in s.record

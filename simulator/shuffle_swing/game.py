@@ -67,7 +67,7 @@ GAME = Game(
         players=(2, 3, 4),
         against=("tuned",),
         depth=True,
-        meta_pool=("greedy@temperature=0.5", "greedy", "tuned", "bragger", "builder", "majority", "specialist:orange"),
+        meta_pool=("greedy@temperature=0.5", "greedy", "tuned", "search", "bragger", "builder", "majority", "specialist:orange"),
         skill_pair=("tuned", "greedy"),
         # The answers' judges, weakest first, from the ladder's measured steps (docs/guide/skill-ladder.md):
         # tuned beats three greedy, search beats three tuned, search_deep is the rung above search;
