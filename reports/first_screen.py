@@ -161,25 +161,36 @@ def _tail_word(r, lead):
     return "on the margin" if r.on_margin else "not decided yet"
 
 
+def _whom(members):
+    """``among the strongest players, among strong players and at greedy's level``."""
+    words = [_among(m) for m in members]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def short_line(players, rs, label=None):
-    """One short line for a player count (and setting ``label``): the strongest judge that decided,
-    then the others grouped by what they say, strongest first."""
+    """One short line for a player count (and setting ``label``): what the strongest judge that
+    decided says, then the other judges grouped by what they say, strongest first."""
     order = ladder_order(rs)
     by_key = {judge_key(r): r for r in rs}
     strongest_first = [by_key[k] for k in reversed(order)]
     decided = [r for r in strongest_first if r.decided]
     lead = decided[0] if decided else strongest_first[0]
-    groups = {}
+    lead_word = _tail_word(lead, None)
+    same, groups = [], {}
     for r in strongest_first:
         if r is lead:
             continue
-        groups.setdefault(_tail_word(r, lead), []).append(r)
-    tail = []
-    for word, members in groups.items():
-        whom = " and ".join(_among(m) for m in members)
-        tail.append(f"{word} {whom}")
+        word = _tail_word(r, lead)
+        if word == lead_word or word.startswith("the same seat"):
+            same.append(r)
+        else:
+            groups.setdefault(word, []).append(r)
     head = f"{players} players" + (f", {label}" if label else "")
-    return f"{head}: {_lead(lead)}" + ("; " + "; ".join(tail) if tail else "") + "."
+    text = f"{head}: {_lead(lead)}"
+    if same:
+        text += f", and the same {_whom(same)}"
+    tail = [f"{word} {_whom(members)}" for word, members in groups.items()]
+    return text + ("; " + "; ".join(tail) if tail else "") + "."
 
 
 def short_lines(rs):

@@ -56,6 +56,7 @@ details summary { cursor: pointer; color: #0072B2; margin: .3rem 0; }
 #first-screen { margin: .4rem 0 .8rem; }
 #first-screen figure { margin: .3rem 0; }
 #first-screen figure img { border: none; }
+#first-screen figcaption { display: none; }
 #short-lines { font-size: 1.08rem; margin: .3rem 0; padding-left: 1.2rem; }
 #short-lines li { margin: .2rem 0; }
 #answers { background: #eef7ee; border-left: 5px solid #009E73; padding: .2rem 1rem .6rem; }
