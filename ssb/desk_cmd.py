@@ -17,7 +17,9 @@ from ssb.common import UserError
                    "one on any other).")
 @click.option("--folder", type=click.Path(file_okay=False), default=".", show_default=True, metavar="DIR",
               help="The designer's folder: your own files go to DIR/designs/, runs to DIR/results/.")
-def desk(host, port, no_browser, token, folder):
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="J",
+              help="Worker processes of the checks the desk starts; 0: all cores.")
+def desk(host, port, no_browser, token, folder, jobs):
     """The designer's desk: browse, edit a number, ask whether it moved the balance, in a browser.
 
     A local web page over the lab's own commands: the games, boards, instruments, strategies and
@@ -55,7 +57,7 @@ def desk(host, port, no_browser, token, folder):
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/" + (f"?token={token}" if token else "")
-    app = create_app(Path(folder), token=token)
+    app = create_app(Path(folder), token=token, workers=jobs)
     click.echo(f"the desk is at {url}", err=False)
     click.echo("Ctrl-C stops it; checks it started go on in their run folders.")
     if not no_browser:

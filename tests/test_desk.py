@@ -150,7 +150,7 @@ def test_desk_command_refuses_a_busy_port(tmp_path):
 
 def test_a_check_is_a_run_folder_that_can_be_cancelled_and_resumed(tmp_path):
     folder = tmp_path / "results" / "desk" / "slow"
-    steps = jobs.check_steps("results/desk/slow", [], 3000)
+    steps = jobs.check_steps("results/desk/slow", [], 3000, jobs=1)
     assert steps[0][:3] == ["ssb", "run", "ci"] and steps[1][:2] == ["ssb", "regress"]
     assert jobs.command_line(steps[0]).startswith("ssb run ci --out results/desk/slow")
     pid = jobs.start(folder, "check", steps, "slow", tmp_path)

@@ -69,12 +69,14 @@ def _stamp():
     return _dt.datetime.now(_dt.UTC).strftime("%Y%m%d-%H%M%S")
 
 
-def create_app(root=".", token=None, check_games=None, check_chunk=None, env=None):
+def create_app(root=".", token=None, check_games=None, check_chunk=None, env=None, workers=0):
     """The desk for the designer's folder ``root`` (``designs/`` and ``results/`` under it).
 
     ``token``: required of every request when given. ``check_games``/``check_chunk``: the games per
-    cell and chunk size a check starts with (default: the gate scenario's own, every baseline deal)."""
+    cell and chunk size a check starts with (default: the gate scenario's own, every baseline deal);
+    ``workers``: the worker processes of its runs (0: all cores)."""
     root = Path(root).resolve()
+    workers = int(workers)
 
     def page(title, body):
         return HTMLResponse(layout(title, body))
@@ -207,7 +209,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             sets = board_sets(ed)
         folder = root / "results" / "desk" / f"{Path(ed.own).stem}-{_stamp()}"
         steps = jobs.check_steps(rel(folder, root), sets, int(games) if games else None, check_chunk,
-                                 adaptive_budget=6000 if form.get("adaptive") else None)
+                                 adaptive_budget=6000 if form.get("adaptive") else None, jobs=workers)
         jobs.start(folder, "check", steps, f"{ed.kind} {ed.name}: did this change move the balance?", root, env)
         return RedirectResponse(f"/check/{rel(folder, root)}", status_code=303)
 
@@ -257,7 +259,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             if name not in catalog.tunes():
                 return page("Not found", f"<p>No balance search named {e(name)}.</p>")
             folder = root / "results" / "desk" / f"tune-{name}-{_stamp()}"
-            jobs.start(folder, "tune", jobs.tune_steps(rel(folder, root), name),
+            jobs.start(folder, "tune", jobs.tune_steps(rel(folder, root), name, jobs=workers),
                        f"Which number should I change? ({name})", root, env)
             return RedirectResponse(f"/check/{rel(folder, root)}", status_code=303)
         rows = [[e(t), f'<form method="post" action="/tune"><input type="hidden" name="tune" value="{e(t)}">'

@@ -67,17 +67,18 @@ def _ssb():
     return [sys.executable, "-m", "ssb.cli"]
 
 
-def check_steps(folder, sets, games, chunk_size=None, adaptive_budget=None):
-    """The ``ssb`` argv (first word ``ssb``) of a check: run, regress, report."""
+def check_steps(folder, sets, games, chunk_size=None, adaptive_budget=None, jobs=0):
+    """The ``ssb`` argv (first word ``ssb``) of a check: run, regress, report (``jobs`` worker
+    processes; 0: all cores)."""
     folder = str(folder)
-    run = ["ssb", "run", GATE_SCENARIO, "--out", folder, "--jobs", "1", "--quiet"]
+    run = ["ssb", "run", GATE_SCENARIO, "--out", folder, "--jobs", str(jobs), "--quiet"]
     for s in sets:
         run += ["--set", s]
     if games:
         run += ["--games", str(games)]
     if chunk_size:
         run += ["--chunk-size", str(chunk_size)]
-    regress = ["ssb", "regress", folder, "--baseline", str(baseline_path()), "--jobs", "1",
+    regress = ["ssb", "regress", folder, "--baseline", str(baseline_path()), "--jobs", str(jobs),
                "--json", str(Path(folder) / "regress.json"), "--summary-md", str(Path(folder) / "regress.md")]
     if adaptive_budget:
         regress += ["--adaptive", "--budget", str(adaptive_budget)]
@@ -85,9 +86,9 @@ def check_steps(folder, sets, games, chunk_size=None, adaptive_budget=None):
     return [run, regress, report]
 
 
-def tune_steps(folder, tune, sets=()):
+def tune_steps(folder, tune, sets=(), jobs=0):
     """The ``ssb tune`` argv of a balance search."""
-    argv = ["ssb", "tune", tune, "--out", str(folder), "--jobs", "1"]
+    argv = ["ssb", "tune", tune, "--out", str(folder), "--jobs", str(jobs)]
     for s in sets:
         argv += ["--set", s]
     return [argv]
