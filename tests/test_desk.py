@@ -177,3 +177,17 @@ def test_a_check_is_a_run_folder_that_can_be_cancelled_and_resumed(tmp_path):
     while time.time() < deadline and jobs.alive(pid):
         time.sleep(0.1)
     assert not jobs.alive(pid)
+
+
+def test_which_number_starts_a_balance_search_in_its_own_folder(client, tmp_path):
+    res = client.post("/tune", data={"tune": "organ-points"}, follow_redirects=False)
+    assert res.status_code == 303 and res.headers["location"].startswith("/check/results/desk/tune-organ-points-")
+    folder = tmp_path / res.headers["location"].removeprefix("/check/")
+    try:
+        state = jobs.read_state(folder)
+        assert state["kind"] == "tune" and state["steps"][0][:3] == ["ssb", "tune", "organ-points"]
+        page = client.get(res.headers["location"]).text
+        assert "ssb tune organ-points --out results/desk/tune-organ-points-" in page
+    finally:
+        jobs.cancel(folder)
+    assert client.post("/tune", data={"tune": "no-such"}).text.count("No balance search named") == 1

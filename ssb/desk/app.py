@@ -120,9 +120,12 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
     # ------------------------------------------------------------------ edit
     def edit_body(ed, fields, errors, changed=(), note=""):
         own = rel(ed.own, root)
-        validate = (["ssb instruments validate " + own] if ed.kind == "instrument"
-                    else ([f"ssb check --board {own} --games 100"] if ed.game == catalog.SHIPPED_GAME
-                          else [f"ssb check --game {ed.game} --board {own} --games 100"]))
+        if ed.kind == "instrument":
+            validate = ["ssb instruments validate " + own]
+        elif ed.game == catalog.SHIPPED_GAME:  # a run reads it through the scenario's overrides (the check below)
+            validate = ["ssb run ci --set 'overrides.board.KEY=VALUE' --out results/what-if"]
+        else:
+            validate = [f"ssb check --game {ed.game} --board {own} --games 100"]
         action = f"/edit/{ed.kind}/{ed.name if ed.kind == 'instrument' else ed.game + '/' + ed.name}"
         top = errors.get("", "")
         checkable = ed.kind == "instrument" or ed.game == catalog.SHIPPED_GAME
@@ -296,7 +299,11 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         if summary.exists():
             lines = summary.read_text().split("## The answer")[0].splitlines()
             glance = [x[2:] for x in lines if x.startswith("- ")]
-            body.append('<h2>The answer</h2><ul id="glance">' + "".join(f"<li>{e(x)}</li>" for x in glance) + "</ul>")
+            body.append('<h2>The answer</h2>')
+            if (folder / "report" / "verdict_matrix.png").exists():
+                body.append(f'<img src="/files/{e(r)}/report/verdict_matrix.png" alt="verdict matrix" '
+                            'style="max-width: 100%">')
+            body.append('<ul id="glance">' + "".join(f"<li>{e(x)}</li>" for x in glance) + "</ul>")
             body.append(f"<p>{link(f'/files/{r}/report/report.html', 'the balance report')}</p>")
         else:
             body.append("<p>No report yet.</p>")

@@ -200,6 +200,13 @@ def status(folder):
         overall = 1.0
     state["progress"] = round(min(max(overall, 0.0), 1.0), 3)
     state["games_fraction"] = progress
+    if state.get("kind") == "tune" or state.get("status") in (FAILED, STOPPED):
+        # A search has no chunk plan to count: its own last lines say how far it is.
+        try:
+            lines = (folder / LOG_FILE).read_text(errors="replace").replace("\r", "\n").splitlines()
+        except OSError:
+            lines = []
+        state["log_tail"] = [x for x in lines if x.strip()][-6:]
     state["answer"] = answer(folder)
     return state
 

@@ -117,6 +117,8 @@ def check_fragment(folder_rel, state, token=""):
     steps = state.get("steps", [])
     if running and step < len(steps):
         parts.append(f'<p class="meta">now: {e(" ".join(steps[step][:3]))}</p>')
+    if state.get("log_tail"):
+        parts.append('<div class="cmd" id="log-tail">' + e("\n".join(state["log_tail"])) + "</div>")
     if running:
         parts.append(f'<button class="secondary" id="cancel" hx-post="/check/{e(folder_rel)}/cancel{q}" '
                      'hx-target="#progress-area" hx-swap="outerHTML">Cancel</button>')
@@ -141,8 +143,10 @@ def answer_block(ans, folder_rel, status, token=""):
     words = {"fail": "moved beyond its margin", "pass": "shown within its margin",
              "inconclusive": "not shown either way (more games would tell)"}
     summary = "; ".join(f"{int(n)} {words.get(k, k)}" for k, n in counts.items() if n)
-    moved = "The change moved the balance" if verdict == "fail" else (
-        "No figure moved beyond its margin" if verdict == "pass" else f"Verdict: {verdict}")
+    moved = {"fail": "The change moved the balance",
+             "pass": "The change did not move the balance beyond any margin",
+             "inconclusive": "Not decided yet: more deals would tell (tick 'play more deals until decided')"}.get(
+                 verdict, f"Verdict: {verdict}")
     rows = []
     for f in ans.get("figures", []):
         players = str(f.get("cell_key", "")).split("|")[0].replace("players=", "")
