@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-all check bench play regress docs clean
+.PHONY: setup run test test-all check bench play regress docs desk clean
 
 setup: $(STAMP)
 
@@ -68,6 +68,13 @@ $(addprefix regress-,$(REGRESS_GATES)): regress-%: setup
 	$(VENV)/bin/ssb report results/$* --out results/$*/report > /dev/null
 	$(VENV)/bin/ssb regress results/$* --baseline baselines/$*-baseline.json --strict \
 		--summary-md results/$*/regress.md --json results/$*/regress.json $(REGRESS_ARGS)
+
+# The designer's desk (docs/guide/desk.md): a local web page on 127.0.0.1 that edits an instrument or a
+# board, asks whether the change moved the balance and shows every action's ssb command. Ctrl-C stops
+# it. DESK_ARGS='--port 8800 --no-browser' passes options on.
+DESK_ARGS ?=
+desk: setup
+	$(VENV)/bin/ssb desk $(DESK_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache site "$${XDG_CACHE_HOME:-$$HOME/.cache}/shuffle-swing-balance"

@@ -23,8 +23,18 @@ from reports import stats
 from reports.answers import answer_text, seat_answers
 from reports.context import Options, ReportContext, option_owners, parts_of
 from reports.document import Report
+from reports.first_screen import first_screen
 from reports.frames import setting_of, varies_instruments
-from reports.headline import ONE_JUDGE, OPEN, ROBUST, SKILL_SENSITIVE, headline_frame, render_text, setting_agreement
+from reports.headline import (
+    ONE_JUDGE,
+    OPEN,
+    ROBUST,
+    SKILL_SENSITIVE,
+    headline_frame,
+    ladder_sorted,
+    render_text,
+    setting_agreement,
+)
 from reports.io import ReportInputError
 from reports.variants import VARIANT
 
@@ -88,7 +98,7 @@ def game_headline(adv, setting, per_setting=True, strategies=None, partial=False
     text = render_text(frame, adv.margin, adv.confidence, partial, gap_margin=adv.gap_margin,
                        setting_title=setting.title if per_setting else None)
     if per_setting:
-        text += "\n\n  " + _across_judges(adv.cells, setting.label)
+        text += "\n\n  " + _across_judges(ladder_sorted(adv.cells, adv.game), setting.label)
     if lines:
         text += "\n\n" + "\n".join(lines)
     return frame, text
@@ -139,6 +149,11 @@ def build_report(
     frame, text = headline(ctx, run.partial)
     said = answers(ctx)
     text = answer_text(said, ctx.why, text, run.partial)
+    # The first screen (one picture, one short line per player count) before the long sentences.
+    glance = first_screen(ctx.adv, setting.label)
+    if glance is not None:
+        mark = "PARTIAL RUN (unfinished, only the games on disk)\n" if run.partial else ""
+        text = mark + glance.text + "\n\n" + text
     cells = run.cells  # one row per cell: the run's settings and game counts, no table read
     desc = str(run.manifest.get("scenario", {}).get("description", ""))
     if varies_instruments(cells, setting):
@@ -167,6 +182,7 @@ def build_report(
         game_title=game.title,
         setting_header=setting.header,
         version=version_words(run.manifest),
+        first_screen=glance,
     )
 
 

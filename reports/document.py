@@ -70,6 +70,9 @@ class Report:
     setting_header: str = ""
     # Which version of the lab played the run (its manifest's code.version) and wrote this report.
     version: str = ""
+    # What the reader sees first: the verdict matrix and one short line per player count
+    # (reports.first_screen.FirstScreen; None: a run without seat cells).
+    first_screen: object = None
 
     @property
     def title(self):
@@ -111,6 +114,11 @@ def _write_report(report, out):
         written = {"csv": [], "png": []}
         report.headline.to_csv(out / "headline.csv", index=False)
         written["csv"].append(out / "headline.csv")
+        glance = getattr(report, "first_screen", None)
+        if glance is not None:
+            path = out / f"{glance.chart.name}.png"
+            path.write_bytes(glance.chart.png)
+            written["png"].append(path)
         for sec in report.sections:
             for t in sec.tables:
                 path = out / f"{t.name}.csv"

@@ -21,7 +21,7 @@ from __future__ import annotations
 import pandas as pd
 
 from reports import stats
-from reports.answers import across_text, readings
+from reports.answers import across_text, judge_of, judge_ranks, readings
 from reports.frames import pct
 from reports.seats import MIRROR, NOT_JUDGED, margin_sentence
 
@@ -98,6 +98,17 @@ def _leaders(strategies, players, noun="sets"):
     return f"{top.index[0]} leads in {int(top.iloc[0])} of {len(d)} {noun}"
 
 
+def ladder_sorted(cells, game=None):
+    """``cells`` with each setting's judge levels in ladder order, weakest first (``Game.ladder``:
+    :func:`reports.answers.judge_ranks`); levels off the ladder (mixed lineups) after them, as listed."""
+    if cells.empty:
+        return cells
+    ranks = judge_ranks(game)
+    rung = [ranks.get(judge_of(lineup), len(ranks) + 1) for lineup in cells["lineup"]]
+    return cells.assign(_rung=rung, _pos=range(len(cells))).sort_values(["_rung", "_pos"]).drop(
+        columns=["_rung", "_pos"])
+
+
 def _level_rows(players, scells, rates, agree, setting):
     """One headline row per judge level of one setting (``scells``: that setting's cells)."""
     rows = []
@@ -129,7 +140,8 @@ def headline_frame(seat_advantage, strategies=None, setting="instruments", setti
     instrument set) and ``setting_title`` its column title. With ``per_setting`` every setting gets
     its rows per judge level; otherwise a player count with several settings gets one summary row
     per level (verdict counts and the worst setting, the settings counted as ``noun``)."""
-    cells = seat_advantage.cells
+    # Judges in ladder order everywhere in the table (greedy, tuned, search, search_deep), never by name.
+    cells = ladder_sorted(seat_advantage.cells, seat_advantage.game)
     rates = seat_advantage.rates
     agree_word = setting_agreement(cells, setting).set_index(["players", setting])["across judges"]
     by_setting = {}

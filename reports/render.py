@@ -53,6 +53,12 @@ details summary { cursor: pointer; color: #0072B2; margin: .3rem 0; }
          font-size: .92rem; }
 .about p { margin: .3rem 0; }
 .sec-findings li { margin: .2rem 0; }
+#first-screen { margin: .4rem 0 .8rem; }
+#first-screen figure { margin: .3rem 0; }
+#first-screen figure img { border: none; }
+#first-screen figcaption { display: none; }
+#short-lines { font-size: 1.08rem; margin: .3rem 0; padding-left: 1.2rem; }
+#short-lines li { margin: .2rem 0; }
 #answers { background: #eef7ee; border-left: 5px solid #009E73; padding: .2rem 1rem .6rem; }
 #answers h2 { border-bottom: none; margin-top: .8rem; }
 p.answer { font-size: 1.05rem; margin: .45rem 0; }
@@ -220,6 +226,13 @@ def render_html(report):
             f'<p class="partial" id="partial">PARTIAL: this run is unfinished ({e(report.partial_reason)}); '
             "the figures cover only the games on disk.</p>"
         )
+    glance = getattr(report, "first_screen", None)
+    if glance is not None:
+        # The first screen: one picture and one short line per player count, above everything else.
+        parts.append('<section id="first-screen">')
+        parts.append(_img(glance.chart).replace("<figure>", '<figure id="verdict-matrix">', 1))
+        parts.append('<ul id="short-lines">' + "".join(f"<li>{e(line)}</li>" for line in glance.lines) + "</ul>")
+        parts.append("</section>")
     if getattr(report, "answers", None):
         parts.append('<section id="answers"><h2>The answer</h2>')
         parts.append("".join(f'<p class="answer">{e(line)}</p>' for line in report.answers))
@@ -304,6 +317,10 @@ def render_markdown(report):
         + (f" {report.version[0].upper()}{report.version[1:]}." if getattr(report, "version", "") else "")
     )
     lines += [facts, ""]
+    glance = getattr(report, "first_screen", None)
+    if glance is not None:
+        lines += ["## At a glance", "", f"![{glance.chart.title}]({glance.chart.name}.png)", "",
+                  *[f"- {x}" for x in glance.lines], ""]
     if getattr(report, "answers", None):
         lines += ["## The answer", "", *[f"- {x}" for x in report.answers], ""]
         if getattr(report, "why", None):

@@ -17,6 +17,7 @@ import click
 from ssb.bench_cmd import bench
 from ssb.common import SsbGroup
 from ssb.data_cmd import instruments
+from ssb.desk_cmd import desk
 from ssb.game_cmd import boards
 from ssb.meta_cmd import strategies_meta
 from ssb.play_cmd import check, play
@@ -48,6 +49,7 @@ cli.add_command(strategies)
 cli.add_command(bench)
 cli.add_command(run)
 cli.add_command(report)
+cli.add_command(desk)
 cli.add_command(baseline)
 cli.add_command(regress)
 cli.add_command(tune)

@@ -450,7 +450,9 @@ def test_html_is_self_contained_with_valid_images(built, tmp_path):
     assert not re.search(r"https?://", page)
     assert "<link" not in page and not re.search(r"<script[^>]+src=", page)
     srcs = re.findall(r'<img [^>]*src="([^"]+)"', page)
-    assert len(srcs) == sum(len(s.charts) for s in built.sections)
+    # Every section's chart, and the first screen's verdict matrix above them.
+    assert len(srcs) == sum(len(s.charts) for s in built.sections) + 1
+    assert (tmp_path / "verdict_matrix.png").read_bytes()[:4] == b"\x89PNG"
     for src in srcs:
         assert src.startswith("data:image/png;base64,")
         data = base64.b64decode(src.split(",", 1)[1], validate=True)

@@ -1,0 +1,152 @@
+"""What the desk shows and edits: the games, their data files (shipped and the designer's own), the
+strategies, the balance-search files and the run folders on disk.
+
+The designer's own files live under the desk's folder (``designs/instruments/``,
+``designs/boards/<game>/``); a shipped file is read, never written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import tomlkit
+
+from simulator import games as registry
+
+SHIPPED_GAME = "shuffle-swing"
+DESIGNS = "designs"
+
+
+def _package_dir(module):
+    import importlib
+
+    return Path(importlib.import_module(module).__file__).resolve().parent
+
+
+def shipped_data_dirs():
+    """The folders of shipped data files (never written by the desk)."""
+    return [_package_dir("simulator"), _package_dir("scenarios"), _package_dir("strategies")]
+
+
+def instrument_dir():
+    return _package_dir("simulator.shuffle_swing") / "data" / "instruments"
+
+
+def board_files():
+    """``{(game, name): path}`` of every shipped board file."""
+    out = {(SHIPPED_GAME, "board"): _package_dir("simulator.shuffle_swing") / "data" / "board.toml"}
+    for game in registry.names():
+        g = registry.get(game)
+        if g.name == SHIPPED_GAME:
+            continue
+        data = _package_dir(f"simulator.{g.name.replace('-', '_')}") / "data" if _has_pkg(g.name) else None
+        for b in g.boards:
+            if data is not None and (data / f"{b}.toml").exists():
+                out[(g.name, b)] = data / f"{b}.toml"
+    return out
+
+
+def _has_pkg(name):
+    import importlib.util
+
+    return importlib.util.find_spec(f"simulator.{name.replace('-', '_')}") is not None
+
+
+@dataclass
+class Editable:
+    """A data file the desk edits: its kind (``instrument`` or ``board``), game, name, the shipped
+    source, and the designer's own file (which the form reads when it exists)."""
+
+    kind: str
+    game: str
+    name: str
+    shipped: Path
+    own: Path
+
+    @property
+    def source(self):
+        return self.own if self.own.exists() else self.shipped
+
+    def source_text(self):
+        """The text the form starts from; a shipped instrument gains ``replaces = true`` so that the
+        designer's copy replaces it in a run."""
+        text = self.source.read_text(encoding="utf-8")
+        if self.kind == "instrument" and self.source == self.shipped:
+            doc = tomlkit.parse(text)
+            doc["instrument"]["replaces"] = True
+            text = tomlkit.dumps(doc)
+        return text
+
+    def validate(self, doc):
+        """Check a document with the game's own loader (raises :class:`simulator.errors.DataError`)."""
+        if self.kind == "instrument":
+            from simulator.shuffle_swing.board import load_board
+            from simulator.shuffle_swing.instruments import instrument_from_doc
+
+            instrument_from_doc(doc, self.own, load_board())
+        elif self.game == SHIPPED_GAME:
+            from simulator.shuffle_swing.board import load_board
+
+            load_board(self.own, doc=doc)
+        else:
+            from simulator.echidna.board import board_from_doc
+
+            board_from_doc(doc, self.own)
+
+
+def instruments(root):
+    """Every shipped instrument as an :class:`Editable`, by name, then the designer's new ones."""
+    from simulator.validate import read_toml
+
+    out = {}
+    for path in sorted(instrument_dir().glob("*.toml")):
+        name = str(read_toml(path).get("instrument", {}).get("name", path.stem))
+        out[name] = Editable("instrument", SHIPPED_GAME, name, path, Path(root) / DESIGNS / "instruments" / path.name)
+    return out
+
+
+def boards(root):
+    """Every shipped board file as an :class:`Editable`, keyed ``game/name``."""
+    return {
+        f"{game}/{name}": Editable("board", game, name, path, Path(root) / DESIGNS / "boards" / game / path.name)
+        for (game, name), path in board_files().items()
+    }
+
+
+def strategies():
+    """``[(game, name, what)]``: each game's named strategies."""
+    rows = []
+    for game in registry.names():
+        g = registry.get(game)
+        try:
+            lib = g.strategies(())
+        except Exception:  # a game whose library cannot load is listed without strategies
+            continue
+        for name in getattr(lib, "names", lambda: list(lib))():
+            rows.append((g.name, str(name)))
+    return rows
+
+
+def tunes():
+    """The shipped balance-search files, by name."""
+    return sorted(p.stem for p in (_package_dir("scenarios") / "tunes").glob("*.toml"))
+
+
+def runs(root, depth=4):
+    """Every run folder under ``root/results`` (a folder with a ``manifest.json``), newest first:
+    ``[(folder, manifest)]``."""
+    base = Path(root) / "results"
+    found = []
+    if not base.is_dir():
+        return found
+    for level in range(1, depth + 1):
+        for m in base.glob("/".join(["*"] * level) + "/manifest.json"):
+            try:
+                manifest = json.loads(m.read_text())
+            except (OSError, ValueError):
+                manifest = {}
+            found.append((m.parent, manifest if isinstance(manifest, dict) else {}))
+    found.sort(key=lambda fm: fm[0].stat().st_mtime, reverse=True)
+    return found

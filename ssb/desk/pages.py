@@ -1,0 +1,170 @@
+"""The desk's pages as HTML: plain server-rendered pages, with htmx attributes where a part of a
+page updates itself (a form's errors, a check's progress). Everything is served by the desk itself;
+no page fetches anything from elsewhere."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+e = html.escape
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1a1a1a;
+       line-height: 1.4; }
+header { background: #0072B2; color: #fff; padding: .5rem 1.5rem; display: flex; gap: 1.4rem; align-items: center; }
+header a { color: #fff; text-decoration: none; font-weight: 600; }
+header .brand { font-size: 1.15rem; margin-right: 1rem; }
+main { max-width: 1150px; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
+h1 { font-size: 1.45rem; margin: .6rem 0; }
+h2 { font-size: 1.15rem; border-bottom: 2px solid #0072B2; padding-bottom: .15rem; margin-top: 1.6rem; }
+table { border-collapse: collapse; font-size: .92rem; }
+th, td { border: 1px solid #ccc; padding: .25rem .55rem; text-align: left; vertical-align: top; }
+th { background: #e8eef5; }
+.cmd { font-family: ui-monospace, Menlo, Consolas, monospace; background: #f3f6fa; border-left: 4px solid #56B4E9;
+       padding: .35rem .7rem; white-space: pre-wrap; font-size: .88rem; margin: .4rem 0; }
+.error { color: #a33a00; font-weight: 600; margin-left: .6rem; font-size: .9rem; }
+.form-error { background: #f6d3bf; padding: .4rem .8rem; border-radius: 4px; }
+.saved { background: #bfe3d5; padding: .4rem .8rem; border-radius: 4px; }
+.field { display: grid; grid-template-columns: 21rem 14rem 1fr; gap: .5rem; align-items: center; margin: .15rem 0; }
+.field label { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .86rem; }
+.field input[type=text] { width: 13.5rem; }
+.field.changed label { font-weight: 700; }
+fieldset { border: 1px solid #d5dde8; margin: .5rem 0; }
+legend { font-weight: 600; }
+button { background: #0072B2; color: #fff; border: 0; padding: .45rem .9rem; border-radius: 4px; font-size: .95rem;
+         cursor: pointer; margin-right: .5rem; }
+button.secondary { background: #666; }
+progress { width: 32rem; height: 1.3rem; }
+.answer { border-left: 5px solid #009E73; background: #eef7ee; padding: .4rem 1rem; margin: .6rem 0; }
+.answer.fail { border-left-color: #D55E00; background: #fbeee6; }
+.meta { color: #555; font-size: .9rem; }
+.v-fail { background: #f6d3bf; font-weight: bold; }
+.v-pass { background: #d6ecf7; }
+.v-inconclusive { background: #f2f2f2; }
+"""
+
+
+def layout(title, body, token=""):
+    """A whole page: the header's links, the htmx script served by the desk, ``body``."""
+    q = f"?token={e(token)}" if token else ""
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{e(title)} · ssb desk</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>{CSS}</style><script src="/static/htmx.min.js{q}"></script></head>
+<body><header><span class="brand">ssb desk</span><a href="/">Home</a><a href="/#instruments">Instruments</a>
+<a href="/#boards">Boards</a><a href="/#strategies">Strategies</a><a href="/tune">Which number?</a><a href="/runs">Runs</a></header>
+<main>{body}</main></body></html>
+"""
+
+
+def cmd_block(lines, elem_id=""):
+    """The equivalent ``ssb`` command(s) of an action."""
+    ident = f' id="{e(elem_id)}"' if elem_id else ""
+    return f'<div class="cmd"{ident}>' + "\n".join(e(x) for x in lines) + "</div>"
+
+
+def table(header, rows, table_id=""):
+    ident = f' id="{e(table_id)}"' if table_id else ""
+    head = "".join(f"<th>{e(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def link(href, text):
+    return f'<a href="{e(href)}">{e(text)}</a>'
+
+
+def field_rows(fields, errors, changed=()):
+    """The form's fields grouped by table: the loader's key path as the label, the loader's message
+    beside the field it names."""
+    groups = {}
+    for f in sorted(fields, key=lambda f: f.group == "(top)"):  # the file's loose keys last
+        groups.setdefault(f.group, []).append(f)
+    out = []
+    for k, (group, members) in enumerate(groups.items()):
+        rows = []
+        for f in members:
+            err = errors.get(f.name, "")
+            cls = "field changed" if f.name in changed else "field"
+            if f.kind == "bool":
+                checked = " checked" if f.value else ""
+                inp = f'<input type="checkbox" name="{e(f.name)}" id="f-{e(f.name)}"{checked}>'
+            else:
+                inp = f'<input type="text" name="{e(f.name)}" id="f-{e(f.name)}" value="{e(f.shown())}">'
+            rows.append(
+                f'<div class="{cls}"><label for="f-{e(f.name)}">{e(f.alt)}</label>{inp}'
+                f'<span class="error" id="err-{e(f.name)}">{e(err)}</span></div>'
+            )
+        opened = " open" if k < 4 or any(f.name in errors for f in members) else ""
+        out.append(f"<details{opened}><summary>{e(group)} ({len(members)})</summary><fieldset>"
+                   + "".join(rows) + "</fieldset></details>")
+    return "".join(out)
+
+
+def check_fragment(folder_rel, state, token=""):
+    """The live part of a check's page: progress, status, the answer once decided. While the check
+    runs, the fragment asks for itself again every second (htmx ``every 1s``)."""
+    status = state.get("status", "?")
+    running = status in ("running", "queued")
+    q = f"?token={e(token)}" if token else ""
+    poll = f' hx-get="/check/{e(folder_rel)}/progress{q}" hx-trigger="every 1s" hx-swap="outerHTML"' if running else ""
+    pct = 100 * float(state.get("progress", 0.0))
+    parts = [f'<div id="progress-area" data-status="{e(status)}" data-progress="{pct:.1f}"{poll}>',
+             f'<p><progress id="bar" max="100" value="{pct:.1f}"></progress> <span id="pct">{pct:.0f}%</span> '
+             f'<span id="status">{e(status)}</span></p>']
+    step = int(state.get("step", 0))
+    steps = state.get("steps", [])
+    if running and step < len(steps):
+        parts.append(f'<p class="meta">now: {e(" ".join(steps[step][:3]))}</p>')
+    if state.get("log_tail"):
+        parts.append('<div class="cmd" id="log-tail">' + e("\n".join(state["log_tail"])) + "</div>")
+    if running:
+        parts.append(f'<button class="secondary" id="cancel" hx-post="/check/{e(folder_rel)}/cancel{q}" '
+                     'hx-target="#progress-area" hx-swap="outerHTML">Cancel</button>')
+    elif status in ("cancelled", "stopped", "failed"):
+        parts.append(f'<button id="resume" hx-post="/check/{e(folder_rel)}/resume{q}" hx-target="#progress-area" '
+                     'hx-swap="outerHTML">Resume (ssb run --resume)</button>')
+    parts.append(answer_block(state.get("answer"), folder_rel, status, token))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def answer_block(ans, folder_rel, status, token=""):
+    """The answer of a finished check: the gate's verdict, its counts and the seat win rates."""
+    if not ans:
+        return ""
+    q = f"?token={e(token)}" if token else ""
+    verdict = str(ans.get("verdict", ""))
+    if ans.get("lines"):
+        body = "".join(f"<p>{e(x)}</p>" for x in ans["lines"])
+        return f'<div class="answer" id="answer" data-verdict="{e(verdict)}">{body}</div>'
+    counts = ans.get("counts", {})
+    words = {"fail": "moved beyond its margin", "pass": "shown within its margin",
+             "inconclusive": "not shown either way (more games would tell)"}
+    summary = "; ".join(f"{int(n)} {words.get(k, k)}" for k, n in counts.items() if n)
+    moved = {"fail": "The change moved the balance",
+             "pass": "The change did not move the balance beyond any margin",
+             "inconclusive": "Not decided yet: more deals would tell (tick 'play more deals until decided')"}.get(
+                 verdict, f"Verdict: {verdict}")
+    rows = []
+    for f in ans.get("figures", []):
+        players = str(f.get("cell_key", "")).split("|")[0].replace("players=", "")
+        ci = f"[{100 * f['ci_low']:+.1f}, {100 * f['ci_high']:+.1f}]" if "ci_low" in f else ""
+        v = str(f.get("verdict", ""))
+        rows.append([e(players), e(str(f.get("label", ""))), f"{100 * f.get('baseline', 0):.1f}%",
+                     f"{100 * f.get('now', 0):.1f}%", f"{100 * f.get('change', 0):+.1f} pp {ci}",
+                     f'<span class="v-{e(v)}">{e(v)}</span>'])
+    tab = table(["players", "figure", "baseline", "now", "change (paired, per deal)", "verdict"], rows, "win-rates")
+    links = (f'<p>{link(f"/files/{folder_rel}/report/report.html{q}", "the balance report of this run")} · '
+             f'{link(f"/files/{folder_rel}/regress.md{q}", "every figure (regress.md)")}</p>')
+    cls = "answer fail" if verdict == "fail" else "answer"
+    return (f'<div class="{cls}" id="answer" data-verdict="{e(verdict)}"><p><strong>{e(moved)}</strong>: {e(summary)}.</p>'
+            f"<p>Seat win rates against the baseline, on the same deals:</p>{tab}{links if status == 'done' else ''}</div>")
+
+
+def rel(path, root):
+    try:
+        return str(Path(path).resolve().relative_to(Path(root).resolve()))
+    except ValueError:
+        return str(path)

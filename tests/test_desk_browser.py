@@ -1,0 +1,155 @@
+"""The designer's desk in a real browser: headless Chromium, driven through chromium-driver, opens
+the desk that ``ssb desk`` serves, types a bad number (the loader's message appears beside the
+field and nothing is written), changes the Horns' first trumpet award, starts the check, sees its
+progress move and the answer appear, and finds the run folder on disk.
+
+With ``SSB_DESK_SHOTS=DIR`` it saves the screenshots of the guide's desk page into DIR
+(``SSB_DESK_SHOTS=docs .venv/bin/python -m pytest tests/test_desk_browser.py``)."""
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+DRIVER = Path("/usr/bin/chromedriver")
+AWARDS = "section.0.score.0.awards"
+
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM.exists() and DRIVER.exists()),
+    reason="headless Chromium and chromium-driver (/usr/bin/chromium, /usr/bin/chromedriver) are not installed",
+)
+
+
+@pytest.fixture(scope="module")
+def desk(tmp_path_factory):
+    """``ssb desk --port 0 --no-browser`` in a fresh folder; yields (url, folder)."""
+    folder = tmp_path_factory.mktemp("desk")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ssb.cli", "desk", "--port", "0", "--no-browser", "--jobs", "1", "--folder", str(folder)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL,
+    )
+    try:
+        line = proc.stdout.readline()
+        m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+        assert m, line
+        yield m.group(1), folder
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1366,900",
+                 "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking"):
+        opts.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(DRIVER)), options=opts)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _shot(driver, name):
+    where = os.environ.get("SSB_DESK_SHOTS")
+    if where:
+        driver.save_screenshot(str(Path(where) / name))
+
+
+def _wait(driver, what, timeout=30):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(lambda d: what(d))
+
+
+def _type(driver, field_id, text):
+    from selenium.webdriver.common.by import By
+
+    el = driver.find_element(By.ID, field_id)
+    driver.execute_script(
+        "var box = arguments[0].closest('details'); if (box) { box.open = true; }"
+        " arguments[0].scrollIntoView({block: 'center'});", el)
+    el.clear()
+    el.send_keys(text)
+    return el
+
+
+def test_edit_a_number_check_it_and_find_the_run_folder(desk, browser):
+    from selenium.webdriver.common.by import By
+
+    url, folder = desk
+    d = browser
+    d.get(url)
+    assert "The designer's desk" in d.page_source
+    _shot(d, "desk-home.png")
+    d.find_element(By.LINK_TEXT, "Horns").click()
+    _wait(d, lambda d: d.find_elements(By.ID, f"f-{AWARDS}"))
+
+    # Bad input: the loader's own message beside the field, and nothing written.
+    _type(d, f"f-{AWARDS}", "[8, 6, 2000]")
+    d.find_element(By.ID, "save").click()
+    err = _wait(d, lambda d: d.find_element(By.ID, f"err-{AWARDS}").text or None)
+    assert "2000 is above the maximum 1000" in err
+    d.execute_script("document.getElementById(arguments[0]).scrollIntoView({block: 'center'})", f"err-{AWARDS}")
+    _shot(d, "desk-error.png")
+    assert not (folder / "designs").exists()
+
+    # A good change: saved as the designer's own file.
+    _type(d, f"f-{AWARDS}", "[3, 6, 2]")
+    d.find_element(By.ID, "save").click()
+    saved = _wait(d, lambda d: d.find_elements(By.ID, "saved"))
+    assert "designs/instruments/horns.toml" in saved[0].text
+    own = folder / "designs" / "instruments" / "horns.toml"
+    assert "awards = [3, 6, 2]" in own.read_text()
+
+    # Did this change move the balance? A small check (60 games per player count), in the background.
+    _type(d, "check-games", "60")
+    _shot(d, "desk-edit.png")
+    d.find_element(By.ID, "start-check").click()
+    _wait(d, lambda d: d.find_elements(By.ID, "progress-area"))
+    commands = d.find_element(By.ID, "commands").text
+    assert commands.startswith("ssb run ci --out results/desk/horns-") and "ssb regress" in commands
+    seen = []
+    deadline = time.time() + 600
+    status = ""
+    while time.time() < deadline:
+        area = d.find_elements(By.ID, "progress-area")
+        if area:
+            try:
+                status = area[0].get_attribute("data-status")
+                seen.append(float(area[0].get_attribute("data-progress")))
+            except Exception:  # swapped out between the two reads (htmx replaced it)
+                continue
+            if status not in ("running", "queued"):
+                break
+        if len(seen) == 8:
+            _shot(d, "desk-progress.png")
+        time.sleep(0.25)
+    assert status == "done", (status, seen[-5:])
+    # The progress moved: the bar took values between empty and full while the check ran.
+    assert any(0 < p < 100 for p in seen), sorted(set(seen))
+    assert seen == sorted(seen)
+    answer = d.find_element(By.ID, "answer")
+    assert answer.get_attribute("data-verdict") in ("fail", "pass", "inconclusive")
+    assert "Seat win rates against the baseline" in answer.text
+    d.execute_script("document.getElementById('answer').scrollIntoView()")
+    _shot(d, "desk-answer.png")
+
+    # The run folder on disk: an ordinary run folder, with the gate's answer and the report.
+    run = Path(d.find_element(By.ID, "run-folder").text)
+    assert run.is_relative_to(folder / "results" / "desk")
+    for name in ("manifest.json", "regress.json", "regress.md", "report/report.html", "desk.json"):
+        assert (run / name).is_file(), name
+    d.get(url + "runs")
+    assert run.name in d.page_source
