@@ -308,7 +308,7 @@ def test_interpreted_search_plays_the_same_game():
 
 def test_first_rollouts_narrows_the_field_and_keeps_the_budget():
     # first_rollouts: no action is judged on fewer rollouts a round; the field narrows instead.
-    assert search.halving_width(8, 6) == 3  # the shipped search: 3 actions, 1 rollout each first
+    assert search.halving_width(8, 6) == 4  # the shipped search: 4 actions, 1 rollout each first
     assert search.halving_width(8, 6, 2) == 2  # 2 x (3 + 2) = 10 > 6; 2 x 2 = 4 fits
     assert search.halving_width(4, 12, 2) == 4  # 2 x (4 + 2) = 12 fits
     assert search.halving_width(4, 11, 2) == 3  # 2 x (3 + 2) = 10 fits
@@ -328,17 +328,3 @@ def test_first_rollouts_narrows_the_field_and_keeps_the_budget():
                     m = (m + 1) // 2
                 assert used <= budget
 
-
-def test_rollout_jump_cut_takes_jumps_off_every_rollout_seat():
-    strat = np.array([LIB.get("search").row(), LIB.get("greedy").row()], dtype=np.float64)
-    rs = np.empty((layout.N_OWNERS, layout.STRAT_SIZE))
-    leaf = np.empty(3)
-    search.search_setup(strat, 0, rs, leaf)
-    assert rs[0, layout.P_MAX_JUMPS] == strat[0, layout.P_MAX_JUMPS] == 2
-    strat[0, layout.P_ROLLOUT_JUMP_CUT] = 1
-    search.search_setup(strat, 0, rs, leaf)
-    assert rs[0, layout.P_MAX_JUMPS] == rs[1, layout.P_MAX_JUMPS] == 1
-    strat[0, layout.P_ROLLOUT_JUMP_CUT] = 5
-    search.search_setup(strat, 0, rs, leaf)
-    assert rs[0, layout.P_MAX_JUMPS] == rs[1, layout.P_MAX_JUMPS] == 0
-    assert strat[1, layout.P_MAX_JUMPS] == 2  # the game's own rows are untouched

@@ -303,7 +303,6 @@ P_LEAF_RESOURCES = 10  # search: leaf worth of ready cats and tokens, times the 
 P_LEAF_POTENTIAL = 11  # search: share of the brag award between min(disc, cube) and max(disc, cube) the leaf counts
 P_PRIOR = 12  # search: weight of an action's greedy worth added to its mean rollout outcome
 P_FIRST_ROLLOUTS = 13  # search: least rollouts per action in every halving round (0: as the budget splits, at least 1)
-P_ROLLOUT_JUMP_CUT = 14  # search: cheese jumps taken off every seat's max_jumps inside rollouts (cheaper route searches)
 P_WEIGHTS = 16
 WEIGHT_NAMES = (
     "points",  # an immediate victory point
@@ -356,7 +355,6 @@ PARAMS = {
     "leaf_potential": (P_LEAF_POTENTIAL, 0.0, 1.0, 0.0, False),
     "prior": (P_PRIOR, 0.0, 100.0, 1.0, False),
     "first_rollouts": (P_FIRST_ROLLOUTS, 0, 1000, 0, True),
-    "rollout_jump_cut": (P_ROLLOUT_JUMP_CUT, 0, 16, 0, True),
 }
 
 # --------------------------------------------------------------------------- event log (int32 rows)

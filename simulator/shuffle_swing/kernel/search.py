@@ -48,9 +48,7 @@ from simulator.shuffle_swing.layout import (
     P_KIND,
     P_LEAF_POTENTIAL,
     P_LEAF_RESOURCES,
-    P_MAX_JUMPS,
     P_PRIOR,
-    P_ROLLOUT_JUMP_CUT,
     P_WIN_BONUS,
     S_BRAG_POS,
     S_EMPTY,
@@ -320,15 +318,9 @@ def rollout(st, geo, rs, sim, srng, log, p, spot, die, slice_idx, brag, seed, ho
 def search_setup(strat, p, rs, leaf):
     """The parts of a decision that depend only on the strategies: the rollout strategies and the
     leaf's settings ``leaf``: the worth of a ready cat and of a token (the seat's cat and token
-    weights times its ``leaf_resources``), then its ``leaf_potential``. A ``rollout_jump_cut``
-    takes that many cheese jumps off every seat's route search inside the rollouts (never below 0):
-    cheaper rollout turns that model every seat a little more plainly."""
+    weights times its ``leaf_resources``), then its ``leaf_potential``."""
     fill_rollout_strat(strat, rs)
     sp = strat[p]
-    cut = sp[P_ROLLOUT_JUMP_CUT]
-    if cut > 0:
-        for o in range(rs.shape[0]):
-            rs[o, P_MAX_JUMPS] = max(0.0, rs[o, P_MAX_JUMPS] - cut)
     leaf[0] = sp[P_LEAF_RESOURCES] * sp[W_CAT]
     leaf[1] = sp[P_LEAF_RESOURCES] * sp[W_TOKEN]
     leaf[2] = sp[P_LEAF_POTENTIAL]
