@@ -36,6 +36,7 @@ from simulator.shuffle_swing.layout import (
     S_WINNER,
     STRAT_SIZE,
 )
+from simulator.shuffle_swing import layout
 from simulator.shuffle_swing.playout import GameSetup, strategy_matrix, play_many, play_one
 from simulator.seeds import game_seed
 from simulator.shuffle_swing.strategies import StrategyLibrary
@@ -303,3 +304,27 @@ def test_interpreted_search_plays_the_same_game():
     setup = GameSetup(nplayers=2)
     compiled, _ = play_many(setup, np.array([small_search(budget=3, horizon=2), LIB.get("greedy").row()]), [5])
     assert np.array_equal(interpreted, compiled[0])
+
+
+def test_first_rollouts_narrows_the_field_and_keeps_the_budget():
+    # first_rollouts: no action is judged on fewer rollouts a round; the field narrows instead.
+    assert search.halving_width(8, 6) == 4  # the shipped search: 4 actions, 1 rollout each first
+    assert search.halving_width(8, 6, 2) == 2  # 2 x (3 + 2) = 10 > 6; 2 x 2 = 4 fits
+    assert search.halving_width(4, 12, 2) == 4  # 2 x (4 + 2) = 12 fits
+    assert search.halving_width(4, 11, 2) == 3  # 2 x (3 + 2) = 10 fits
+    for candidates in (2, 3, 4, 8):
+        for budget in (2, 4, 6, 9, 12, 16, 32):
+            for first in (0, 1, 2, 3, 4):
+                k = search.halving_width(candidates, budget, first)
+                f = max(1, first)
+                if k == 1:
+                    continue
+                used, m, done = 0, k, 0
+                rounds = search.halving_rounds(k)
+                for r in range(rounds):
+                    per = search.round_share(budget, used, rounds - r, m, f)
+                    assert per >= f
+                    used += per * m
+                    m = (m + 1) // 2
+                assert used <= budget
+

@@ -302,6 +302,7 @@ P_WIN_BONUS = 9  # search: worth of a win, in points on top of the margin, in a 
 P_LEAF_RESOURCES = 10  # search: leaf worth of ready cats and tokens, times the seat's cat and token weights
 P_LEAF_POTENTIAL = 11  # search: share of the brag award between min(disc, cube) and max(disc, cube) the leaf counts
 P_PRIOR = 12  # search: weight of an action's greedy worth added to its mean rollout outcome
+P_FIRST_ROLLOUTS = 13  # search: least rollouts per action in every halving round (0: as the budget splits, at least 1)
 P_WEIGHTS = 16
 WEIGHT_NAMES = (
     "points",  # an immediate victory point
@@ -353,6 +354,7 @@ PARAMS = {
     "leaf_resources": (P_LEAF_RESOURCES, 0.0, 10.0, 0.0, False),
     "leaf_potential": (P_LEAF_POTENTIAL, 0.0, 1.0, 0.0, False),
     "prior": (P_PRIOR, 0.0, 100.0, 1.0, False),
+    "first_rollouts": (P_FIRST_ROLLOUTS, 0, 1000, 0, True),
 }
 
 # --------------------------------------------------------------------------- event log (int32 rows)

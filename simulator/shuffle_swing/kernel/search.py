@@ -43,6 +43,7 @@ from simulator.shuffle_swing.layout import (
     N_OWNERS,
     P_BUDGET,
     P_CANDIDATES,
+    P_FIRST_ROLLOUTS,
     P_HORIZON,
     P_KIND,
     P_LEAF_POTENTIAL,
@@ -359,21 +360,35 @@ def halving_rounds(k):
 
 
 @kernel
-def halving_width(candidates, budget):
+def halving_width(candidates, budget, first=1):
     """How many actions enter the halving: at most ``candidates``, and no more than ``budget``
-    rollouts can carry with at least one rollout per action in every round (``k + k/2 + ... + 2``),
-    so a decision never plays more than ``budget`` rollouts."""
+    rollouts can carry with at least ``first`` rollouts per action in every round
+    (``first * (k + k/2 + ... + 2)``), so a decision never plays more than ``budget`` rollouts."""
     k = max(1, candidates)
+    first = max(1, first)
     while k > 1:
         need = 0
         m = k
         while m > 1:
             need += m
             m = (m + 1) // 2
-        if need <= budget:
+        if need * first <= budget:
             break
         k -= 1
     return k
+
+
+@kernel
+def round_share(budget, used, rounds_left, m, first):
+    """Rollouts each of the ``m`` actions still in plays this round: the budget left split evenly
+    over the rounds left, at least ``first`` (``halving_width`` kept that affordable), never past
+    the budget."""
+    per = (budget - used) // (rounds_left * m)
+    if per < first:
+        per = first
+    if used + per * m > budget:
+        per = (budget - used) // m
+    return per
 
 
 @kernel
@@ -387,7 +402,9 @@ def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     played the same futures), and the better half by mean outcome (plus ``prior`` times the
     action's greedy worth, a shrinkage towards the evaluation's ranking) goes on. Ties keep the greedy's
     order (then the earlier round's order). ``halving_width`` narrows the field so that the decision
-    plays at most ``budget`` rollouts. With a single action, or a budget below 2, the greedy's best
+    plays at most ``budget`` rollouts; ``first_rollouts`` (0 or 1: as the budget splits) is the least
+    number of rollouts an action plays in a round, so that no action is judged on one noisy rollout
+    (the field narrows instead). With a single action, or a budget below 2, the greedy's best
     action is played without rollouts."""
     sp = strat[p]
     vals = stack_empty(VALS_SIZE, np.float64)
@@ -396,7 +413,8 @@ def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     arm_prior = stack_empty(MAX_ARMS, np.float64)
     na = merge_actions(c_spot, c_die, c_slice, n, vals, arm_idx, arm_prior)
     budget = int(sp[P_BUDGET])
-    k = halving_width(int(sp[P_CANDIDATES]), budget)
+    first = max(1, int(sp[P_FIRST_ROLLOUTS]))
+    k = halving_width(int(sp[P_CANDIDATES]), budget, first)
     k = keep_best(arm_idx, arm_prior, na, k)
     base_seed = rng_next(rng)
     if k == 1:
@@ -425,9 +443,7 @@ def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     for r in range(rounds):
         if used + m > budget:
             break  # cannot happen when k came from halving_width; kept as a guard
-        per = (budget - used) // ((rounds - r) * m)
-        if per < 1:
-            per = 1
+        per = round_share(budget, used, rounds - r, m, first)
         for t in range(m):
             a = alive[t]
             i = arm_idx[a] // 2
