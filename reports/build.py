@@ -24,7 +24,7 @@ from reports.answers import answer_text, seat_answers
 from reports.context import Options, ReportContext, option_owners, parts_of
 from reports.document import Report
 from reports.frames import setting_of, varies_instruments
-from reports.headline import ONE_JUDGE, OPEN, ROBUST, SKILL_SENSITIVE, headline_frame, render_text, setting_agreement
+from reports.headline import ONE_JUDGE, OPEN, ROBUST, SKILL_SENSITIVE, headline_frame, render_text, setting_agreement, zone_of
 from reports.io import ReportInputError
 from reports.variants import VARIANT
 
@@ -86,7 +86,7 @@ def game_headline(adv, setting, per_setting=True, strategies=None, partial=False
     frame = headline_frame(adv, strategies, setting=setting.label, setting_title=setting.title, per_setting=per_setting,
                            noun=setting.noun)
     text = render_text(frame, adv.margin, adv.confidence, partial, gap_margin=adv.gap_margin,
-                       setting_title=setting.title if per_setting else None)
+                       setting_title=setting.title if per_setting else None, zone=zone_of(adv.cells))
     if per_setting:
         text += "\n\n  " + _across_judges(adv.cells, setting.label)
     if lines:
