@@ -34,6 +34,7 @@ from reports.headline import (
     ladder_sorted,
     render_text,
     setting_agreement,
+    zone_of,
 )
 from reports.io import ReportInputError
 from reports.variants import VARIANT
@@ -96,7 +97,7 @@ def game_headline(adv, setting, per_setting=True, strategies=None, partial=False
     frame = headline_frame(adv, strategies, setting=setting.label, setting_title=setting.title, per_setting=per_setting,
                            noun=setting.noun)
     text = render_text(frame, adv.margin, adv.confidence, partial, gap_margin=adv.gap_margin,
-                       setting_title=setting.title if per_setting else None)
+                       setting_title=setting.title if per_setting else None, zone=zone_of(adv.cells))
     if per_setting:
         text += "\n\n  " + _across_judges(ladder_sorted(adv.cells, adv.game), setting.label)
     if lines:

@@ -196,9 +196,10 @@ def headline_frame(seat_advantage, strategies=None, setting="instruments", setti
     return frame
 
 
-def render_text(frame, margin, confidence, partial=False, title=None, gap_margin=None, setting_title=None):
+def render_text(frame, margin, confidence, partial=False, title=None, gap_margin=None, setting_title=None, zone=None):
     """Plain-text rendering for a terminal: a title, an aligned table, then one note per row (naming
-    the row's ``setting_title`` column too when given: a headline with a row per setting)."""
+    the row's ``setting_title`` column too when given: a headline with a row per setting). ``zone``: the
+    indifference of a sequential run judged by the zone test (its reading says what its words mean)."""
     title = title or "Seat balance"
     head = (
         f"{title}: verdict per player count and judge (margin ±{100 * margin:.1f} pp of 1/N"
@@ -224,6 +225,16 @@ def render_text(frame, margin, confidence, partial=False, title=None, gap_margin
     if notes:
         lines += ["", *notes]
     alpha = 1 - confidence
+    if zone:
+        m, d = 100 * margin, 100 * zone
+        lines += [
+            "",
+            f"  Reading (sequential run, zone test): balanced (fair) means every seat is shown within {m + d:g} points "
+            f"of a fair share, imbalanced (unfair) that a named seat is shown more than {m - d:g} points off; each is "
+            f"wrong at most {100 * alpha:.0f}% of the time for its own setting and judge, looked at after every round. "
+            "Robust: every judge agrees; skill-sensitive: judges of different strength disagree.",
+        ]
+        return "\n".join(lines)
     lines += [
         "",
         f"  Reading: {margin_sentence(margin, gap_margin)}. Each verdict is wrong at most {100 * alpha:.0f}% of the time "
@@ -244,4 +255,15 @@ def headline_table(seat_advantage, strategies=None, margin=None, confidence=None
     frame = headline_frame(seat_advantage, strategies)
     margin = seat_advantage.margin if margin is None else margin
     confidence = seat_advantage.confidence if confidence is None else confidence
-    return frame, render_text(frame, margin, confidence, partial, gap_margin=seat_advantage.gap_margin)
+    zone = zone_of(seat_advantage.cells)
+    return frame, render_text(frame, margin, confidence, partial, gap_margin=seat_advantage.gap_margin, zone=zone)
+
+
+def zone_of(cells):
+    """The indifference of a sequential run judged by the zone test (None for any other run)."""
+    from scenarios.sequential_zone import DEFAULT_INDIFFERENCE
+
+    if "seq_test" not in cells or not (cells["seq_test"] == "zone").any():
+        return None
+    z = cells.attrs.get("indifference")
+    return float(z) if z else DEFAULT_INDIFFERENCE

@@ -117,6 +117,8 @@ def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_k
     for col in SEQ_COLUMNS:
         cells[col] = pd.Series([None] * len(cells), dtype=object, index=cells.index)
     alpha = stats.alpha_of(run_conf)
+    if test == "zone":
+        cells.attrs["indifference"] = indifference
     mirror_rows = [i for i in range(len(cells)) if cells.at[i, "design"] == "mirror"]
     for i in mirror_rows:
         part = rates[rates["_k"] == i].sort_values("seat")

@@ -243,3 +243,19 @@ def test_a_budget_of_seconds_stops_at_the_same_points_whatever_the_workers(tmp_p
     assert [{k: r[k] for k in keep} for r in ma["sequential"]["cells"]] == [
         {k: r[k] for k in keep} for r in mb["sequential"]["cells"]]
     assert ma["sequential"]["seconds_spent"] == mb["sequential"]["seconds_spent"] <= 3
+    # The report reads the same run: the zone reading, every undecided cell says the seconds ran out,
+    # and the intervals are the sequences (the gap's from the seats').
+    from reports.headline import headline_table
+    from reports.io import from_frames
+    from reports.seats import seat_advantage
+    from scenarios.results import load_results
+
+    seats, games, manifest = load_results(a)
+    adv = seat_advantage(from_frames(seats, games, manifest).games, sequential=manifest["sequential"])
+    _, text = headline_table(adv)
+    assert "Reading (sequential run, zone test): balanced (fair) means every seat is shown within 4 points" in text
+    for row, rec in zip(adv.cells.itertuples(), manifest["sequential"]["cells"], strict=True):
+        assert row.verdict == rec["verdict"] and row.seq_test == "zone"
+        assert math.isclose(row.gap_lo, rec["gap_lo"]) and math.isclose(row.gap_hi, rec["gap_hi"])
+        if rec["stop"] == "seconds":
+            assert "the run's budget of CPU seconds ran out" in row.note
