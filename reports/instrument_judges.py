@@ -56,7 +56,8 @@ SEAT_OPEN = "not decided"
 DIFF_COLUMNS = ["department", "instrument", "players", "measure", "who", "weak", "strong", "weak_effect",
                 "strong_effect", "diff", "lo", "hi", "margin", "family", "test"]
 ANSWER_COLUMNS = ["department", "instrument", "players", "lineup", "judge", "reference", "verdict", "measure", "who",
-                  "effect", "lo", "hi", "margin", "seat_verdict", "seat_who", "seat_effect", "seat_lo", "seat_hi",
+                  "measure_verdict", "effect", "lo", "hi", "margin", "own_measure", "own_who", "own_effect", "own_lo",
+                  "own_hi", "seat_verdict", "seat_who", "seat_effect", "seat_lo", "seat_hi",
                   "seat_margin", "deals"]
 
 
@@ -158,10 +159,17 @@ def answer_table(verdicts, order=None):
             e = mine[(mine["measure"] == measure) & (mine["who"] == who)]
             sv, srow = seat_effect(mine)
             e = e.iloc[0] if len(e) else mine.iloc[0]
+            own = v.iloc[0] if len(v) else None
             rows.append({"department": dept, "instrument": inst, "players": int(players), "lineup": lineup,
                          "judge": judge_label(lineup), "reference": e["reference"],
-                         "verdict": v["verdict"].iloc[0] if len(v) else UNCLEAR, "measure": e["measure"],
-                         "who": e["who"], "effect": e["effect"], "lo": e["lo"], "hi": e["hi"], "margin": e["margin"],
+                         "verdict": own["verdict"] if own is not None else UNCLEAR, "measure": e["measure"],
+                         "who": e["who"], "measure_verdict": e["verdict"], "effect": e["effect"], "lo": e["lo"],
+                         "hi": e["hi"], "margin": e["margin"],
+                         "own_measure": own["worst_measure"] if own is not None else e["measure"],
+                         "own_who": own["worst_who"] if own is not None else e["who"],
+                         "own_effect": own["worst_effect"] if own is not None else e["effect"],
+                         "own_lo": own["worst_lo"] if own is not None else e["lo"],
+                         "own_hi": own["worst_hi"] if own is not None else e["hi"],
                          "seat_verdict": sv, "seat_who": None if srow is None else srow["who"],
                          "seat_effect": math.nan if srow is None else srow["effect"],
                          "seat_lo": math.nan if srow is None else srow["lo"],
@@ -229,6 +237,25 @@ def _seat_clause(rows):
     return "the swap " + ", and ".join(parts) if parts else ""
 
 
+_WORD = {OUT: "out of line", IN_LINE: "in line", UNCLEAR: "not decided"}
+
+
+def _other_measures(rows):
+    """Where a judge's verdict rests on another measure than the sentence's: that judge's own measure
+    (``'; for search x3 it is also out of line on the winner's points (+2.6 [+2.1, +3.1])'``)."""
+    out = []
+    for r in rows.itertuples(index=False):
+        if r.verdict == r.measure_verdict or r.verdict == IN_LINE:
+            continue
+        fig = _figure(r.own_measure, r.own_effect, r.own_lo, r.own_hi)
+        label = _measure_label(r.own_measure, r.own_who)
+        if r.verdict == OUT:
+            out.append(f"for {judge_label(r.lineup)} it is out of line on {label} ({fig})")
+        else:
+            out.append(f"for {judge_label(r.lineup)} {label} is not decided yet ({fig})")
+    return "".join(f"; {x}" for x in out)
+
+
 def instrument_sentences(verdicts, order=None, alpha=None):
     """One sentence per instrument and player count (module doc), the most out of line first:
     ``[(department, instrument, players, sentence)]``."""
@@ -247,21 +274,20 @@ def instrument_sentences(verdicts, order=None, alpha=None):
         measure, who = first["measure"], first["who"]
         label = _measure_label(measure, who)
         ref = first["reference"]
-        kinds = dict.fromkeys(rows["verdict"])
+        kinds = dict.fromkeys(rows["measure_verdict"])
         head = f"{inst} ({dept}) at {players} players"
-        if len(kinds) == 1:
-            verdict = next(iter(kinds))
+        everywhere = (rows["verdict"] == IN_LINE).all()
+        if everywhere:
             alike = " alike" if len(rows) > 1 else ""
-            if verdict == IN_LINE:
-                text = f"{head} is in line with {ref} on every measure for {_names(rows['lineup'])}{alike}"
-            else:
-                word = "out of line" if verdict == OUT else "not decided"
-                text = f"{head} is {word} for {_names(rows['lineup'])}{alike}, on {label}"
+            text = f"{head} is in line with {ref} on every measure for {_names(rows['lineup'])}{alike}"
+        elif len(kinds) == 1:
+            alike = " alike" if len(rows) > 1 else ""
+            text = f"{head} is {_WORD[next(iter(kinds))]} on {label} for {_names(rows['lineup'])}{alike}"
         else:
-            parts = [f"{'out of line' if v == OUT else 'in line' if v == IN_LINE else 'not decided'} for "
-                     f"{_names(rows.loc[rows['verdict'] == v, 'lineup'])}" for v in sorted(kinds, key=rank.get)]
-            text = f"{head} is " + ", ".join(parts) + f" (on {label})"
-        if measure != "seat_win" or len(kinds) > 1 or next(iter(kinds)) != IN_LINE:
+            parts = [f"{_WORD[v]} for {_names(rows.loc[rows['measure_verdict'] == v, 'lineup'])}"
+                     for v in sorted(kinds, key=rank.get)]
+            text = f"{head} is " + ", ".join(parts) + f" on {label}"
+        if not everywhere:
             e = eff[(eff["instrument"] == inst) & (eff["players"] == players) & (eff["measure"] == measure)
                     & (eff["who"] == who)]
             if len(e):
@@ -269,6 +295,7 @@ def instrument_sentences(verdicts, order=None, alpha=None):
                 figs = "; ".join(f"{judge_label(r.lineup)} {_figure(measure, r.effect, r.lo, r.hi)}"
                                  for r in e.itertuples(index=False))
                 text += f": it {phrase} ({figs}; margin {margin_text(measure, first['margin'])})"
+            text += _other_measures(rows)
         odd = [lu for lu in rows["lineup"] if (dept, players, lu, measure, who) in odds]
         if odd:
             text += (f"; so does every other {dept} instrument for {_names(odd)}: {ref}, the reference, is the odd "
@@ -276,11 +303,11 @@ def instrument_sentences(verdicts, order=None, alpha=None):
         d = diffs[(diffs["instrument"] == inst) & (diffs["players"] == players) & (diffs["measure"] == measure)
                   & (diffs["who"] == who)]
         if len(d):
-            text += "; " + _skill_clause(d.iloc[0], len(kinds) > 1)
+            text += "; " + _skill_clause(d.iloc[0], len(set(rows["verdict"])) > 1 or len(kinds) > 1)
         seat = _seat_clause(rows) if measure != "seat_win" else ""
         if seat:
             text += "; " + seat
-        out.append((dept, inst, int(players), min(rank[v] for v in kinds), text + "."))
+        out.append((dept, inst, int(players), min(rank[v] for v in rows["verdict"]), text + "."))
     out.sort(key=lambda x: (x[2], x[3], x[0], x[1]))
     return [(d, i, p, t) for d, i, p, _, t in out]
 

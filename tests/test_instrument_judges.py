@@ -63,7 +63,8 @@ def test_judges_alike_are_said_alike_and_the_difference_is_not_claimed():
     iv = instrument_verdicts(seats, games)
     sents = {inst: text for _, inst, _, text in instrument_sentences(iv)}
     organ = sents["Organ"]
-    assert organ.startswith("Organ (orange) at 4 players is out of line for greedy x4 and search x4 alike")
+    assert organ.startswith("Organ (orange) at 4 players is out of line on objective points handed out per game "
+                            "for greedy x4 and search x4 alike")
     assert "more objective points per game than Piano" in organ
     assert "moves with skill" not in organ and "larger under" not in organ
     d = judge_differences(iv.effects, iv.alpha)
@@ -77,7 +78,7 @@ def test_a_verdict_that_moves_with_skill_is_said_only_when_the_test_shows_it():
     seats, games = judged_run(500, {"greedy": SAME, "search": strong})
     iv = instrument_verdicts(seats, games)
     harp = {inst: text for _, inst, _, text in instrument_sentences(iv)}["Harp"]
-    assert "out of line for search x4, in line for greedy x4" in harp
+    assert "out of line for search x4, in line for greedy x4 on objective points" in harp
     assert "the verdict moves with skill: search x4 minus greedy x4 +13" in harp
     d = judge_differences(iv.effects, iv.alpha)
     row = d[(d["instrument"] == "Harp") & (d["measure"] == "objective_points")].iloc[0]
@@ -108,7 +109,7 @@ def test_the_seat_effect_of_a_swap():
     assert table.loc[("Harp", "search x4"), "seat_verdict"] == LEAVES
     vibes = {inst: text for _, inst, _, text in instrument_sentences(iv)}["Vibes"]
     # The seat moved is the sentence's measure here, so it is said once, with each judge's figure.
-    assert "out of line for greedy x4 and search x4 alike, on the first player's win rate" in vibes
+    assert "out of line on the first player's win rate for greedy x4 and search x4 alike" in vibes
     assert "(greedy x4 +3" in vibes or "(greedy x4 +2" in vibes
     harp = {inst: text for _, inst, _, text in instrument_sentences(iv)}["Harp"]
     assert "the swap leaves the seat balance for greedy x4 and search x4" in harp
@@ -178,3 +179,16 @@ def test_a_reference_that_is_the_odd_one_is_named_in_each_sentence():
     organ = {inst: text for _, inst, _, text in instrument_sentences(iv)}["Organ"]
     # Under search Organ alone is out (+47): the reference is odd for greedy only.
     assert "so does every other orange instrument for greedy x4:" in organ
+
+
+def test_a_judge_out_of_line_on_another_measure_is_named_with_it():
+    """Harp hands out 14 more points under greedy; under search its points are in line but it tilts
+    the table: the sentence is about points, and says search's verdict rests on the first seat."""
+    seats, games = judged_run(1200, {"greedy": dict(SAME, Harp=14.0), "search": SAME},
+                              tilt={("search", "Harp"): 0.6})
+    iv = instrument_verdicts(seats, games)
+    harp = {inst: text for _, inst, _, text in instrument_sentences(iv)}["Harp"]
+    assert "is out of line for greedy x4, in line for search x4 on objective points" in harp
+    assert "; for search x4 it is out of line on the first player's win rate (+3" in harp
+    row = answer_table(iv).set_index(["instrument", "judge"]).loc[("Harp", "search x4")]
+    assert row["verdict"] == OUT and row["measure_verdict"] == "in line" and row["own_measure"] == "seat_win"
