@@ -184,8 +184,8 @@ def feel_section(results_dir):
         + ("Shuffle and Swing's standing is the projected final score: the points so far plus what the end-game "
            "scoring (R12) and the open sections (R10) will likely give, as the search player's leaf evaluation "
            "sees it; the running score (the score so far) is kept for comparison. " if projected else
-           "The standing is the score so far (the last round includes the end-game scoring, R12). ")
-        + "Echidna Shuffle's is bugs home, then the steps still to go."
+           "Shuffle and Swing's standing is the score so far (the last round includes the end-game scoring, R12). ")
+        + "Echidna Shuffle's is bugs home, then the steps still to go (already a projection of the finish)."
     )
     cal_rows = []
     for n, (b, b0, rel, k) in sorted(calib.items()):
