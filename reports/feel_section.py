@@ -168,7 +168,9 @@ def feel_section(results_dir):
         sec.tables.append(Table("feel_setup", "What the set-up decides: each replayed deal played again on the same "
                                 "set-up with other draws of the bots (95% intervals over deals)", setup,
                                 setup_display(setup)))
-        sec.findings += setup_findings(setup)
+        setup_words = setup_findings(setup)
+    else:
+        setup_words = []
     if projected:
         run_pg, run_table = feel_tables(results_dir, "running")
         compare = running_comparison(table, run_table)
@@ -182,8 +184,8 @@ def feel_section(results_dir):
         + ("Shuffle and Swing's standing is the projected final score: the points so far plus what the end-game "
            "scoring (R12) and the open sections (R10) will likely give, as the search player's leaf evaluation "
            "sees it; the running score (the score so far) is kept for comparison. " if projected else
-           "The standing is the score so far (the last round includes the end-game scoring, R12). ")
-        + "Echidna Shuffle's is bugs home, then the steps still to go."
+           "Shuffle and Swing's standing is the score so far (the last round includes the end-game scoring, R12). ")
+        + "Echidna Shuffle's is bugs home, then the steps still to go (already a projection of the finish)."
     )
     cal_rows = []
     for n, (b, b0, rel, k) in sorted(calib.items()):
@@ -210,8 +212,10 @@ def feel_section(results_dir):
             f"of the leader set: {r.get('ludii_lead_changes', '')}), decided at {r.get('decided_at', '')} of the game "
             f"(Ludii's DecisivenessMoves: {r.get('ludii_decisiveness', '')}), runaway {r.get('runaway', '')}"
             + (f", uncertainty {r['uncertainty']}" if isinstance(r.get("uncertainty"), str) else "")
-            + f" ({r['games']} games)."
+            + f" ({r['games']} games" + (f", {r['deals']} deals" if "deals" in r and r["deals"] != r["games"] else "")
+            + ("; on the projected standing)." if projected else ").")
         )
+    sec.findings += setup_words
     sec.findings += _stand_out(per_game, table, ("decided_at", "lead_changes", "runaway"))
     return sec
 
