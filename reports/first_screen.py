@@ -208,9 +208,13 @@ def short_lines(rs):
             parts = []
             for key in reversed(ladder_order(mine)):
                 rows = [r for r in mine if judge_key(r) == key]
-                unfair = sum(r.verdict == stats.IMBALANCED for r in rows)
-                fair = sum(r.verdict == stats.BALANCED for r in rows)
-                parts.append(f"{unfair} unfair, {fair} fair of {len(rows)} {_among(rows[0])}")
+                words = {}
+                for r in rows:
+                    words[verdict_word(r)] = words.get(verdict_word(r), 0) + 1
+                tally = ", ".join(f"{n} {w}" for w, n in sorted(words.items(), key=lambda wn: -wn[1]))
+                worst = _worst(rows)
+                most = f" (most: {worst.setting})" if worst.verdict == stats.IMBALANCED else ""
+                parts.append(f"{_among(rows[0])} {tally}{most}")
             out.append(f"{n} players ({len(settings)} settings): " + "; ".join(parts) + ".")
     return out
 

@@ -191,3 +191,46 @@ def test_which_number_starts_a_balance_search_in_its_own_folder(client, tmp_path
     finally:
         jobs.cancel(folder)
     assert client.post("/tune", data={"tune": "no-such"}).text.count("No balance search named") == 1
+
+
+def test_a_form_from_another_site_is_refused(client, tmp_path):
+    data = horns_form(client, **{AWARDS: "[3, 6, 2]"})
+    res = client.post("/edit/instrument/Horns", data=data, headers={"origin": "http://elsewhere.example"})
+    assert res.status_code == 403 and not (tmp_path / "designs").exists()
+    res = client.post("/edit/instrument/Horns", data=data, headers={"origin": "http://testserver"})
+    assert res.status_code == 200 and (tmp_path / "designs" / "instruments" / "horns.toml").exists()
+
+
+def test_a_check_outlives_a_killed_desk_and_a_new_desk_shows_its_answer(tmp_path):
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    import httpx
+
+    def start_desk():
+        proc = subprocess.Popen([sys.executable, "-m", "ssb.cli", "desk", "--port", "0", "--no-browser", "--jobs", "1",
+                                 "--folder", str(tmp_path)], stdout=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        return proc, re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stdout.readline()).group(1)
+
+    proc, url = start_desk()
+    try:
+        httpx.post(url + "edit/instrument/Horns", data=horns_form(TestClient(create_app(tmp_path)), **{AWARDS: "[3, 6, 2]"}))
+        res = httpx.post(url + "check", data={"kind": "instrument", "key": "Horns", "games": "30"})
+        assert res.status_code == 303
+        folder = tmp_path / res.headers["location"].removeprefix("/check/")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=20)
+    deadline = time.time() + 300
+    while time.time() < deadline and jobs.status(folder)["status"] == "running":
+        time.sleep(0.5)
+    assert jobs.status(folder)["status"] == "done"
+    proc, url = start_desk()
+    try:
+        page = httpx.get(url + res.headers["location"].lstrip("/")).text
+        assert 'data-status="done"' in page and 'id="answer"' in page
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

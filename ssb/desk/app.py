@@ -18,6 +18,7 @@ import datetime as _dt
 import hmac
 import json
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -44,13 +45,18 @@ COOKIE = "ssb_desk_token"
 
 
 class TokenGate(BaseHTTPMiddleware):
-    """Every request carries the desk's token (``?token=`` once, then a cookie), when it has one."""
+    """Every request carries the desk's token (``?token=`` once, then a cookie), when it has one; a
+    form sent from a page of another site (its ``Origin`` is not the desk's) is refused, so a web
+    page open in the same browser cannot start runs or write files through the desk."""
 
     def __init__(self, app, token):
         super().__init__(app)
         self.token = token
 
     async def dispatch(self, request, call_next):
+        origin = request.headers.get("origin")
+        if request.method == "POST" and origin and urlsplit(origin).netloc != request.headers.get("host", ""):
+            return PlainTextResponse("A form from another site is not taken by this desk.", status_code=403)
         if not self.token:
             return await call_next(request)
         given = request.query_params.get("token") or request.cookies.get(COOKIE) or ""
