@@ -548,6 +548,16 @@ def instrument_effects(effects, measures, confidence):
     return Chart("instrument_effects", title, to_png(fig))
 
 
+SHORT_MEASURES = {"objective_points": "points", "winner_points": "winner's points", "unbuilt": "unbuilt",
+                  "rounds": "length", "strategy_win": "wins"}
+
+
+def _short_measure(measure, who):
+    if measure == "seat_win":
+        return f"seat {int(who) + 1} wins"
+    return SHORT_MEASURES.get(measure, measure)
+
+
 def expansion_effects(answers, measures, confidence):
     """Per instrument and player count, its difference from the department's reference with its
     interval, one point per judge: the measure each instrument's sentence names, in margins (effect /
@@ -559,6 +569,8 @@ def expansion_effects(answers, measures, confidence):
     counts = sorted(a["players"].unique())
     names = a.sort_values(["_d", "instrument"], ascending=False)[["department", "instrument"]].drop_duplicates()
     ypos = {n: i for i, n in enumerate(names["instrument"])}
+    # One colour per judge's strategy (a mirror "greedy x3" is greedy at every player count).
+    a["judge"] = a["lineup"].astype(str).str.split(",").str[0].str.strip()
     judges = list(dict.fromkeys(a["judge"]))
     colour = {j: PALETTE[i % len(PALETTE)] for i, j in enumerate(judges)}
     marker = dict(zip(judges, "osD^v", strict=False))
@@ -578,8 +590,8 @@ def expansion_effects(answers, measures, confidence):
                         color=colour[j], ecolor=colour[j], capsize=2, ms=4, label=j)
         labels = []
         for inst in ypos:
-            m = p.loc[p["instrument"] == inst, "measure"]
-            labels.append(f"{inst} · {measures[m.iloc[0]][0].split(' ')[0]}" if len(m) else inst)
+            m = p[p["instrument"] == inst]
+            labels.append(f"{inst} · {_short_measure(m['measure'].iloc[0], m['who'].iloc[0])}" if len(m) else inst)
         ax.set_yticks(range(len(ypos)), labels, fontsize=8)
         ax.set_ylim(-0.7, len(ypos) - 0.3)
         for k, (d_a, d_b) in enumerate(zip(names["department"], names["department"].iloc[1:], strict=False)):
