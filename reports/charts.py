@@ -480,7 +480,7 @@ VERDICT_COLOURS = {
 
 
 def instrument_effects(effects, measures, confidence):
-    """Each instrument's effect against the others of its department, one panel per measure.
+    """Each instrument's effect against its department's reference, one panel per measure.
 
     ``effects`` is the effect table of :mod:`reports.instrument_verdicts`; per instrument and player
     count the seat (or strategy) moved most stands for its measure. Points are coloured by verdict;
@@ -532,7 +532,7 @@ def instrument_effects(effects, measures, confidence):
         for lab_a, lab_b in zip(labels, labels[1:], strict=False):
             if dept_of[lab_a] != dept_of[lab_b]:  # a thin line between departments
                 ax.axhline(ypos[lab_a] + 0.5, color="#999999", lw=0.6)
-        ax.set_xlabel(f"{unit}, instrument minus its peers", fontsize=8)
+        ax.set_xlabel(f"{unit}, instrument minus the reference", fontsize=8)
         ax.set_title(label + (" (the seat moved most)" if key == "seat_win" else ""), fontsize=9)
         ax.tick_params(axis="x", labelsize=8)
     handles = [
