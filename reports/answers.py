@@ -471,43 +471,6 @@ def answer_text(answers, why, text, partial=False):
     return (block + "\n\n" + text) if block else text
 
 
-# --------------------------------------------------------------------------- instruments
-
-
-def instrument_answers(verdicts):
-    """One sentence per player count and judge of an instrument run: the instruments out of line, each
-    with its measure and the baseline (the median of the other instruments of its department), then how
-    many read in line. ``verdicts`` is a :class:`reports.instrument_verdicts.InstrumentVerdicts`."""
-    from reports.instrument_verdicts import IN_LINE, OUT, UNCLEAR, effect_phrase, judge_label
-
-    if verdicts is None or verdicts.empty:
-        return []
-    v, eff = verdicts.verdicts, verdicts.effects
-    out = []
-    for (players, lineup), part in v.groupby(["players", "lineup"], sort=True):
-        bad = part[part["verdict"] == OUT]
-        clauses = []
-        for row in bad.head(4).itertuples(index=False):
-            e = eff[(eff["instrument"] == row.instrument) & (eff["players"] == players) & (eff["lineup"] == lineup)
-                    & (eff["measure"] == row.worst_measure) & (eff["who"].astype(str) == str(row.worst_who))]
-            if e.empty:
-                continue
-            base = f"the other {row.department} instruments"
-            pair = int(e.iloc[0]["npeers"]) == 1
-            than = str(e.iloc[0]["peers"]) if pair else f"the median of {base}"
-            clauses.append(f"{row.instrument} {effect_phrase(e.iloc[0], than)}")
-        if len(bad) > 4:
-            clauses.append(f"{len(bad) - 4} more out of line (section 4)")
-        inline, unclear = int((part["verdict"] == IN_LINE).sum()), int((part["verdict"] == UNCLEAR).sum())
-        rest = f"{inline} in line on every measure" + (f", {unclear} not decided yet" if unclear else "")
-        head = f"Instruments, {players} players ({judge_label(lineup)})"
-        if clauses:
-            out.append(f"{head}: " + "; ".join(clauses) + f"; of the others, {rest}.")
-        else:
-            out.append(f"{head}: none is shown out of line with the median of its department ({rest}).")
-    return out
-
-
 # --------------------------------------------------------------------------- variants (another game)
 
 

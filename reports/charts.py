@@ -480,7 +480,7 @@ VERDICT_COLOURS = {
 
 
 def instrument_effects(effects, measures, confidence):
-    """Each instrument's effect against the others of its department, one panel per measure.
+    """Each instrument's effect against its department's reference, one panel per measure.
 
     ``effects`` is the effect table of :mod:`reports.instrument_verdicts`; per instrument and player
     count the seat (or strategy) moved most stands for its measure. Points are coloured by verdict;
@@ -532,7 +532,7 @@ def instrument_effects(effects, measures, confidence):
         for lab_a, lab_b in zip(labels, labels[1:], strict=False):
             if dept_of[lab_a] != dept_of[lab_b]:  # a thin line between departments
                 ax.axhline(ypos[lab_a] + 0.5, color="#999999", lw=0.6)
-        ax.set_xlabel(f"{unit}, instrument minus its peers", fontsize=8)
+        ax.set_xlabel(f"{unit}, instrument minus the reference", fontsize=8)
         ax.set_title(label + (" (the seat moved most)" if key == "seat_win" else ""), fontsize=9)
         ax.tick_params(axis="x", labelsize=8)
     handles = [
@@ -548,6 +548,16 @@ def instrument_effects(effects, measures, confidence):
     return Chart("instrument_effects", title, to_png(fig))
 
 
+SHORT_MEASURES = {"objective_points": "points", "winner_points": "winner's points", "unbuilt": "unbuilt",
+                  "rounds": "length", "strategy_win": "wins"}
+
+
+def _short_measure(measure, who):
+    if measure == "seat_win":
+        return f"seat {int(who) + 1} wins"
+    return SHORT_MEASURES.get(measure, measure)
+
+
 def expansion_effects(answers, measures, confidence):
     """Per instrument and player count, its difference from the department's reference with its
     interval, one point per judge: the measure each instrument's sentence names, in margins (effect /
@@ -559,6 +569,8 @@ def expansion_effects(answers, measures, confidence):
     counts = sorted(a["players"].unique())
     names = a.sort_values(["_d", "instrument"], ascending=False)[["department", "instrument"]].drop_duplicates()
     ypos = {n: i for i, n in enumerate(names["instrument"])}
+    # One colour per judge's strategy (a mirror "greedy x3" is greedy at every player count).
+    a["judge"] = a["lineup"].astype(str).str.split(",").str[0].str.strip()
     judges = list(dict.fromkeys(a["judge"]))
     colour = {j: PALETTE[i % len(PALETTE)] for i, j in enumerate(judges)}
     marker = dict(zip(judges, "osD^v", strict=False))
@@ -578,8 +590,8 @@ def expansion_effects(answers, measures, confidence):
                         color=colour[j], ecolor=colour[j], capsize=2, ms=4, label=j)
         labels = []
         for inst in ypos:
-            m = p.loc[p["instrument"] == inst, "measure"]
-            labels.append(f"{inst} · {measures[m.iloc[0]][0].split(' ')[0]}" if len(m) else inst)
+            m = p[p["instrument"] == inst]
+            labels.append(f"{inst} · {_short_measure(m['measure'].iloc[0], m['who'].iloc[0])}" if len(m) else inst)
         ax.set_yticks(range(len(ypos)), labels, fontsize=8)
         ax.set_ylim(-0.7, len(ypos) - 0.3)
         for k, (d_a, d_b) in enumerate(zip(names["department"], names["department"].iloc[1:], strict=False)):

@@ -17,7 +17,9 @@ at the level of the instrument's verdict (Bonferroni over the measures of one in
 count, as the verdicts). The difference is *shown* when its interval excludes 0 (the effect moves with
 skill, in the direction shown), *shown within the margin* when the interval lies within +-m (the
 judges agree), *not shown* otherwise. A sentence says a verdict moves with skill only when the
-verdicts differ and the difference is shown.
+judges' verdicts on the measure named are decided and differ (out of line for one, in line for the
+other) and the difference is shown; a shown difference between verdicts that agree, or where one is
+undecided, is said as "the effect is larger (smaller) under the strong judge".
 
 The seat effect of a swap is the seat-win measure of the verdicts: each seat's win rate with the
 instrument minus with the reference, on the same deals. A swap *tilts the table* when some seat's
@@ -303,7 +305,9 @@ def instrument_sentences(verdicts, order=None, alpha=None):
         d = diffs[(diffs["instrument"] == inst) & (diffs["players"] == players) & (diffs["measure"] == measure)
                   & (diffs["who"] == who)]
         if len(d):
-            text += "; " + _skill_clause(d.iloc[0], len(set(rows["verdict"])) > 1 or len(kinds) > 1)
+            # The verdict moves with skill only between decided verdicts (out of line for one judge, in line
+            # for another) on the measure named, and only where the test shows the difference.
+            text += "; " + _skill_clause(d.iloc[0], {OUT, IN_LINE} <= set(kinds))
         seat = _seat_clause(rows) if measure != "seat_win" else ""
         if seat:
             text += "; " + seat

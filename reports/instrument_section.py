@@ -95,7 +95,7 @@ def instrument_section(seats, games, confidence, seed, margins=None):
     sec = Section(
         "instruments",
         "4. Instruments out of line",
-        "Does any instrument play differently from the others of its department?",
+        "Does any instrument play differently from its department's reference (the starter set's)?",
     )
     if not iv.empty:
         # The answer first: one sentence per instrument and player count, across the judges.
@@ -121,7 +121,7 @@ def instrument_section(seats, games, confidence, seed, margins=None):
             ("measure", lambda r: MEASURES[r["measure"]][0]),
             ("seat or strategy", _who),
             ("instrument's value", _value_cell("value")),
-            ("its peers' value", _value_cell("base")),
+            ("the reference's value", _value_cell("base")),
             ("difference [simultaneous interval]", _effect_cell),
             ("margin", lambda r: margin_text(r["measure"], r["margin"])),
             ("verdict", P.text("verdict")),
@@ -165,7 +165,7 @@ def instrument_section(seats, games, confidence, seed, margins=None):
                   P.present(iv.verdicts, verdict_spec))
         )
         sec.tables.append(
-            Table("instrument_effects", "Every measure of every instrument against its peers", iv.effects,
+            Table("instrument_effects", "Every measure of every instrument against its department's reference", iv.effects,
                   P.present(iv.effects, effect_spec))
         )
         margins = ", ".join(f"{MEASURES[k][0]} {margin_text(k, m)}" for k, m in iv.margins.items())

@@ -482,7 +482,7 @@ def _pct(x):
 
 def effect_phrase(row, than=None):
     """What one effect row says, in the designer's words (no verdict); ``than`` names the baseline
-    (``'the median of the other orange instruments'``), put before the figures."""
+    (``'Piano, the orange reference'``), put before the figures."""
     text = _effect_words(row)
     if not than:
         return text

@@ -203,7 +203,7 @@ def compare_instruments(seats, games, confidence=0.95, seed=0):
         label = "/".join(map(str, sets.iloc[0])) if len(sets) else "?"
         notes.append(
             f"The run does not vary instruments (every game used {label}), so no instrument is compared "
-            "with the others of its department; run expansion.toml or grid.toml for that. The figures "
+            "with its department's reference; run expansion.toml or grid.toml for that. The figures "
             "below describe the fixed set."
         )
     else:
