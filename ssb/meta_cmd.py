@@ -104,7 +104,7 @@ def format_meta(result):
     if sk:
         o = sk["one_seat"]
         lines.append("")
-        lines.append(f"Skill vs bot noise: {sk['strong']} as one seat against {sk['players'] - 1} {sk['weak']}: "
+        lines.append(f"Skill: {sk['strong']} as one seat against {sk['players'] - 1} {sk['weak']}: "
                      f"{100 * o['share']:.1f}% [{100 * o['lo']:.1f}, {100 * o['hi']:.1f}] (par {100 * o['par']:.1f}%, "
                      f"skill {o['skill']:.2f}), {o['deals']} deals")
         for key in ("two_against_two", "head_to_head"):
