@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hmac
+import tomllib
 import json
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -173,7 +174,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         except KeyError:
             return page("Not found", f"<p>No {e(kind)} named {e(key)}.</p>")
         text = ed.source_text()
-        doc = forms.tomllib.loads(text)
+        doc = tomllib.loads(text)
         fields = forms.fields_of(doc)
         if request.method == "GET":
             return page(ed.name, edit_body(ed, fields, {}))
@@ -184,7 +185,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             shown = [forms.Field(f.name, f.key, f.alt, f.path, forms.parse_value(str(form.get(f.name, "")), f.value)
                                  if f.kind != "bool" else form.get(f.name) == "on", f.group) for f in fields]
             return HTMLResponse(edit_body(ed, shown, out.errors, out.changed))
-        new_doc = forms.tomllib.loads(ed.own.read_text())
+        new_doc = tomllib.loads(ed.own.read_text())
         note = (f'<p class="saved" id="saved">Saved {e(rel(out.written, root))} '
                 f"({len(out.changed)} value(s) changed: {e(', '.join(f.alt for f in fields if f.name in out.changed))}).</p>")
         return HTMLResponse(edit_body(ed, forms.fields_of(new_doc), {}, out.changed, note))
