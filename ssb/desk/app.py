@@ -129,13 +129,13 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         own = rel(ed.own, root)
         if ed.kind == "instrument":
             validate = ["ssb instruments validate " + own]
-        elif ed.game == catalog.SHIPPED_GAME:  # a run reads it through the scenario's overrides (the check below)
+        elif ed.checkable:  # a run reads it through the scenario's overrides (the check below)
             validate = ["ssb run ci --set 'overrides.board.KEY=VALUE' --out results/what-if"]
         else:
             validate = [f"ssb check --game {ed.game} --board {own} --games 100"]
         action = f"/edit/{ed.kind}/{ed.name if ed.kind == 'instrument' else ed.game + '/' + ed.name}"
         top = errors.get("", "")
-        checkable = ed.kind == "instrument" or ed.game == catalog.SHIPPED_GAME
+        checkable = ed.checkable
         return "".join([
             f'<div id="form-area"><h1>{e(ed.kind.title())}: {e(ed.name)}</h1>',
             f'<p class="meta">Editing {e(rel(ed.source, root) if ed.source == ed.own else str(ed.shipped))}; '
