@@ -234,3 +234,18 @@ def test_a_check_outlives_a_killed_desk_and_a_new_desk_shows_its_answer(tmp_path
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_an_echidna_board_is_saved_under_a_name_of_its_own(client, tmp_path):
+    ed = catalog.boards(tmp_path)["echidna/snow"]
+    doc = forms.tomllib.loads(ed.source_text())
+    assert doc["board"]["name"] == "my-snow"  # the loader refuses a shipped board's name
+    data = {f.name: f.shown() for f in forms.fields_of(doc) if f.kind != "bool"}
+    data["board.name"] = "snow"
+    page = client.post("/edit/board/echidna/snow", data=data).text
+    assert "is the name of a shipped board" in page.split('id="err-board.name">', 1)[1].split("<", 1)[0]
+    assert not (tmp_path / "designs").exists()
+    data["board.name"] = "my-snow"
+    assert 'id="saved"' in client.post("/edit/board/echidna/snow", data=data).text
+    assert "ssb check --game echidna --board designs/boards/echidna/snow.toml" in client.get(
+        "/edit/board/echidna/snow").text

@@ -68,21 +68,37 @@ def _shot(driver, name):
 
 
 def _wait(driver, what, timeout=30):
+    """Wait until ``what(driver)`` is true; an element that htmx swapped out meanwhile is looked up again."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(lambda d: what(d))
+    return WebDriverWait(driver, timeout, poll_frequency=0.2,
+                         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(what)
 
 
 def _type(driver, field_id, text):
     from selenium.webdriver.common.by import By
 
-    el = driver.find_element(By.ID, field_id)
-    driver.execute_script(
-        "var box = arguments[0].closest('details'); if (box) { box.open = true; }"
-        " arguments[0].scrollIntoView({block: 'center'});", el)
-    el.clear()
-    el.send_keys(text)
-    return el
+    def put(d):
+        el = d.find_element(By.ID, field_id)
+        d.execute_script(
+            "var box = arguments[0].closest('details'); if (box) { box.open = true; }"
+            " arguments[0].scrollIntoView({block: 'center'});", el)
+        el.clear()
+        el.send_keys(text)
+        return el.get_attribute("value") == text
+
+    return _wait(driver, put)
+
+
+def _click(driver, elem_id):
+    from selenium.webdriver.common.by import By
+
+    def press(d):
+        d.find_element(By.ID, elem_id).click()
+        return True
+
+    return _wait(driver, press)
 
 
 def test_edit_a_number_check_it_and_find_the_run_folder(desk, browser):
@@ -98,7 +114,7 @@ def test_edit_a_number_check_it_and_find_the_run_folder(desk, browser):
 
     # Bad input: the loader's own message beside the field, and nothing written.
     _type(d, f"f-{AWARDS}", "[8, 6, 2000]")
-    d.find_element(By.ID, "save").click()
+    _click(d, "save")
     err = _wait(d, lambda d: d.find_element(By.ID, f"err-{AWARDS}").text or None)
     assert "2000 is above the maximum 1000" in err
     d.execute_script("document.getElementById(arguments[0]).scrollIntoView({block: 'center'})", f"err-{AWARDS}")
@@ -107,7 +123,7 @@ def test_edit_a_number_check_it_and_find_the_run_folder(desk, browser):
 
     # A good change: saved as the designer's own file.
     _type(d, f"f-{AWARDS}", "[3, 6, 2]")
-    d.find_element(By.ID, "save").click()
+    _click(d, "save")
     saved = _wait(d, lambda d: d.find_elements(By.ID, "saved"))
     assert "designs/instruments/horns.toml" in saved[0].text
     own = folder / "designs" / "instruments" / "horns.toml"
@@ -116,7 +132,7 @@ def test_edit_a_number_check_it_and_find_the_run_folder(desk, browser):
     # Did this change move the balance? A small check (60 games per player count), in the background.
     _type(d, "check-games", "60")
     _shot(d, "desk-edit.png")
-    d.find_element(By.ID, "start-check").click()
+    _click(d, "start-check")
     _wait(d, lambda d: d.find_elements(By.ID, "progress-area"))
     commands = d.find_element(By.ID, "commands").text
     assert commands.startswith("ssb run ci --out results/desk/horns-") and "ssb regress" in commands

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hmac
+import tomllib
 import json
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -128,13 +129,13 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         own = rel(ed.own, root)
         if ed.kind == "instrument":
             validate = ["ssb instruments validate " + own]
-        elif ed.game == catalog.SHIPPED_GAME:  # a run reads it through the scenario's overrides (the check below)
+        elif ed.checkable:  # a run reads it through the scenario's overrides (the check below)
             validate = ["ssb run ci --set 'overrides.board.KEY=VALUE' --out results/what-if"]
         else:
             validate = [f"ssb check --game {ed.game} --board {own} --games 100"]
         action = f"/edit/{ed.kind}/{ed.name if ed.kind == 'instrument' else ed.game + '/' + ed.name}"
         top = errors.get("", "")
-        checkable = ed.kind == "instrument" or ed.game == catalog.SHIPPED_GAME
+        checkable = ed.checkable
         return "".join([
             f'<div id="form-area"><h1>{e(ed.kind.title())}: {e(ed.name)}</h1>',
             f'<p class="meta">Editing {e(rel(ed.source, root) if ed.source == ed.own else str(ed.shipped))}; '
@@ -173,7 +174,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         except KeyError:
             return page("Not found", f"<p>No {e(kind)} named {e(key)}.</p>")
         text = ed.source_text()
-        doc = forms.tomllib.loads(text)
+        doc = tomllib.loads(text)
         fields = forms.fields_of(doc)
         if request.method == "GET":
             return page(ed.name, edit_body(ed, fields, {}))
@@ -184,7 +185,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             shown = [forms.Field(f.name, f.key, f.alt, f.path, forms.parse_value(str(form.get(f.name, "")), f.value)
                                  if f.kind != "bool" else form.get(f.name) == "on", f.group) for f in fields]
             return HTMLResponse(edit_body(ed, shown, out.errors, out.changed))
-        new_doc = forms.tomllib.loads(ed.own.read_text())
+        new_doc = tomllib.loads(ed.own.read_text())
         note = (f'<p class="saved" id="saved">Saved {e(rel(out.written, root))} '
                 f"({len(out.changed)} value(s) changed: {e(', '.join(f.alt for f in fields if f.name in out.changed))}).</p>")
         return HTMLResponse(edit_body(ed, forms.fields_of(new_doc), {}, out.changed, note))

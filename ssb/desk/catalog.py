@@ -15,8 +15,8 @@ import tomlkit
 
 from simulator import games as registry
 
-SHIPPED_GAME = "shuffle-swing"
 DESIGNS = "designs"
+INSTRUMENT_OPTION = "instrument_dirs"  # a game whose scenarios take instrument folders has instrument files
 
 
 def _package_dir(module):
@@ -30,28 +30,39 @@ def shipped_data_dirs():
     return [_package_dir("simulator"), _package_dir("scenarios"), _package_dir("strategies")]
 
 
+def game_data_dir(name):
+    """The ``data/`` folder beside the module that declares a registered game."""
+    module = registry.module_of(name)
+    return _package_dir(module.rsplit(".", 1)[0]) / "data" if module else None
+
+
+def instrument_game():
+    """The registered game made of instrument files (its scenarios take ``instrument_dirs``), or None."""
+    for name in registry.names():
+        if INSTRUMENT_OPTION in registry.get(name).cli_options:
+            return registry.get(name).name
+    return None
+
+
 def instrument_dir():
-    return _package_dir("simulator.shuffle_swing") / "data" / "instruments"
+    return game_data_dir(instrument_game()) / "instruments"
 
 
 def board_files():
-    """``{(game, name): path}`` of every shipped board file."""
-    out = {(SHIPPED_GAME, "board"): _package_dir("simulator.shuffle_swing") / "data" / "board.toml"}
-    for game in registry.names():
-        g = registry.get(game)
-        if g.name == SHIPPED_GAME:
+    """``{(game, name): path}`` of every shipped board file: the instrument game's ``board.toml``,
+    and each board another game lists."""
+    out = {}
+    for name in registry.names():
+        g = registry.get(name)
+        data = game_data_dir(g.name)
+        if data is None:
             continue
-        data = _package_dir(f"simulator.{g.name.replace('-', '_')}") / "data" if _has_pkg(g.name) else None
+        if INSTRUMENT_OPTION in g.cli_options and (data / "board.toml").exists():
+            out[(g.name, "board")] = data / "board.toml"
         for b in g.boards:
-            if data is not None and (data / f"{b}.toml").exists():
+            if (data / f"{b}.toml").exists():
                 out[(g.name, b)] = data / f"{b}.toml"
     return out
-
-
-def _has_pkg(name):
-    import importlib.util
-
-    return importlib.util.find_spec(f"simulator.{name.replace('-', '_')}") is not None
 
 
 @dataclass
@@ -77,7 +88,19 @@ class Editable:
             doc = tomlkit.parse(text)
             doc["instrument"]["replaces"] = True
             text = tomlkit.dumps(doc)
+        elif self.kind == "board" and not self.checkable and self.source == self.shipped:
+            # A board of one's own needs a name of its own (the loader refuses a shipped board's name).
+            doc = tomlkit.parse(text)
+            if isinstance(doc.get("board"), dict) and "name" in doc["board"]:
+                doc["board"]["name"] = f"my-{doc['board']['name']}"
+                text = tomlkit.dumps(doc)
         return text
+
+    @property
+    def checkable(self):
+        """Whether the gate's check plays it: an instrument, or the instrument game's board (through
+        the scenario's overrides)."""
+        return self.kind == "instrument" or self.game == instrument_game()
 
     def validate(self, doc):
         """Check a document with the game's own loader (raises :class:`simulator.errors.DataError`)."""
@@ -86,14 +109,21 @@ class Editable:
             from simulator.shuffle_swing.instruments import instrument_from_doc
 
             instrument_from_doc(doc, self.own, load_board())
-        elif self.game == SHIPPED_GAME:
+        elif self.game == instrument_game():
             from simulator.shuffle_swing.board import load_board
 
             load_board(self.own, doc=doc)
         else:
-            from simulator.echidna.board import board_from_doc
+            # Another game's board: set up a game on it, as ``ssb check --board FILE`` does.
+            import tempfile
 
-            board_from_doc(doc, self.own)
+            import tomlkit as _tk
+
+            g = registry.get(self.game)
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / self.shipped.name
+                path.write_text(_tk.dumps(doc), encoding="utf-8")
+                g.setup(min(g.player_counts), str(path), None)
 
 
 def instruments(root):
@@ -103,7 +133,8 @@ def instruments(root):
     out = {}
     for path in sorted(instrument_dir().glob("*.toml")):
         name = str(read_toml(path).get("instrument", {}).get("name", path.stem))
-        out[name] = Editable("instrument", SHIPPED_GAME, name, path, Path(root) / DESIGNS / "instruments" / path.name)
+        out[name] = Editable("instrument", instrument_game(), name, path,
+                             Path(root) / DESIGNS / "instruments" / path.name)
     return out
 
 
