@@ -297,11 +297,12 @@ def instrument_sentences(verdicts, order=None, alpha=None):
                 figs = "; ".join(f"{judge_label(r.lineup)} {_figure(measure, r.effect, r.lo, r.hi)}"
                                  for r in e.itertuples(index=False))
                 text += f": it {phrase} ({figs}; margin {margin_text(measure, first['margin'])})"
-            text += _other_measures(rows)
         odd = [lu for lu in rows["lineup"] if (dept, players, lu, measure, who) in odds]
         if odd:
             text += (f"; so does every other {dept} instrument for {_names(odd)}: {ref}, the reference, is the odd "
                      "one on this measure")
+        if not everywhere:
+            text += _other_measures(rows)
         d = diffs[(diffs["instrument"] == inst) & (diffs["players"] == players) & (diffs["measure"] == measure)
                   & (diffs["who"] == who)]
         if len(d):
