@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The main job: the starter set at 2, 3 and 4 players judged at four skill levels (greedy, tuned,
-# search and search_deep mirrors), each cell played in rounds until its seat verdict is decided, within each judge's
+# search and search_lean mirrors), each cell played in rounds until its seat verdict is decided, within each judge's
 # budget of games (scenarios/starter.toml, docs/guide/sequential.md), then the balance report; prints
 # the headline verdicts per judge and the report's path. Re-running reuses the finished games.
 # RUN_SET='sequential.budget.search=30000' changes a key of the scenario; RUN_GAMES=5000 caps every cell.

@@ -51,12 +51,12 @@ def test_shipped_scenarios_load_and_expand():
     starter = load_scenario("starter")
     # Three judge levels per player count: greedy and tuned mirrors at full size, search mirrors capped.
     assert [c.players for c in starter.cells] == [2] * 4 + [3] * 4 + [4] * 4
-    assert [set(c.lineup) for c in starter.cells] == [{"greedy"}, {"tuned"}, {"search"}, {"search_deep"}] * 3
+    assert [set(c.lineup) for c in starter.cells] == [{"greedy"}, {"tuned"}, {"search"}, {"search_lean"}] * 3
     assert all(c.instruments == STARTER for c in starter.cells)
     # Sequential (docs/guide/sequential.md): games are each cell's cap, the budgets are per judge.
     assert [c.games for c in starter.cells] == [100000, 100000, 12000, 3000] * 3
-    assert starter.sequential.budget == {"greedy": 150000, "tuned": 200000, "search": 12000, "search_deep": 3000}
-    assert starter.sequential.strong[0] == "search_deep"
+    assert starter.sequential.budget == {"greedy": 150000, "tuned": 200000, "search": 12000, "search_lean": 6000}
+    assert starter.sequential.strong[0] == "search_lean"
 
     expansion = load_scenario("expansion")
     assert len(expansion.cells) == 1 + 3 * 3
