@@ -54,7 +54,7 @@ def test_shipped_scenarios_load_and_expand():
     assert [set(c.lineup) for c in starter.cells] == [{"greedy"}, {"tuned"}, {"search"}, {"search_lean"}] * 3
     assert all(c.instruments == STARTER for c in starter.cells)
     # Sequential (docs/guide/sequential.md): games are each cell's cap, the budgets are per judge.
-    assert [c.games for c in starter.cells] == [100000, 100000, 12000, 3000] * 3
+    assert [c.games for c in starter.cells] == [100000, 100000, 12000, 6000] * 3
     assert starter.sequential.budget == {"greedy": 150000, "tuned": 200000, "search": 12000, "search_lean": 6000}
     assert starter.sequential.strong[0] == "search_lean"
 
