@@ -349,3 +349,21 @@ def test_first_rollouts_narrows_the_field_and_keeps_the_budget():
                     m = (m + 1) // 2
                 assert used <= budget
 
+
+
+def test_settle_ends_the_halving_early_only_when_asked():
+    """``settle`` (0: never): a huge threshold never fires, so the game is the one without it; a
+    small one ends decisions early and still plays a complete game, the same for the same seed."""
+    setup = GameSetup(nplayers=2)
+    seeds = [game_seed(2041, 0)]
+    lean = LIB.get("search_lean").row()
+    base, _ = play_many(setup, np.array([lean, LIB.get("tuned").row()]), seeds)
+    never = lean.copy()
+    never[layout.P_SETTLE] = 1000.0
+    same, _ = play_many(setup, np.array([never, LIB.get("tuned").row()]), seeds)
+    assert np.array_equal(base, same)
+    brisk = lean.copy()
+    brisk[layout.P_SETTLE] = 0.01
+    a, _ = play_many(setup, np.array([brisk, LIB.get("tuned").row()]), seeds)
+    b, _ = play_many(setup, np.array([brisk, LIB.get("tuned").row()]), seeds)
+    assert np.array_equal(a, b) and a[0, S_OVER] == 1
