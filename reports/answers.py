@@ -45,6 +45,7 @@ JUDGE_WORDS = {
     "search": "strong players",
     "search_strong": "strong players",
     "search_deep": "the strongest players",
+    "search_lean": "the strongest players",
 }
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")

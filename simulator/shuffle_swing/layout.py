@@ -303,6 +303,7 @@ P_LEAF_RESOURCES = 10  # search: leaf worth of ready cats and tokens, times the 
 P_LEAF_POTENTIAL = 11  # search: share of the brag award between min(disc, cube) and max(disc, cube) the leaf counts
 P_PRIOR = 12  # search: weight of an action's greedy worth added to its mean rollout outcome
 P_FIRST_ROLLOUTS = 13  # search: least rollouts per action in every halving round (0: as the budget splits, at least 1)
+P_SETTLE = 14  # search: end the halving after a round whose leader is this many points ahead on the mean (0: never)
 P_WEIGHTS = 16
 WEIGHT_NAMES = (
     "points",  # an immediate victory point
@@ -355,6 +356,7 @@ PARAMS = {
     "leaf_potential": (P_LEAF_POTENTIAL, 0.0, 1.0, 0.0, False),
     "prior": (P_PRIOR, 0.0, 100.0, 1.0, False),
     "first_rollouts": (P_FIRST_ROLLOUTS, 0, 1000, 0, True),
+    "settle": (P_SETTLE, 0.0, 1000.0, 0.0, False),
 }
 
 # --------------------------------------------------------------------------- event log (int32 rows)

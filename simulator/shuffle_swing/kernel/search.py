@@ -49,6 +49,7 @@ from simulator.shuffle_swing.layout import (
     P_LEAF_POTENTIAL,
     P_LEAF_RESOURCES,
     P_PRIOR,
+    P_SETTLE,
     P_WIN_BONUS,
     S_BRAG_POS,
     S_EMPTY,
@@ -404,7 +405,8 @@ def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     order (then the earlier round's order). ``halving_width`` narrows the field so that the decision
     plays at most ``budget`` rollouts; ``first_rollouts`` (0 or 1: as the budget splits) is the least
     number of rollouts an action plays in a round, so that no action is judged on one noisy rollout
-    (the field narrows instead). With a single action, or a budget below 2, the greedy's best
+    (the field narrows instead); ``settle`` (0: never) ends the halving after a round whose leader is
+    that many points ahead of the runner-up on the mean, keeping the rest of the budget. With a single action, or a budget below 2, the greedy's best
     action is played without rollouts."""
     sp = strat[p]
     vals = stack_empty(VALS_SIZE, np.float64)
@@ -436,6 +438,7 @@ def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
         alive[a] = a
     horizon = int(sp[P_HORIZON])
     wb = sp[P_WIN_BONUS]
+    settle = sp[P_SETTLE]
     rounds = halving_rounds(k)
     m = k
     done = 0  # rollouts each action still in has played
@@ -467,6 +470,10 @@ def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
                 alive[u] = alive[u - 1]
                 u -= 1
             alive[u] = a
+        # A settled decision: the leader's mean (with the prior's share) is ``settle`` points or
+        # more ahead of the runner-up's, so the rest of the budget is not spent.
+        if settle > 0.0 and m > 1 and score[alive[0]] - score[alive[1]] >= settle * done:
+            break
         m = (m + 1) // 2
     best = alive[0]
     return arm_idx[best] // 2, arm_idx[best] % 2
