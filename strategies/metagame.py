@@ -28,7 +28,7 @@ from strategies.ladder import LadderConfig, deal_share_interval, game_ladder, on
 from simulator.seeds import stage_seeds as deal_seeds
 
 # The ladder's rungs around greedy plus the personas (README, "Strategies"); the specialist's focus
-# is the orange department (where Organ stands, the set the issue asks about).
+# is the orange department (where Organ stands, the set the expansion question asks about).
 DEFAULT_POOL = registry.get(registry.DEFAULT_GAME).ladder.meta_pool  # the first game's (Game.ladder.meta_pool)
 
 

@@ -42,7 +42,7 @@ def test_seat_words_say_first_and_last_player():
 
 
 def test_two_players_fair_among_strong_players_first_player_ahead_at_greedys_level():
-    """The issue's example: fair under search, the first player at 55% under greedy; the sentence
+    """The worked example: fair under search, the first player at 55% under greedy; the sentence
     leads with the strongest judge, gives its interval, then greedy's lean, then the convergence."""
     _, _, adv = two_judges([0.55, 0.45], [0.497, 0.503])
     cells = adv.cells.set_index("level")["verdict"]

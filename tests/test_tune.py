@@ -152,7 +152,7 @@ def test_shipped_tuned_profiles_carry_their_provenance():
 
 
 def test_tuned_reaches_its_target_in_its_provenance():
-    # The target: at least 50% as one seat against three greedy seats at 4 players (par 25%).
+    # The target: at least 50% as one seat against three greedy seats at 4 players (par 25%).
     _settings, prov = T.read_provenance(StrategyLibrary().get("tuned").path)
     assert prov["verify"]["4"]["win_rate"] >= 0.50
 
