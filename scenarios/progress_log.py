@@ -5,7 +5,7 @@ CI, ``nohup``) shows as one unreadable line at the end. :class:`LogProgress` sta
 there (``ssb run`` without ``-q`` when stderr is not a terminal): it has the bar's ``update`` and
 ``close`` and writes a plain line at most every :data:`EVERY` seconds, and one at the end::
 
-    starter: 12,000 of at most 48,000 games (25%), 41 games/s, about 15 min left, 3 of 12 cells decided
+    starter: 12,000 of at most 48,000 games (25%), 41 games/s, at most about 15 min left, 3 of 12 cells decided
 
 *of at most*: a sequential run stops a cell once decided, so its total is the budget's ceiling and
 the time left an upper bound. The cells are counted when the caller tells them (:meth:`cells`).
@@ -57,7 +57,8 @@ class LogProgress:
         parts.append(f"{rate:,.0f} games/s")
         left = self.total - self.n
         if rate > 0 and left > 0:
-            parts.append(f"about {_duration(left / rate)} left")
+            # A sequential run stops its cells once decided: the games' ceiling gives a bound, not a forecast.
+            parts.append(f"{'at most ' if self.cell_count else ''}about {_duration(left / rate)} left")
         if self.cell_count:
             parts.append(f"{self.decided} of {self.cell_count} cells decided")
         return ", ".join(parts)

@@ -546,6 +546,8 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
             spent[judge_of(s.cell)] += added
             spent_s[0] += added * plan.price(judge_of(s.cell))
             s.judge(plan)
+        if hasattr(bar, "cells"):  # the log's progress line counts the decided cells
+            bar.cells(sum(not s.open for s in states), len(states))
 
     try:
         # Resume: replay the recorded rounds (playing what is missing), judging each look again.

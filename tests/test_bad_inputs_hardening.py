@@ -496,7 +496,7 @@ def test_progress_off_a_terminal_is_a_line_every_so_often():
         bar.update(50)
     bar.close()
     assert len(lines) == 4  # at 30, 60 and 90 s, and the last one
-    assert lines[0] == "starter: 150 of at most 1,000 games (15%), 5 games/s, about 3 min left, 1 of 6 cells decided"
+    assert lines[0] == "starter: 150 of at most 1,000 games (15%), 5 games/s, at most about 3 min left, 1 of 6 cells decided"
     assert lines[-1].startswith("starter: 500 of at most 1,000 games (50%)") and lines[-1].endswith("(100 s elapsed)")
 
 
@@ -504,3 +504,12 @@ def test_ssb_run_off_a_terminal_prints_progress_lines(tmp_path):
     result = invoke("run", MIXED4, "--games", 8, "--chunk-size", 4, "-j", 1, "--out", tmp_path / "o")
     assert result.exit_code == 0, result.output
     assert "mixed4: 8 of at most 8 games (100%)" in result.output
+
+
+def test_a_sequential_run_off_a_terminal_counts_its_decided_cells(tmp_path):
+    """The sequential loop tells the log's progress line how many cells are decided."""
+    out = tmp_path / "seq"
+    result = invoke("run", "starter", "--set", "players=[2]", "--set", 'lineup.mirror=["greedy"]',
+                    "--set", "sequential.seconds=1", "--out", out, "-j", 1)
+    assert result.exit_code == 0, result.output
+    assert "of 1 cells decided" in result.output
