@@ -211,7 +211,9 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None):
         on_margin = bool(seq.get("seq_on_margin", on_margin))
         m = seq.get("seq_more_games")
         more = float(m) if m is not None else (math.inf if on_margin else math.nan)
-        if "seq_lo" in seq and "seq_hi" in seq and dev.notna().any() and int(part.loc[dev.idxmax(), "seat"]) == seat:
+        # The record's interval is of the seat it names (the zone test names the seat it found off,
+        # which need not be the one furthest from fair): used only when that is the seat said here.
+        if "seq_lo" in seq and "seq_hi" in seq and int(seq.get("seq_seat", seat)) == seat:
             lo, hi = float(seq["seq_lo"]), float(seq["seq_hi"])
     ordered = part.sort_values("seat")
     los, his = list(ordered["seat_lo"].astype(float)), list(ordered["seat_hi"].astype(float))
@@ -242,7 +244,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None):
     )
 
 
-SEQUENTIAL_COLUMNS = ("seq_decided", "seq_decided_at", "seq_stop", "seq_lo", "seq_hi", "seq_on_margin", "seq_more_games", "seq_edge")
+SEQUENTIAL_COLUMNS = ("seq_decided", "seq_decided_at", "seq_stop", "seq_seat", "seq_lo", "seq_hi", "seq_on_margin", "seq_more_games", "seq_edge")
 
 
 def _sequential(row):

@@ -255,3 +255,25 @@ def test_convergence_says_moves_with_skill_only_when_the_two_sample_test_shows_i
     assert "under greedy and 5" in text and "shown beyond 3 points" in text
     assert possessive("the last player (seat 4)") == "the last player's (seat 4)"
     assert possessive("the first player") == "the first player's"
+
+
+def test_each_seat_keeps_its_own_interval_when_the_record_names_another_seat():
+    """A sequential record's interval is of the seat it names (the zone test names the seat it found
+    off); the sentence says the seat furthest from fair, so it must not borrow the record's interval."""
+    from reports.answers import cell_reading
+
+    rates = pd.DataFrame({
+        "players": [3, 3, 3], "instruments": ["s"] * 3, "lineup": ["search,search,search"] * 3,
+        "seat": [0, 1, 2], "seat_rate": [0.283, 0.332, 0.386], "wins": [283, 332, 386],
+        "seat_lo": [0.253, 0.30, 0.353], "seat_hi": [0.314, 0.36, 0.418],
+    })
+    row = pd.Series({"players": 3, "instruments": "s", "lineup": "search,search,search", "level": "strong",
+                     "verdict": stats.IMBALANCED, "games": 1001, "seq_decided": True, "seq_stop": "decided",
+                     "seq_seat": 0, "seq_lo": 0.253, "seq_hi": 0.314, "seq_on_margin": False})
+    r = cell_reading(row, rates)
+    assert r.seat == 2 and (r.lo, r.hi) == (0.353, 0.418)  # seat 3's own interval, not seat 1's
+    assert r.seat_los == (0.253, 0.30, 0.353)
+    row["seq_seat"] = 2
+    row["seq_lo"], row["seq_hi"] = 0.35, 0.42
+    r = cell_reading(row, rates)
+    assert (r.lo, r.hi) == (0.35, 0.42)  # the record's interval when it names the same seat
