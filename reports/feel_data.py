@@ -53,8 +53,13 @@ def load_lead(out_dir, standing="projected"):
         names = pq.read_schema(path).names
         keys = [c for c in (*SNS_KEYS, *GENERIC_KEYS) if c in names]
         extra = [c for c in (PROJECTED_COLUMN, REPLAY_COLUMN) if c in names]
+        if LEAD_COLUMN not in names:
+            raise RunDirError(path, LEAD_COLUMN, "the run recorded the lead but this chunk has no lead column: "
+                              "the chunk is damaged; delete it and run again with --resume")
         cols = list(dict.fromkeys([*keys, "cell", "game", "deal", "winner", LEAD_COLUMN, *extra]))
-        frames.append(pq.read_table(path, columns=cols).to_pandas())
+        chunk = pq.read_table(path, columns=cols).to_pandas()
+        _check_standings(path, chunk)
+        frames.append(chunk)
     if not frames:
         raise RunDirError(out_dir, "games", "no games on disk")
     df = pd.concat(frames, ignore_index=True).sort_values(["cell", "game"], kind="stable").reset_index(drop=True)
@@ -65,6 +70,24 @@ def load_lead(out_dir, standing="projected"):
     keys.attrs["standing"] = "projected" if use_projected else "running"
     keys["setting"] = [setting_label(r) for r in keys.to_dict("records")]
     return keys, standings, df["winner"].to_numpy()
+
+
+def _check_standings(path, chunk):
+    """Each game's recorded standings hold whole rounds of one value per seat (a damaged chunk's
+    short or empty lists are named, not a reshape error)."""
+    for column in (LEAD_COLUMN, PROJECTED_COLUMN):
+        if column not in chunk.columns:
+            continue
+        for v, n, game in zip(chunk[column], chunk["players"], chunk["game"]):
+            if v is None:
+                if column == PROJECTED_COLUMN:
+                    continue  # a game that records no projection: the running standing serves
+                size = 0
+            else:
+                size = len(v)
+            if size == 0 or size % int(n):
+                raise RunDirError(path, column, f"game {int(game)}: {size} values, not whole rounds of {int(n)} seats: "
+                                  "the chunk is damaged; delete it and run again with --resume")
 
 
 def setting_label(row):

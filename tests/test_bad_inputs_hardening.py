@@ -513,3 +513,37 @@ def test_a_sequential_run_off_a_terminal_counts_its_decided_cells(tmp_path):
                     "--set", "sequential.seconds=1", "--out", out, "-j", 1)
     assert result.exit_code == 0, result.output
     assert "of 1 cells decided" in result.output
+
+
+# =========================================================================== a damaged lead record
+
+
+@pytest.fixture(scope="module")
+def lead_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("lead") / "run"
+    result = invoke("run", "starter", "--set", "players=[2]", "--set", 'lineup.mirror=["greedy"]',
+                    "--set", "sequential.seconds=0.5", "--set", 'record=["lead"]', "--out", out, "-j", 1, "-q")
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.mark.parametrize("damage", ["no-lead-column", "short-lists"])
+def test_a_damaged_lead_record_is_named_not_a_traceback(lead_run, tmp_path, damage):
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    run = tmp_path / "run"
+    shutil.copytree(lead_run, run)
+    chunk = sorted((run / "games").glob("chunk-*.parquet"))[0]
+    table = pq.read_table(chunk)
+    if damage == "no-lead-column":
+        table = table.drop(["lead"])
+    else:
+        short = pa.array([list(v)[:-1] for v in table.column("lead").to_pylist()], type=table.schema.field("lead").type)
+        table = table.set_column(table.schema.get_field_index("lead"), "lead", short)
+    pq.write_table(table, chunk)
+    result = invoke("report", run, "--out", tmp_path / "rep")
+    assert_clean_error(result, chunk.name, "lead", "damaged")
+    assert not (tmp_path / "rep" / "report.html").exists()
