@@ -37,6 +37,9 @@ from reports import stats  # noqa: E402
 from scenarios import sequential_stats as SS  # noqa: E402
 from scenarios import sequential_zone as SZ  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_sequential import fixed_n  # noqa: E402  (the fixed count that decides a cell, same margin)
+
 MARGIN, ZONE = 0.03, 0.01
 MIX = (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.08)
 
@@ -82,15 +85,6 @@ def sequences(players, dev, reps, look, cap, seed):
             out[t][0][lo : lo + k] = c[np.arange(k), first]
             out[t][1][lo : lo + k] = n[first]
     return out
-
-
-def fixed_n(players, dev, power=0.9):
-    c = 1.0 / players
-    if abs(dev) < MARGIN - 1e-12:
-        return stats.games_for_equivalence(c + dev, c, MARGIN, 0.05, power=power)
-    if abs(dev) <= MARGIN + 1e-12:
-        return math.inf
-    return stats.games_for_exceedance(c + dev, c + math.copysign(MARGIN, dev), 0.05 / (2 * players), power=power)
 
 
 def share(x, reps):

@@ -61,9 +61,9 @@ def sequences(players, dev, reps, look, cap, seed):
 
 def fixed_n(players, dev, power=0.9):
     c = 1.0 / players
-    if abs(dev) < MARGIN:
+    if abs(dev) < MARGIN - 1e-12:  # a deviation built as margin +- zone is not exactly the margin
         return stats.games_for_equivalence(c + dev, c, MARGIN, 0.05, power=power)
-    if abs(dev) == MARGIN:
+    if abs(dev) <= MARGIN + 1e-12:
         return math.inf
     return stats.games_for_exceedance(c + dev, c + math.copysign(MARGIN, dev), 0.05 / (2 * players), power=power)
 
