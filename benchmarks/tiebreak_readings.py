@@ -7,7 +7,7 @@
 
 Per cell (player count x judge) it prints each seat's win rate with its 95% interval (deals counted)
 under R13 as decided (the first run), the same games read with tied wins shared (1/k to each tied
-seat, ``reports.why``), and the runs played with the ruling switch ``tie_break`` = "shared" and
+seat, ``reports.sections.shuffle_swing.why``), and the runs played with the ruling switch ``tie_break`` = "shared" and
 "earliest" (the same deals: the override does not change the deal seeds). For greedy, who never
 looks at the winner, the switch runs play the very same games; a search player values winning, so
 its games may differ.
@@ -21,7 +21,7 @@ if __package__ in (None, ""):
 
 from reports.io import load_run  # noqa: E402
 from reports.seats import seat_advantage  # noqa: E402
-from reports.why import tiebreak_shares  # noqa: E402
+from reports.sections.shuffle_swing.why import tiebreak_shares  # noqa: E402
 
 
 def rates(run_dir):

@@ -1,8 +1,9 @@
 """What the parts of one report share while it is built (:mod:`reports.build`), and how a game's
 parts are found.
 
-A *part* is a module of ``reports/sections/`` (or, for a game outside the shipped packages, a module
-of its own named by its dotted path) with
+A *part* is a module of ``reports/sections/`` (a game's own parts in its folder there,
+``reports/sections/<game>/``; a game outside the shipped packages may name a module of its own by
+its dotted path) with
 
 * ``KEY``: the key of the section it writes (a game's part whose key is a generic part's replaces it);
 * ``ORDER``: where it stands among the report's parts (the generic ones: seats 10, strategies 20,
@@ -111,14 +112,21 @@ class ReportContext:
 
 
 def load_part(name, game_name=""):
-    """The part module ``name`` (``reports.sections.<name>``, or a dotted module path)."""
-    module = name if "." in name else f"{PART_PACKAGE}.{name}"
-    try:
-        part = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name not in (module, *_parents(module)):
-            raise
-        raise ValueError(f"game {game_name!r} names the report part {name!r}, but there is no module {module}") from None
+    """The part module ``name``: ``reports.sections.<name>`` (a generic part, or a game's own in its
+    folder, ``shuffle_swing.about``), else ``name`` as a dotted module path (a game outside the
+    shipped packages)."""
+    candidates = [f"{PART_PACKAGE}.{name}"] + ([name] if "." in name else [])
+    part = None
+    for module in candidates:
+        try:
+            part = importlib.import_module(module)
+            break
+        except ModuleNotFoundError as exc:
+            if exc.name not in (module, *_parents(module)):
+                raise
+    if part is None:
+        raise ValueError(f"game {game_name!r} names the report part {name!r}, but there is no module "
+                         f"{' or '.join(candidates)}")
     for attr in ("KEY", "ORDER", "build"):
         if not hasattr(part, attr):
             raise ValueError(f"report part {module} has no {attr} (see reports/context.py)")

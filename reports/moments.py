@@ -226,7 +226,7 @@ def wilson_clustered(acc, confidence=0.95, col=0):
 
 
 def ratio_rate(acc, confidence=0.95):
-    """``reports.rule_relevance.ratio_rate`` of events ``a`` over opportunities ``b``: ``(rate, lo, hi)``."""
+    """``reports.sections.shuffle_swing.rule_relevance.ratio_rate`` of events ``a`` over opportunities ``b``: ``(rate, lo, hi)``."""
     acc.finish()
     total = acc.b
     if total <= 0:

@@ -1,4 +1,4 @@
-"""The answer first (reports.answers) and the why of a seat edge (reports.why): the sentences a designer
+"""The answer first (reports.answers) and the why of a seat edge (reports.sections.shuffle_swing.why): the sentences a designer
 reads before any table, on hand-made result tables with a known truth."""
 
 import sys
@@ -15,7 +15,7 @@ from reports import stats  # noqa: E402
 from reports.answers import convergence, readings, seat_answers, seat_words  # noqa: E402
 from reports.headline import headline_frame  # noqa: E402
 from reports.seats import seat_advantage  # noqa: E402
-from reports.why import tiebreak_shares, why_lines  # noqa: E402
+from reports.sections.shuffle_swing.why import tiebreak_shares, why_lines  # noqa: E402
 
 
 def two_judges(greedy_probs, search_probs, players=2, games=8000, seed=1, weak="greedy"):

@@ -57,7 +57,7 @@ def test_parts_come_from_the_game_entry():
     sns = [p.KEY for p in parts_of(registry.get(registry.DEFAULT_GAME))]
     assert sns == ["about", "seats", "strategies", "variants", "scoring", "instruments", "shape", "rules",
                    "tiebreak", "feel"]
-    assert load_part("score_shape").KEY == "shape"  # the first game's own shape in place of the generic one
+    assert load_part("shuffle_swing.score_shape").KEY == "shape"  # the first game's own shape in place of the generic one
     echidna = [p.KEY for p in parts_of(registry.get("echidna"))]
     assert echidna == list(GENERIC)
     assert parts_of(registry.get("echidna"))[3].__name__ == "reports.sections.shape"

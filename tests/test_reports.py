@@ -25,7 +25,7 @@ from reports.headline import headline_table
 from reports.instruments import compare_instruments
 from reports.io import ReportInputError, from_frames, load_run
 from reports.render import render_html, render_markdown
-from reports.scoring import scoring_sources
+from reports.sections.shuffle_swing.sources import scoring_sources
 from reports.seats import seat_advantage
 from reports.shape import game_shape
 from reports.strategies import (

@@ -1,4 +1,4 @@
-"""Rule relevance (reports.rule_relevance): how often each rule bites, with deal-counted intervals."""
+"""Rule relevance (reports.sections.shuffle_swing.rule_relevance): how often each rule bites, with deal-counted intervals."""
 
 import sys
 from pathlib import Path
@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from report_tables import complete  # noqa: E402
 
-from reports.rule_relevance import ALWAYS, BITES, RARELY, headline_lines, ratio_rate, rule_relevance  # noqa: E402
+from reports.sections.shuffle_swing.rule_relevance import ALWAYS, BITES, RARELY, headline_lines, ratio_rate, rule_relevance  # noqa: E402
 from scenarios.schema import GAME_COLUMNS, SEAT_COLUMNS  # noqa: E402
 
 

@@ -8,8 +8,8 @@ from reports.frames import DEPTS, pct
 from reports.instrument_judges import instrument_answers, judge_order
 from reports.instrument_section import headline_lines, instrument_section
 from reports.seats import level_label
-from reports.scoring import level_sources
-from reports.sections.scoring import agreement_word
+from reports.sections.shuffle_swing.sources import level_sources
+from reports.sections.shuffle_swing.scoring import agreement_word
 
 KEY = "instruments"
 ORDER = 50

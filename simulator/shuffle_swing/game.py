@@ -80,11 +80,12 @@ GAME = Game(
     cli_options=("instruments", "instrument_dirs", "all_sets"),
     setting_columns=("inst_black", "inst_orange", "inst_gray"),
     # The report: a setting is an instrument set (black/orange/gray), several per player count summed
-    # up in the headline; its own parts (reports/sections/): the bots and caveats up front, scoring
-    # sources, instruments out of line, the game shape with scores and passes (in place of the generic
-    # one), the rules that bite and the tie-break's part of each seat edge (R13).
+    # up in the headline; its own parts (reports/sections/shuffle_swing/): the bots and caveats up
+    # front, scoring sources, instruments out of line, the game shape with scores and passes (in place
+    # of the generic one), the rules that bite and the tie-break's part of each seat edge (R13).
     report=ReportSpec(
-        sections=("about", "scoring", "instruments", "score_shape", "rules", "tiebreak"),
+        sections=("shuffle_swing.about", "shuffle_swing.scoring", "instruments", "shuffle_swing.score_shape",
+                  "shuffle_swing.rules", "shuffle_swing.tiebreak"),
         setting_label="instruments",
         setting_title="instruments",
         setting_words="instrument set",

@@ -1,9 +1,9 @@
-"""Shuffle and Swing: how often each rule bites (:mod:`reports.rule_relevance`), and the rules that
+"""Shuffle and Swing: how often each rule bites (:mod:`reports.sections.shuffle_swing.rule_relevance`), and the rules that
 never or always do under the headline."""
 
 from __future__ import annotations
 
-from reports.rule_relevance import headline_lines, rule_section
+from reports.sections.shuffle_swing.rule_relevance import headline_lines, rule_section
 
 KEY = "rules"
 ORDER = 70

@@ -1,13 +1,13 @@
 """Shuffle and Swing: why a seat leads. A tie for the highest total goes to the tied player latest
 in turn order (R13); the seat section gets each seat's wins on points and by the tie-break, and the
-answer the tie-break's part of each imbalanced seat edge (:mod:`reports.why`)."""
+answer the tie-break's part of each imbalanced seat edge (:mod:`reports.sections.shuffle_swing.why`)."""
 
 from __future__ import annotations
 
 from reports import present as P
 from reports.document import Table
 from reports.seat_section import setting_cols
-from reports.why import tiebreak_shares, why_lines
+from reports.sections.shuffle_swing.why import tiebreak_shares, why_lines
 
 KEY = "tiebreak"
 ORDER = 80

@@ -1,9 +1,9 @@
 """Shuffle and Swing: what was played, said up front (the lineups, each bot and its rung, the
-reconstructed instruments; :mod:`reports.about`)."""
+reconstructed instruments; :mod:`reports.sections.shuffle_swing.bots`)."""
 
 from __future__ import annotations
 
-from reports.about import about_lines
+from reports.sections.shuffle_swing.bots import about_lines
 
 KEY = "about"
 ORDER = 5

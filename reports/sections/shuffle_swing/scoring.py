@@ -1,4 +1,4 @@
-"""Shuffle and Swing: where the points come from and what wins games (:mod:`reports.scoring`), with
+"""Shuffle and Swing: where the points come from and what wins games (:mod:`reports.sections.shuffle_swing.sources`), with
 the winners' main point source per judge."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from reports import present as P
 from reports.document import Table
 from reports.frames import DEPTS, SOURCES, pct
 from reports.seat_section import setting_cols
-from reports.scoring import level_sources, scoring_sources
+from reports.sections.shuffle_swing.sources import level_sources, scoring_sources
 from reports.seats import level_label
 
 KEY = "scoring"
