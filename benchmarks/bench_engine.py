@@ -8,7 +8,7 @@
 import argparse
 import json
 
-from ssb.benchmark import format_report, run_all
+from ssb.games.shuffle_swing.benchmark import format_report, run_all
 
 
 def main():

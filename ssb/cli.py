@@ -14,9 +14,9 @@ Commands that play games import the kernel lazily, so ``ssb --help`` and the dat
 
 import click
 
-from ssb.bench_cmd import bench
+from ssb.games.shuffle_swing.bench import bench
 from ssb.common import SsbGroup
-from ssb.data_cmd import instruments
+from ssb.games.shuffle_swing.instruments import instruments
 from ssb.desk_cmd import desk
 from ssb.game_cmd import boards
 from ssb.meta_cmd import strategies_meta

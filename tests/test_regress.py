@@ -552,7 +552,7 @@ def _speed(rel, ref=4.0, python="3.11.0", cpu="CPU A"):
 
 
 def test_compare_speed_flags_a_relative_slowdown_only():
-    from ssb.benchmark import compare_speed
+    from ssb.games.shuffle_swing.benchmark import compare_speed
 
     saved = _speed(300.0)
     # A machine twice as slow: absolute games/s halve, the relative figure does not move.
@@ -568,7 +568,7 @@ def test_compare_speed_flags_a_relative_slowdown_only():
 
 
 def test_bench_save_and_compare(tmp_path, monkeypatch):
-    import ssb.benchmark as B
+    import ssb.games.shuffle_swing.benchmark as B
 
     figures = iter([_speed(300.0), _speed(290.0), _speed(100.0)])
     monkeypatch.setattr(B, "relative_speed", lambda games=300, seed=11: next(figures))
@@ -585,7 +585,7 @@ def test_bench_save_and_compare(tmp_path, monkeypatch):
 
 
 def test_committed_speed_baseline_is_readable():
-    from ssb.benchmark import SPEED_WORKLOADS, load_speed
+    from ssb.games.shuffle_swing.benchmark import SPEED_WORKLOADS, load_speed
 
     doc = load_speed(REPO / "benchmarks" / "baseline.json")
     assert set(doc["workloads"]) == {name for name, *_ in SPEED_WORKLOADS}

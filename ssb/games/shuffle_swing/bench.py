@@ -1,4 +1,4 @@
-"""``ssb bench``: the speed figures of the rules kernel (the measuring itself is :mod:`ssb.benchmark`)."""
+"""``ssb bench``: the speed figures of the rules kernel (the measuring itself is :mod:`ssb.games.shuffle_swing.benchmark`)."""
 
 import json
 
@@ -60,7 +60,7 @@ def bench(games, quick, as_json, save_path, compare_path, ratio):
     """
     import json
 
-    from ssb.benchmark import (
+    from ssb.games.shuffle_swing.benchmark import (
         compare_speed,
         format_report,
         format_speed,

@@ -1,0 +1,1 @@
+"""Shuffle and Swing's own commands: ``instruments``, ``bench``."""
