@@ -34,19 +34,16 @@ from reports.seats import NOT_JUDGED, lineup_names, on_the_margin
 from simulator import games as registry
 from simulator.game_api import Game
 
-# Who a judge stands for, in the designer's words.
-JUDGE_WORDS = {
-    "random": "random players",
-    "plain-setup": "players who set up at random",
-    "greedy": "greedy's level",
-    "tuned": "tuned players",
-    "decisive": "decisive players",
-    "lookahead": "players who look ahead",
-    "search": "strong players",
-    "search_strong": "strong players",
-    "search_deep": "the strongest players",
-    "search_lean": "the strongest players",
-}
+def judges_words(game=None):
+    """``{judge: words}``: who each judge stands for, in the designer's words, as ``game`` declares
+    it (``LadderSpec.words``); ``None``: every registered game's words."""
+    if game is not None:
+        g = game if isinstance(game, Game) else registry.get(game)
+        return dict(g.ladder.words) if g.ladder is not None else {}
+    out = {}
+    for name in registry.names():
+        out = {**judges_words(name), **out}
+    return out
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 
@@ -71,14 +68,15 @@ def judge_of(lineup):
     return names[0].split(":")[0] if len(set(names)) == 1 else None
 
 
-def judge_words(judge):
-    """Who a judge stands for: ``strong players``; an unknown judge by its name."""
-    return JUDGE_WORDS.get(judge, f"{judge} players")
+def judge_words(judge, words=""):
+    """Who a judge stands for: ``words`` (its game's, :func:`judges_words`), else the words some
+    registered game gives it (``strong players``), else ``<name> players``."""
+    return words or judges_words().get(judge) or f"{judge} players"
 
 
-def among(judge):
+def among(judge, words=""):
     """``among strong players`` / ``at greedy's level``."""
-    w = judge_words(judge)
+    w = judge_words(judge, words)
     return w if w.startswith("at ") else (f"at {w}" if w.endswith("level") else f"among {w}")
 
 
@@ -127,6 +125,7 @@ class CellReading:
     seat_his: tuple = ()
     margin: float = 0.03
     rank: int | None = None  # the judge's rung on the game's ladder (None: not on it)
+    words: str = ""  # who the judge stands for, as its game says it (empty: judge_words decides)
     seat_wins: tuple = ()  # every seat's wins (seat 0 first), for the tests between judges
 
     @property
@@ -178,9 +177,9 @@ class CellReading:
         return f"{who} {pp(dev)}, undecided"
 
 
-def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None):
+def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None, words=None):
     """A :class:`CellReading` of one row of ``SeatAdvantage.cells`` (``rates``: its seat rows;
-    ``ranks``: the judges' rungs, :func:`judge_ranks`).
+    ``ranks``: the judges' rungs, :func:`judge_ranks`; ``words``: who they stand for, :func:`judges_words`).
 
     The one function that reads the verdict columns (fixed-n: ``verdict``, ``more_games``; a
     sequential run adds its own columns, read here too when present)."""
@@ -240,6 +239,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None):
         seat_his=tuple(his),
         margin=margin,
         rank=(ranks or {}).get(judge),
+        words=(words or {}).get(judge, ""),
         seat_wins=tuple(int(x) for x in ordered["wins"]) if "wins" in ordered else (),
     )
 
@@ -262,8 +262,9 @@ def readings(seat_advantage, setting="instruments", cells=None):
     """Every cell's :class:`CellReading` (``cells`` may carry a setting column of another game), its
     judge ranked on the ladder of the run's game (``SeatAdvantage.game``)."""
     cells = seat_advantage.cells if cells is None else cells
-    ranks = judge_ranks(seat_advantage.game)
-    return [cell_reading(row, seat_advantage.rates, setting, seat_advantage.margin, ranks) for _, row in cells.iterrows()]
+    ranks, words = judge_ranks(seat_advantage.game), judges_words(seat_advantage.game or None)
+    return [cell_reading(row, seat_advantage.rates, setting, seat_advantage.margin, ranks, words)
+            for _, row in cells.iterrows()]
 
 
 # --------------------------------------------------------------------------- one setting
@@ -373,7 +374,7 @@ def _deviation_of(reading, seat):
 
 def _clause(r):
     """One judge's part of the sentence: the verdict word, for whom, which way and how sure."""
-    where = among(r.judge) if r.judge else f"with {r.level}"
+    where = among(r.judge, r.words) if r.judge else f"with {r.level}"
     games = f"{r.level}, {r.games:,} games"
     if r.verdict == NOT_JUDGED:
         return f"not judged {where}: the seats cannot be told apart ({games})"

@@ -97,7 +97,7 @@ def kinds_of(game=None):
 def all_kinds():
     """``{kind: GateKind}`` over every registered game (a kind name means the same in every game)."""
     out = {}
-    for name in [registry.DEFAULT_GAME] + [n for n in registry.names() if n != registry.DEFAULT_GAME]:
+    for name in registry.names():
         for k, v in kinds_of(name).items():
             if k in out and out[k] != v:
                 raise ValueError(f"gate kind '{k}' is declared twice with other settings")
@@ -286,12 +286,13 @@ def _data_entries(manifest):
     """``[(key, entry)]`` of a run's data files: ``board``, ``instrument Horns``, ``strategy greedy``,
     or for another game its own files as its manifest names them (``board snow``, ``rules``)."""
     data = manifest.get("data_files", {}) or {}
-    default = game_of(manifest.get("game")).scenario_keys == "instruments"  # a game of instrument sets
     out = []
-    if "board" in data and default:  # another game lists its boards among its files
-        out.append(("board", data["board"]))
-    for group, label in (("instruments", "instrument " if default else ""), ("strategies", "strategy ")):
-        for name, entry in (data.get(group) or {}).items():
+    for group, label in game_of(manifest.get("game")).gate.data_groups:  # the game's (GateSpec.data_groups)
+        files = data.get(group) or {}
+        if "path" in files or "sha256" in files:  # a group of one file
+            out.append((group, files))
+            continue
+        for name, entry in files.items():
             out.append((f"{label}{name}", entry))
     return out
 
@@ -317,17 +318,13 @@ def data_paths(manifest):
     return {k: project_path(e.get("path")) for k, e in _data_entries(manifest)}
 
 
-# Settings a Shuffle and Swing run records; another game's are all of its settings but the sampling ones.
-SNS_SETTINGS = ("wheel", "max_rounds", "overrides", "instrument_dirs", "strategy_dirs")
-
-
 def run_identity(manifest):
     """What a baseline (or a regression report) records about the run it read."""
     sc = manifest.get("scenario", {})
     settings = manifest.get("settings", {})
     game = game_of(manifest.get("game"))
-    if game.scenario_keys == "instruments":  # a game of instrument sets and overrides (scenarios.scenario)
-        kept = {k: settings.get(k) for k in SNS_SETTINGS}
+    if game.gate.run_settings:  # the settings the game names its runs by (GateSpec.run_settings)
+        kept = {k: settings.get(k) for k in game.gate.run_settings}
     else:  # the scenario's design (variants with their switches, boards, ...) and its --set changes
         sets = [x for x in settings.get("set", []) if str(x).split("=", 1)[0].strip() not in SAMPLING_KEYS]
         kept = {**design_of(manifest), "set": sets}
@@ -446,9 +443,8 @@ def read_baseline(path):
             f"made from result format {doc.get('result_format')}, this code writes format {FORMAT_VERSION}: "
             "make the baseline again",
         )
-    game = doc.get("game", registry.DEFAULT_GAME)
     try:
-        kinds = kinds_of(registry.get(game, path, "game"))
+        kinds = kinds_of(registry.get(doc.get("game"), path, "game"))  # no game recorded: the registry's default
     except DataError as exc:
         raise BaselineError(path, "game", exc.reason) from None
     cells = doc.get("cells")

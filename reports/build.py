@@ -51,8 +51,7 @@ def game_of(manifest, source="manifest.json"):
     the default game)."""
     from simulator import games as registry
 
-    name = manifest.get("game") or registry.DEFAULT_GAME
-    return registry.get(name, file=source, key="game")
+    return registry.get(manifest.get("game") or None, file=source, key="game")
 
 
 def setting_columns(manifest):

@@ -58,7 +58,7 @@ class Report:
     about: list = field(default_factory=list)
     # The answer first: one sentence per player count (reports.answers), before any table.
     answers: list = field(default_factory=list)
-    # Why a seat leads: the tie-break's part of each imbalanced seat edge (reports.why), and how the
+    # Why a seat leads: the tie-break's part of each imbalanced seat edge (reports.sections.shuffle_swing.why), and how the
     # answer block heads those lines (the game's part that writes them says).
     why: list = field(default_factory=list)
     why_title: str = ""  # the HTML heading
@@ -91,7 +91,7 @@ class Report:
 def _default_game():
     from simulator import games as registry
 
-    return registry.get(registry.DEFAULT_GAME)
+    return registry.get()  # a report written before games were recorded: the registry's default
 
 
 def write_report(report, out_dir):

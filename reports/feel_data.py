@@ -19,9 +19,19 @@ from reports import feel
 from scenarios.record import LEAD_COLUMN, PROJECTED_COLUMN, REPLAY_COLUMN
 from scenarios.results import GAMES_DIR, MANIFEST, RunDirError, read_manifest
 
-# The keys a setting is told by, per game kind: Shuffle and Swing cells, another game's cells.
-SNS_KEYS = ("players", "inst_black", "inst_orange", "inst_gray", "lineup")
-GENERIC_KEYS = ("players", "board", "variant", "lineup")
+
+
+def setting_keys(manifest):
+    """The keys a setting is told by: players, the setting columns the run's manifest declares (those
+    of its game, ``Game.setting_columns``, for a manifest that declares none) and the lineup."""
+    from simulator import games as registry
+
+    cols = list(manifest.get("columns", {}).get("games") or [])
+    if "players" in cols and "lineup" in cols and cols.index("players") < cols.index("lineup"):
+        middle = cols[cols.index("players") + 1 : cols.index("lineup")]
+    else:
+        middle = list(registry.get(manifest.get("game") or None).setting_columns)
+    return ("players", *middle, "lineup")
 
 
 def has_lead(out_dir):
@@ -49,9 +59,10 @@ def load_lead(out_dir, standing="projected"):
     if standing not in STANDINGS:
         raise ValueError(f"standing must be one of {STANDINGS}, not {standing!r}")
     frames = []
+    told_by = setting_keys(read_manifest(out_dir))
     for path in sorted((out_dir / GAMES_DIR).glob("chunk-*.parquet")):
         names = pq.read_schema(path).names
-        keys = [c for c in (*SNS_KEYS, *GENERIC_KEYS) if c in names]
+        keys = [c for c in told_by if c in names]
         extra = [c for c in (PROJECTED_COLUMN, REPLAY_COLUMN) if c in names]
         if LEAD_COLUMN not in names:
             raise RunDirError(path, LEAD_COLUMN, "the run recorded the lead but this chunk has no lead column: "
@@ -68,7 +79,8 @@ def load_lead(out_dir, standing="projected"):
     standings = [np.asarray(v, dtype=np.int64).reshape(-1, int(n)) * scale for v, n in zip(df[column], df["players"])]
     keys = df.drop(columns=[c for c in (LEAD_COLUMN, PROJECTED_COLUMN) if c in df.columns])
     keys.attrs["standing"] = "projected" if use_projected else "running"
-    keys["setting"] = [setting_label(r) for r in keys.to_dict("records")]
+    middle = [c for c in told_by[1:-1] if c in keys.columns]
+    keys["setting"] = [setting_label(r, middle) for r in keys.to_dict("records")]
     return keys, standings, df["winner"].to_numpy()
 
 
@@ -90,16 +102,17 @@ def _check_standings(path, chunk):
                                   "the chunk is damaged; delete it and run again with --resume")
 
 
-def setting_label(row):
-    """``4p Violin/Piano/Horns greedy`` or ``4p forest base greedy``: players, the set (or board and
-    variant) and the judge (the lineup, shortened to its one name for a mirror)."""
+def setting_label(row, keys=None):
+    """``4p Violin/Piano/Horns greedy`` or ``4p forest/base greedy``: players, the setting (its
+    columns ``keys``, default every column of ``row`` between ``players`` and ``lineup``, joined
+    by ``/``) and the judge (the lineup, shortened to its one name for a mirror)."""
     lineup = str(row.get("lineup", ""))
     names = lineup.split(",")
     judge = names[0] if len(set(names)) == 1 else lineup
-    if "inst_black" in row:
-        what = f"{row['inst_black']}/{row['inst_orange']}/{row['inst_gray']}"
-    else:
-        what = f"{row.get('board', '')} {row.get('variant', '')}".strip()
+    if keys is None:
+        cols = list(row)
+        keys = cols[cols.index("players") + 1 : cols.index("lineup")] if "lineup" in cols else []
+    what = "/".join(str(row[k]) for k in keys if k in row)
     return f"{int(row['players'])}p {what} {judge}"
 
 

@@ -127,7 +127,7 @@ def matrix_rows(rs):
 
 
 def _among(r):
-    return among(r.judge) if r.judge else f"with {r.level}"
+    return among(r.judge, r.words) if r.judge else f"with {r.level}"
 
 
 def _lead(r):

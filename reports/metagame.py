@@ -209,7 +209,7 @@ def _sub(per_profile, keep):
     return {(pos[i], pos[j]): x for (i, j), x in per_profile.items() if i in pos and j in pos}
 
 
-def full_summary(per_profile, names, nplayers, reps=200, seed=0, alpha=ALPHA, pools=None):
+def full_summary(per_profile, names, nplayers, reps=200, seed=0, alpha=ALPHA, pools=None, strong=()):
     """Everything ``ssb strategies meta`` prints and saves for the full player count: per strategy
     its win rate per seat as the single deviant against each other (``deviant``), the strategies no
     single deviant beats, alpha-rank's ranking, the two-team reduction's equilibrium, each with its
@@ -244,7 +244,7 @@ def full_summary(per_profile, names, nplayers, reps=200, seed=0, alpha=ALPHA, po
                       "same_team_support": round(same_team / reps, 3),
                       "resisting_share": {n: round(float(v) / reps, 3) for n, v in zip(names, in_res)}},
         "verdict": verdict(top, pi.max(), res, nplayers),
-        "pools": pool_moves(per_profile, names, nplayers, alpha, pools),
+        "pools": pool_moves(per_profile, names, nplayers, alpha, pools, strong),
     }
 
 
@@ -255,9 +255,10 @@ def verdict(top, mass, res, nplayers):
     return f"alpha-rank puts {top} first ({100 * mass:.0f}% of the mass); {held} ({nplayers} players)"
 
 
-def default_pools(names, strong=("search", "search_deep", "tuned")):
-    """The pools :func:`pool_moves` compares: the whole pool, without its strongest rungs one by
-    one (the pool stopping at each rung below), and without each strategy in turn."""
+def default_pools(names, strong=()):
+    """The pools :func:`pool_moves` compares: the whole pool, without its strongest rungs ``strong``
+    one by one (the game's ``LadderSpec.meta_strong``: the pool stopping at each rung below), and
+    without each strategy in turn."""
     pools = [("the whole pool", tuple(names))]
     for s in strong:
         if s in names:
@@ -273,12 +274,12 @@ def default_pools(names, strong=("search", "search_deep", "tuned")):
     return out
 
 
-def pool_moves(per_profile, names, nplayers, alpha=ALPHA, pools=None):
+def pool_moves(per_profile, names, nplayers, alpha=ALPHA, pools=None, strong=()):
     """How the answer moves with the pool, on the same games (every profile of a sub-pool was played
     for the whole pool): per pool, alpha-rank's first strategy and its mass, the strategies no
     single deviant beats, the two-team equilibrium's support."""
     rows = []
-    for label, pool in pools or default_pools(names):
+    for label, pool in pools or default_pools(names, strong):
         keep = [names.index(n) for n in pool]
         sub = _sub(per_profile, keep)
         _, pi, res, team_sup, _ = _answer(sub, list(pool), nplayers, alpha)

@@ -19,10 +19,10 @@ def setting_cols(setting=None):
 
 
 def default_rulings():
-    """The rulings the default game's report names (``Game.report_notes``)."""
+    """The rulings the registry's default game's report names (``Game.report_notes``)."""
     from simulator import games as registry
 
-    return tuple(registry.get(registry.DEFAULT_GAME).report_notes)
+    return tuple(registry.get().report_notes)
 
 
 def sequential_method(settings, alpha):

@@ -77,6 +77,12 @@ class GateSpec:
     figures: tuple = ()
     kinds: tuple = ()
     stalls: bool = False
+    # What a baseline keeps of the run (``reports.baseline``): ``run_settings``, the manifest's settings
+    # that name the run (empty: the scenario's design and its --set changes); ``data_groups``, the
+    # groups of the manifest's data files as ``(group, label)``, each file keyed ``label + name`` (a
+    # group of one file, ``{"path", "sha256"}``, keyed by the group's name).
+    run_settings: tuple = ()
+    data_groups: tuple = (("instruments", ""), ("strategies", "strategy "))
 
 
 @dataclass(frozen=True)
@@ -104,10 +110,17 @@ class LadderSpec:
     # The meta-game (``ssb strategies meta``): the default pool and the skill-vs-luck pair (strong, weak).
     meta_pool: tuple = ()
     skill_pair: tuple = ()
+    # The pool's strongest rungs, strongest first: how the meta-game's answer moves without each and
+    # those above it (``reports.metagame.default_pools``).
+    meta_strong: tuple = ()
     # The order of the judges (a mirror lineup's strategy) in the report's answers, weakest first
     # (``reports.answers``: a judge a rung above another is a step above it); an entry is a name or
     # a tuple of names at par. Empty: the rungs' strategies (``default_rungs``) in their order.
     judges: tuple = ()
+    # Who a judge stands for in the report's answers, ``(strategy name, words)`` pairs (``("search",
+    # "strong players")``; words ending in "level" read "at greedy's level"); a judge without words
+    # is "<name> players".
+    words: tuple = ()
 
     def judge_ranks(self, library=None):
         """``{strategy name: rung}`` of the judges (:attr:`judges`, else the default rungs of
@@ -170,6 +183,10 @@ class Game:
     draw_board: Callable | None = None
     # One line about a board for ``ssb boards list`` (default: its file).
     describe_board: Callable | None = None
+    # The game's own part of the command line, ``ssb/games/<commands>`` (a module or package named for
+    # the game, e.g. "shuffle_swing"): its own commands and how ``ssb play``/``check`` and ``ssb
+    # strategies`` read its options (``ssb.games``). Empty: a game of boards and variants, served as is.
+    commands: str = ""
     aliases: tuple = field(default_factory=tuple)
     gate: GateSpec = GateSpec()
     # The compiled batch entry point the runner warms up before its workers start

@@ -153,7 +153,7 @@ def test_echidna_run_with_the_record_reports_per_board(tmp_path):
     from reports.feel_data import feel_tables
 
     per_game, table = feel_tables(tmp_path / "e")
-    assert set(table["setting"]) == {"3p forest base greedy", "3p snow base greedy"}
+    assert set(table["setting"]) == {"3p forest/base greedy", "3p snow/base greedy"}
     assert per_game["decided_at"].between(0, 1).all()
 
 

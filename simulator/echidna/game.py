@@ -134,6 +134,8 @@ GAME = Game(
         # step above the lookahead on the forest board, not shown above it on the snow board at 4
         # players (docs/guide/skill-ladder.md).
         judges=("random", "plain-setup", "greedy", "lookahead"),
+        words=(("random", "random players"), ("plain-setup", "players who set up at random"),
+               ("greedy", "greedy's level"), ("lookahead", "players who look ahead")),
     ),
     # The win-chance estimate weighs bugs home and the steps still to go apart (reports.winchance).
     lead_features=_ech_lead_features,

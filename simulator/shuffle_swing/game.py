@@ -56,6 +56,7 @@ _SNS_SEAT, _SNS_GAME, _SNS_SOURCES = _sns_columns()
 GAME = Game(
     name="shuffle-swing",
     kernel_label="the rules kernel",
+    commands="shuffle_swing",  # ssb/games/shuffle_swing/: instruments, bench, the instrument-set options
     scenario_keys="instruments",
     gate_scenario="ci",
     # The skill ladder: the matrix at 2, 3 and 4 players, one seat against three greedy and three
@@ -69,12 +70,17 @@ GAME = Game(
         depth=True,
         meta_pool=("greedy@temperature=0.5", "greedy", "tuned", "search", "bragger", "builder", "majority", "specialist:orange"),
         skill_pair=("tuned", "greedy"),
+        meta_strong=("search", "search_deep", "tuned"),
         # The answers' judges, weakest first, from the ladder's measured steps (docs/guide/skill-ladder.md):
         # tuned beats three greedy, search beats three tuned, search_deep is the rung above search;
         # decisive is at par with tuned, search_strong (retired) with search, search_lean with
         # search_deep; the lookahead (the search's fallback rung) sits between tuned and search.
         judges=("random", "greedy", ("tuned", "decisive"), "lookahead", ("search", "search_strong"),
                 ("search_deep", "search_lean")),
+        words=(("random", "random players"), ("greedy", "greedy's level"), ("tuned", "tuned players"),
+               ("decisive", "decisive players"), ("lookahead", "players who look ahead"),
+               ("search", "strong players"), ("search_strong", "strong players"),
+               ("search_deep", "the strongest players"), ("search_lean", "the strongest players")),
     ),
     # The play/check/ladder options only this game reads: its instrument set (and the soak over every set).
     cli_options=("instruments", "instrument_dirs", "all_sets"),
@@ -132,5 +138,8 @@ GAME = Game(
             GateKind("build_rate", "rate", 0.03, rate=True),
             GateKind("score_spread", "points", 2.0),
         ),
+        # A baseline names the run by its settings and its board, instrument and strategy files.
+        run_settings=("wheel", "max_rounds", "overrides", "instrument_dirs", "strategy_dirs"),
+        data_groups=(("board", ""), ("instruments", "instrument "), ("strategies", "strategy ")),
     ),
 )
