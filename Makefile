@@ -46,11 +46,14 @@ $(DOCS_STAMP): pyproject.toml $(STAMP)
 docs: $(DOCS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --clean --site-dir site
 
+# GAME=NAME soaks (check) or measures (bench) another registered game, e.g. `make check GAME=echidna`;
+# bench hands it to the game's own engine benchmark (benchmarks/bench_<its folder>.py) or says it has none.
+GAME ?=
 check: setup
-	$(VENV)/bin/ssb check --games 20000 --seed 1
+	$(VENV)/bin/ssb check --games 20000 --seed 1 $(if $(GAME),--game $(GAME))
 
 bench: setup
-	$(PY) benchmarks/bench_engine.py
+	$(PY) benchmarks/bench_engine.py $(if $(GAME),--game $(GAME))
 
 play: setup
 	$(VENV)/bin/ssb play --players 4 --seed 7

@@ -1,11 +1,11 @@
 """The ``ssb`` command line: a thin click layer over the simulator and the strategies.
 
 One click group (here) and its commands, one module per family: :mod:`ssb.play_cmd` (play, check),
-:mod:`ssb.data_cmd` (instruments), :mod:`ssb.game_cmd` (boards), :mod:`ssb.strategies_cmd` (strategies,
-with :mod:`ssb.strategy_tune_cmd` and :mod:`ssb.meta_cmd`), :mod:`ssb.bench_cmd`, :mod:`ssb.run_cmd`,
-:mod:`ssb.report_cmd`, :mod:`ssb.regress_cmd` and :mod:`ssb.tune_cmd`. Shared option bundles are
-decorators in :mod:`ssb.common` (``players_option``, ``instruments_option``, ``instrument_dir_option``,
-...). Every command's help carries an ``Example:`` (tests/test_docs.py
+:mod:`ssb.game_cmd` (boards), :mod:`ssb.strategies_cmd` (strategies, with :mod:`ssb.strategy_tune_cmd`
+and :mod:`ssb.meta_cmd`), :mod:`ssb.run_cmd`, :mod:`ssb.report_cmd`, :mod:`ssb.regress_cmd` and
+:mod:`ssb.tune_cmd`; a game's own commands and options come from its module in :mod:`ssb.games`
+(Shuffle and Swing's ``instruments`` and ``bench``), named by its registry entry. Shared option
+bundles are decorators in :mod:`ssb.common` (``players_option``, ``instrument_dir_option``, ...). Every command's help carries an ``Example:`` (tests/test_docs.py
 fails when one is missing). A user mistake (unknown name, bad option value, malformed data file)
 prints ``error: <message>`` on stderr and exits with status 2, never a traceback.
 
@@ -14,9 +14,8 @@ Commands that play games import the kernel lazily, so ``ssb --help`` and the dat
 
 import click
 
-from ssb.games.shuffle_swing.bench import bench
+from ssb import games as game_cli
 from ssb.common import SsbGroup
-from ssb.games.shuffle_swing.instruments import instruments
 from ssb.desk_cmd import desk
 from ssb.game_cmd import boards
 from ssb.meta_cmd import strategies_meta
@@ -43,16 +42,16 @@ def cli():
 
 cli.add_command(play)
 cli.add_command(check)
-cli.add_command(instruments)
 cli.add_command(boards)
 cli.add_command(strategies)
-cli.add_command(bench)
 cli.add_command(run)
 cli.add_command(report)
 cli.add_command(desk)
 cli.add_command(baseline)
 cli.add_command(regress)
 cli.add_command(tune)
+for command in game_cli.commands():  # each game's own (its entry's Game.commands), e.g. instruments, bench
+    cli.add_command(command)
 
 strategies.add_command(strategies_tune)  # tuning and the skill ladder
 strategies.add_command(strategies_ladder)

@@ -6,7 +6,6 @@ import click
 
 from simulator import games as registry
 from simulator.errors import DataError
-from simulator.shuffle_swing.library import STARTER
 
 
 class UserError(click.ClickException):
@@ -134,18 +133,6 @@ def check_players(game, counts, param_hint="--players"):
                 f"'{n}' is not a player count of {game.title} ({', '.join(map(str, game.player_counts))})",
                 param_hint=param_hint,
             )
-
-
-def instruments_option(f):
-    """``--instruments``: three instrument names, one per department, in any order."""
-    return click.option(
-        "--instruments",
-        type=NameList(),
-        default=",".join(STARTER),
-        show_default=True,
-        metavar="A,B,C",
-        help="Three instruments, one per department (black, orange, gray).",
-    )(f)
 
 
 def instrument_dir_option(f):

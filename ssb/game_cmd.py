@@ -1,11 +1,8 @@
-"""``ssb`` for games other than Shuffle and Swing: ``play``/``check`` with ``--game``, and ``ssb boards``.
+"""``ssb boards``, and how ``ssb play``/``check`` set up a game of boards and variants (the default of
+a game whose command module, :mod:`ssb.games`, says nothing else).
 
 Everything here goes through the registry (``simulator.games``), so a third game needs no change.
 """
-
-import contextlib
-import json
-import time
 
 import click
 
@@ -55,63 +52,23 @@ def warn_if_every_game_stalls(game, setup, board):
         )
 
 
-def play(game_name, players, strategies, seed, as_json, board, variants, strategy_dirs):
-    """``ssb play --game NAME``: one game, narrated (or as JSON)."""
-    game = registry.get(game_name, "--game", "")
-    setup = _setup(game, players, board, variants)
-    warn_if_every_game_stalls(game, setup, board)
-    names = lineup(list(strategies) if strategies else [game.default_strategy], players)
-    strat = game.strategies(tuple(strategy_dirs)).matrix(names)
-    with _announce_compile(game, "play_game"):
-        record = game.play_one(setup, strat, seed)
-    if as_json:
-        click.echo(json.dumps(game.document(record, names), indent=2))
-    else:
-        click.echo(game.narrate(record, names), nl=False)
-    if record.violation:
-        raise click.exceptions.Exit(1)
+def board_setup(game, players, board, variants):
+    """A game of boards: the setup on ``board`` (default: its first) with the ``--variant`` switches."""
+    return _setup(game, players, board, variants)
 
 
-def _announce_compile(game, attr):
-    """The compile notice for the game's kernel entry ``attr``."""
-    from ssb.common import announce_compile
-
-    return announce_compile(game.kernel_entry_named(attr), game.kernel_what())
-
-
-def check(game_name, games, seed, player_counts, board, variants):
-    """``ssb check --game NAME``: random games on every board (or the one given), every invariant
-    after every turn."""
-    game = registry.get(game_name, "--game", "")
+def check_settings(game, options):
+    """What ``ssb check`` soaks for a game of boards: every board (or the one given) with the
+    ``--variant`` switches; each as ``(setup(players), replay arguments)``."""
+    board, variants = options.get("board"), tuple(options.get("variants") or ())
     boards = [board] if board else list(game.boards)
-    lib = game.strategies(())
-    found = total = 0
-    t_all = 0.0
-    click.echo(f"Soak: {game.title}, random seats, run seed {seed}, {games} games per board and player count")
-    for b in boards:
-        for n in player_counts:
-            setup = _setup(game, n, b, variants)
-            if n == player_counts[0]:
-                warn_if_every_game_stalls(game, setup, b)
-            strat = lib.matrix(["random"] * n)
-            first = b == boards[0] and n == player_counts[0]
-            with _announce_compile(game, "play_batch") if first else contextlib.nullcontext():
-                game.soak(setup, strat, 1, seed)  # load the compiled kernel before timing
-            t0 = time.perf_counter()
-            rep = game.soak(setup, strat, games, seed)
-            dt = time.perf_counter() - t0
-            t_all += dt
-            total += rep.games
-            verdict = "no violation" if not rep.violations else f"{len(rep.violations)} violation(s)"
-            click.echo(f"{setup.board.name}, {n} players: {rep.games} games, {rep.turns} turns, {rep.games / dt:.0f} games/s, {verdict}")
-            for s, turn, code, message in rep.violations[:20]:
-                found += 1
-                click.echo(f"  violation {code} ({message}) at turn {turn} of game seed {s}")
-                click.echo(f"    replay: ssb play --game {game.name} --players {n} --board {b} --strategies random --seed {s}")
-            found += max(0, len(rep.violations) - 20)
-    click.echo(f"Total: {total} games, {total / t_all if t_all else 0:.0f} games/s, {'no violation' if not found else f'{found} violation(s)'}")
-    if found:
-        raise click.exceptions.Exit(1)
+    extra = [a for v in variants for a in ("--variant", v)]
+    return [(lambda n, b=b: _setup(game, n, b, variants), ["--board", b, *extra]) for b in boards]
+
+
+def setup_label(setup):
+    """How ``ssb check`` names a setting of a game of boards: its board."""
+    return setup.board.name
 
 
 def _board_game(name):

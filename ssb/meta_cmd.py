@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from simulator import games as registry
-from simulator.shuffle_swing.library import STARTER
+from ssb import games as game_cli
 from ssb.common import DEFAULT_SEED, check_players, refuse_other_game_options
 from ssb.strategy_tune_cmd import job_count
 
@@ -121,8 +121,7 @@ def format_meta(result):
 @click.option("--deals", type=DealCount(), default=60, show_default=True, help="Deals per profile (every seat arrangement of each); the games it makes are limited.")
 @click.option("--game", default=registry.DEFAULT_GAME, show_default=True, metavar="NAME", help=f"The game whose strategies meet: {', '.join(registry.names())}.")
 @click.option("--board", default=None, metavar="NAME", help="A game of boards: the board (default: the game's first).")
-@click.option("--instruments", default=",".join(STARTER), show_default=True, metavar="A,B,C", help="The instrument set.")
-@click.option("--instrument-dir", "instrument_dirs", multiple=True, metavar="DIR", help="Folder of extra instruments; may be repeated.")
+@game_cli.options("meta")
 @click.option("--strategy-dir", "strategy_dirs", multiple=True, metavar="DIR", help="Folder of extra strategy profiles (*.toml); may be repeated.")
 @click.option("--skill", "skill", default=None, metavar="STRONG,WEAK", help="The skill pair, two different strategies ('' to skip; default the game's, tuned,greedy for Shuffle and Swing).")
 @click.option("--alpha", type=click.FloatRange(0, min_open=True), default=50.0, show_default=True, help="Alpha-rank's ranking intensity (payoffs are win rates per seat).")
@@ -130,8 +129,8 @@ def format_meta(result):
 @click.option("--seed", type=click.IntRange(0), default=DEFAULT_SEED, show_default=True, help="Seed of every deal (and of the bootstrap).")
 @click.option("-j", "--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the figures do not depend on it.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE", help="Also write every figure as JSON (its folder must exist; checked before playing).")
-def strategies_meta(pool, players, deals, game, board, instruments, instrument_dirs, strategy_dirs, skill, alpha, reps, seed,
-                    jobs, json_path):
+def strategies_meta(pool, players, deals, game, board, strategy_dirs, skill, alpha, reps, seed, jobs, json_path,
+                    instruments=(), instrument_dirs=()):
     """The meta-game of a strategy pool on the real player count: every profile of two strategies
     at the table (one seat of A against the rest of B up to the reverse, every arrangement of each
     deal, the same deals for every pair); then which strategy no single deviant beats, alpha-rank's
@@ -177,12 +176,13 @@ def strategies_meta(pool, players, deals, game, board, instruments, instrument_d
         raise click.BadParameter(f"{deals} deals would play about {games:.3g} games ({pairs} pairs x every arrangement "
                                  f"of {players} seats); the limit is {MAX_GAMES:,}", param_hint="--deals")
     _check_json_path(json_path)
-    insts = [n.strip() for n in instruments.split(",") if n.strip()]
+    insts = [n.strip() for n in instruments if n.strip()]
     kw = dict(players=players, deals=deals, instruments=insts, instrument_dirs=instrument_dirs,
               strategy_dirs=strategy_dirs, seed=seed, jobs=job_count(jobs), game=g.name, board=board)
     per_profile = MG.play_profiles(names, log=lambda m: click.echo(m, err=True), **kw)
     result = {"setting": f"{players}p " + (board if g.boards else "/".join(insts)), "deals": deals, "seed": seed,
-              "game": g.name, "full": full_summary(per_profile, names, players, reps=reps, seed=seed, alpha=alpha)}
+              "game": g.name, "full": full_summary(per_profile, names, players, reps=reps, seed=seed, alpha=alpha,
+                                                   strong=g.ladder.meta_strong)}
     if pair:
         result["skill"] = MG.skill_figures(pair[0], pair[1], **kw)
     result["cpu"] = cpu_model()

@@ -1,25 +1,22 @@
-"""``ssb play`` and ``ssb check``: one game with its account, and the invariant soak (every game,
-``--game`` hands both to :mod:`ssb.game_cmd`)."""
+"""``ssb play`` and ``ssb check``: one game with its account, and the invariant soak, for every
+registered game: one body each, the game's own options and setup from its command module
+(:mod:`ssb.games`; a game of boards and variants as :mod:`ssb.game_cmd` sets it up)."""
 
+import contextlib
 import json
 import time
 
 import click
 
 from simulator import games as registry
-from simulator.errors import DataError
-from simulator.shuffle_swing import layout as L
-from simulator.shuffle_swing.game import GAME as OWN_GAME
-from simulator.shuffle_swing.library import InstrumentLibrary
 from ssb import game_cmd
+from ssb import games as game_cli
 from ssb.common import (
     DEFAULT_SEED,
     NameList,
     PlayerCounts,
     announce_compile,
     check_players,
-    instrument_dir_option,
-    instruments_option,
     lineup,
     players_option,
     refuse_other_game_options,
@@ -31,41 +28,31 @@ from ssb.game_options import game_options
 # =========================================================================== helpers
 
 
-def _game_setup(nplayers, instruments, **kw):
-    """``GameSetup`` for ``--instruments``; a wrong choice of names blames the argument (a broken
-    instrument file keeps naming its file)."""
-    from simulator.shuffle_swing.library import LIBRARY_SOURCE
-    from simulator.shuffle_swing.playout import GameSetup
-
-    try:
-        return GameSetup(nplayers=nplayers, instruments=instruments, **kw)
-    except DataError as exc:
-        if exc.file in (LIBRARY_SOURCE, "game") and exc.key in ("name", "instruments"):
-            raise DataError("--instruments", ",".join(instruments), exc.reason) from None
-        raise
+def _game(name):
+    """The game ``--game`` names; an option of another game is refused, naming the games it belongs
+    to (never ignored): each game declares its own options (``Game.cli_options``)."""
+    game = registry.get(name, "--game", "")
+    refuse_other_game_options(click.get_current_context(), game)
+    return game
 
 
-def _plays_here(game):
-    """Whether this module's own play and check play ``game``: the game of instrument sets
-    (``OWN_GAME``, with its --instruments); every other game goes through :mod:`ssb.game_cmd`."""
-    return registry.get(game, "--game", "").name == OWN_GAME.name
+def _setup(game, players, options):
+    """The game's setup from its options (its module's ``play_setup``; a game of boards: board and variants)."""
+    make = game_cli.hook(game, "play_setup")
+    if make is not None:
+        return make(game, players, options)
+    return game_cmd.board_setup(game, players, options.get("board"), options.get("variants", ()))
 
 
-def _refuse_other_game(game):
-    """An option of another game is refused, naming the games it belongs to (never ignored): each
-    game declares its own options (``Game.cli_options``)."""
-    refuse_other_game_options(click.get_current_context(), registry.get(game, "--game", ""))
+def _matrix(game, strategy_dirs, names):
+    lib = game.strategies(tuple(strategy_dirs))
+    make = game_cli.hook(game, "strategy_matrix")
+    return make(lib, names) if make is not None else lib.matrix(names)
 
 
-def _replay_command(nplayers, setup, seed, strategies, instrument_dirs):
-    parts = ["ssb play", f"--players {nplayers}", f"--instruments {','.join(setup.instruments)}"]
-    if len(set(strategies)) == 1:
-        parts.append(f"--strategies {strategies[0]}")
-    else:
-        parts.append(f"--strategies {','.join(strategies)}")
-    parts += [f"--instrument-dir {d}" for d in instrument_dirs]
-    parts.append(f"--seed {seed}")
-    return " ".join(parts)
+def _compile_notice(game, entry):
+    """The compile notice for the game's kernel entry ``entry`` (``play_game``, ``play_batch``)."""
+    return announce_compile(game.kernel_entry_named(entry), game.kernel_what())
 
 
 # --------------------------------------------------------------------------- play
@@ -73,21 +60,20 @@ def _replay_command(nplayers, setup, seed, strategies, instrument_dirs):
 
 @click.command()
 @players_option
-@instruments_option
 @click.option(
     "--strategies",
     type=NameList(),
-    default="greedy",
-    show_default=True,
+    default=None,
     metavar="NAME[,NAME...]",
-    help="One strategy for every seat, or one per seat in turn order (name:colour sets a focus).",
+    help="One strategy for every seat, or one per seat in turn order (name:colour sets a focus); "
+    "default: the game's (greedy).",
 )
 @seed_option(DEFAULT_SEED, "Game seed, used as is: the same seed replays the same game.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of the account.")
-@instrument_dir_option
+@game_cli.options("play")
 @strategy_dir_option
 @game_options
-def play(players, instruments, strategies, seed, as_json, instrument_dirs, strategy_dirs, game, board, variants):
+def play(players, strategies, seed, as_json, strategy_dirs, game, **options):
     """Play one game and tell it turn by turn, ending with the final scoring table.
 
     The account shows every pawn move, die, recruit, build, brag, inspector step and score with its
@@ -102,25 +88,19 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
         ssb play --instruments Bass,Vibes,Drums --json > game.json
         ssb play --game echidna --players 5 --board snow --variant catch_up --seed 3
     """
-    _refuse_other_game(game)
-    if not _plays_here(game):
-        return game_cmd.play(game, players, strategies, seed, as_json, board, variants, strategy_dirs)
-    check_players(registry.get(game), [players])
-    from simulator.shuffle_swing.narrate import game_document, narrate
-    from simulator.shuffle_swing.playout import GameSetup, play_one
-    from simulator.shuffle_swing.strategies import StrategyLibrary
-
-    setup = _game_setup(players, instruments, instrument_dirs=tuple(instrument_dirs))
-    names = lineup(strategies, players)
-    strat = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).matrix(names, source="--strategies")
-    from simulator.shuffle_swing.playout import game_entry
-
-    with announce_compile(game_entry(strat)):
-        record = play_one(setup, strat, seed)
+    g = _game(game)
+    check_players(g, [players])
+    setup = _setup(g, players, options)
+    game_cmd.warn_if_every_game_stalls(g, setup, options.get("board"))
+    names = lineup(list(strategies) if strategies else [g.default_strategy], players)
+    strat = _matrix(g, strategy_dirs, names)
+    entry = game_cli.hook(g, "play_entry", lambda game, strat: game.kernel_entry_named("play_game"))(g, strat)
+    with announce_compile(entry, g.kernel_what()):
+        record = g.play_one(setup, strat, seed)
     if as_json:
-        click.echo(json.dumps(game_document(record, names), indent=2))
+        click.echo(json.dumps(g.document(record, names), indent=2))
     else:
-        click.echo(narrate(record, names), nl=False)
+        click.echo(g.narrate(record, names), nl=False)
     if record.violation:
         raise click.exceptions.Exit(1)
 
@@ -142,21 +122,16 @@ def play(players, instruments, strategies, seed, as_json, instrument_dirs, strat
     metavar="N[,N...]",
     help="Player counts to soak.",
 )
-@instruments_option
-@click.option(
-    "--all-sets",
-    is_flag=True,
-    help="Soak every instrument set (one instrument per department from the library) instead of one.",
-)
-@instrument_dir_option
+@game_cli.options("check")
 @game_options
-def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, game, board, variants):
+def check(games, seed, player_counts, game, **options):
     """Soak the rules: play random games and check every invariant after every turn.
 
-    Every seat plays the uniformly random strategy. For each player count (and, with --all-sets,
-    each of the 64 instrument sets) the command prints the games, turns and games per second, then
-    either "no violation" or each violation with the game seed and turn that reproduce it and the
-    `ssb play` line that replays that game. The exit status is 1 when a violation is found.
+    Every seat plays the uniformly random strategy. For each setting (Shuffle and Swing: the instrument
+    set, or with --all-sets each of the 64; a game of boards: each board, or the one given) and player
+    count the command prints the games, turns and games per second, then either "no violation" or each
+    violation with the game seed and turn that reproduce it and the `ssb play` line that replays that
+    game. The exit status is 1 when a violation is found.
 
     Example:
 
@@ -165,54 +140,40 @@ def check(games, seed, player_counts, instruments, all_sets, instrument_dirs, ga
         ssb check --games 20 --all-sets
         ssb check --game echidna --games 20000 --players 2,3,4,5,6
     """
-    _refuse_other_game(game)
-    if not _plays_here(game):
-        return game_cmd.check(game, games, seed, player_counts, board, variants)
-    check_players(registry.get(game), player_counts)
-    import itertools
-
-    from simulator.shuffle_swing.library import InstrumentLibrary
-    from simulator.shuffle_swing.playout import GameSetup, soak
-    from simulator.shuffle_swing.strategies import StrategyLibrary
-
-    lib = StrategyLibrary()
-    library = InstrumentLibrary(extra_dirs=tuple(instrument_dirs))
-    if all_sets:
-        per_dept = [[i.name for i in library.by_department(d)] for d in range(L.N_DEPT)]
-        sets = list(itertools.product(*per_dept))
-    else:
-        sets = [tuple(instruments)]
-    # One untimed game first, so loading the compiled kernel does not count against games/s.
-    warm = _game_setup(player_counts[0], sets[0], library=library)
-    with announce_compile("play_batch"):
-        soak(warm, lib.matrix(["random"] * player_counts[0]), 1, seed)
-    total_games = total_turns = 0
+    g = _game(game)
+    check_players(g, player_counts)
+    settings = game_cli.hook(g, "check_settings", game_cmd.check_settings)(g, options)
+    label = game_cli.hook(g, "setup_label", game_cmd.setup_label)
+    lib = g.strategies(())
+    pick = "" if g is registry.get() else f"--game {g.name} "  # the replay line's --game (the default needs none)
+    click.echo(f"Soak: {g.title}, random seats, {len(settings)} setting{'s' if len(settings) > 1 else ''}, "
+               f"run seed {seed}, {games} games per setting and player count")
+    found = total_games = total_turns = 0
     total_time = 0.0
-    found = 0
-    if all_sets:
-        click.echo(f"Soak: random seats, {len(sets)} instrument sets, run seed {seed}, {games} games per cell")
-    for inst_set in sets:
+    for make, replay in settings:
         for n in player_counts:
-            setup = GameSetup(nplayers=n, instruments=inst_set, library=library)
-            if not all_sets and total_games == 0:
-                click.echo(
-                    f"Soak: random seats, {setup.label}, run seed {seed}, {games} games per player count"
-                )
-            names = ["random"] * n
+            setup = make(n)
+            first = total_games == 0 and n == player_counts[0]
+            if first:
+                game_cmd.warn_if_every_game_stalls(g, setup, options.get("board"))
+            strat = lib.matrix(["random"] * n)
+            # One untimed game first, so loading the compiled kernel does not count against games/s.
+            with _compile_notice(g, "play_batch") if first else contextlib.nullcontext():
+                g.soak(setup, strat, 1, seed)
             t0 = time.perf_counter()
-            report = soak(setup, lib.matrix(names), games, seed)
+            rep = g.soak(setup, strat, games, seed)
             dt = time.perf_counter() - t0
-            total_games += report.games
-            total_turns += report.turns
+            total_games += rep.games
+            total_turns += rep.turns
             total_time += dt
-            rate = report.games / dt if dt > 0 else float("inf")
-            verdict = "no violation" if not report.violations else f"{len(report.violations)} violation(s)"
-            where = f"{setup.label}, " if all_sets else ""
-            click.echo(f"{where}{n} players: {report.games} games, {report.turns} turns, {rate:.1f} games/s, {verdict}")
-            for game_seed, turn, code, message in report.violations:
-                found += 1
+            rate = rep.games / dt if dt > 0 else float("inf")
+            verdict = "no violation" if not rep.violations else f"{len(rep.violations)} violation(s)"
+            click.echo(f"{label(setup)}, {n} players: {rep.games} games, {rep.turns} turns, {rate:.1f} games/s, {verdict}")
+            for game_seed, turn, code, message in rep.violations[:20]:
                 click.echo(f"  violation {code} ({message}) at turn {turn} of game seed {game_seed}")
-                click.echo(f"    replay: {_replay_command(n, setup, game_seed, names, instrument_dirs)}")
+                click.echo(f"    replay: ssb play {pick}--players {n} {' '.join(replay)} "
+                           f"--strategies random --seed {game_seed}")
+            found += len(rep.violations)
     rate = total_games / total_time if total_time > 0 else float("inf")
     verdict = "no violation" if not found else f"{found} violation(s)"
     click.echo(f"Total: {total_games} games, {total_turns} turns, {rate:.1f} games/s, {verdict}")

@@ -1,10 +1,21 @@
-"""``ssb strategies list`` and ``ssb strategies show``: the named strategy profiles (the group's
-``tune``, ``ladder`` and ``meta`` live in :mod:`ssb.strategy_tune_cmd` and :mod:`ssb.meta_cmd`)."""
+"""``ssb strategies list`` and ``ssb strategies show``: the named strategy profiles of any game (the
+group's ``tune``, ``ladder`` and ``meta`` live in :mod:`ssb.strategy_tune_cmd` and :mod:`ssb.meta_cmd`);
+what a game's profiles hold beyond a name, kind, description and weights, its command module says
+(:mod:`ssb.games`: ``strategy_columns``, ``strategy_lines``)."""
 
 import click
 
-from simulator.shuffle_swing import layout as L
+from simulator import games as registry
+from ssb import games as game_cli
 from ssb.common import SsbGroup, strategy_dir_option, table
+
+
+def game_option(f):
+    """``--game``: the game whose profiles are read (default: the registry's)."""
+    return click.option(
+        "--game", default=None, metavar="NAME",
+        help=f"The game whose strategies to read: {', '.join(registry.names())} (default: the first game).",
+    )(f)
 
 
 # --------------------------------------------------------------------------- strategies
@@ -12,7 +23,7 @@ from ssb.common import SsbGroup, strategy_dir_option, table
 
 @click.group(cls=SsbGroup)
 def strategies():
-    """List and show the named strategies (profiles in simulator/shuffle_swing/data/strategies).
+    """List and show the named strategies (profiles in simulator/<game>/data/strategies).
 
     Example:
 
@@ -23,27 +34,30 @@ def strategies():
 
 @strategies.command("list")
 @strategy_dir_option
-def strategies_list(strategy_dirs):
-    """Table of every strategy: kind, focus and description.
+@game_option
+def strategies_list(strategy_dirs, game):
+    """Table of every strategy: kind, what else the game's profiles say (a focus) and description.
 
     Example:
 
     \b
         ssb strategies list --strategy-dir my_profiles/
+        ssb strategies list --game echidna
     """
-    from simulator.shuffle_swing.strategies import StrategyLibrary
-
-    lib = StrategyLibrary(extra_dirs=tuple(strategy_dirs))
-    rows = [
-        (s.name, s.kind, L.DEPT_NAMES[s.focus] if s.focus >= 0 else "-", s.description) for s in lib.all()
-    ]
-    click.echo(table(("name", "kind", "focus", "description"), rows))
+    g = registry.get(game, "--game", "")
+    lib = g.strategies(tuple(strategy_dirs))
+    extra = game_cli.hook(g, "strategy_columns", lambda s: {})
+    own = [extra(s) for s in lib.all()]
+    keys = list(dict.fromkeys(k for cols in own for k in cols))
+    rows = [(s.name, s.kind, *(cols.get(k, "-") for k in keys), s.description) for s, cols in zip(lib.all(), own)]
+    click.echo(table(("name", "kind", *keys, "description"), rows))
 
 
 @strategies.command("show")
 @click.argument("name")
 @strategy_dir_option
-def strategies_show(name, strategy_dirs):
+@game_option
+def strategies_show(name, strategy_dirs, game):
     """Print one strategy: kind, flags, description and its full weight table.
 
     NAME may carry a focus, e.g. greedy:orange.
@@ -52,18 +66,19 @@ def strategies_show(name, strategy_dirs):
 
     \b
         ssb strategies show greedy
+        ssb strategies show lookahead --game echidna
     """
-    from simulator.shuffle_swing.strategies import StrategyLibrary
-
-    s = StrategyLibrary(extra_dirs=tuple(strategy_dirs)).get(name, source="NAME")
+    g = registry.get(game, "--game", "")
+    lib = g.strategies(tuple(strategy_dirs))
+    s = game_cli.hook(g, "get_strategy", lambda lib, name: lib.get(name))(lib, name)
     click.echo(f"{s.name}: {s.kind}")
     if s.description:
         click.echo(s.description)
-    click.echo(f"focus: {L.DEPT_NAMES[s.focus] if s.focus >= 0 else '-'}")
-    if s.kind == "lookahead":
-        click.echo(f"budget: {s.budget} rollouts per candidate")
+    for line in game_cli.hook(g, "strategy_lines", lambda s: [])(s):
+        click.echo(line)
     click.echo(f"file: {s.path}")
     click.echo("weights:" if s.kind != "random" else "weights (unused by the random kind):")
-    width = max(len(w) for w in L.WEIGHT_NAMES)
-    for w in L.WEIGHT_NAMES:
+    names = list(game_cli.hook(g, "weight_names", lambda s: list(s.weights))(s))
+    width = max((len(w) for w in names), default=0)
+    for w in names:
         click.echo(f"  {w:<{width}}  {s.weights.get(w, 0.0):g}")

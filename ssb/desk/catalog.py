@@ -65,6 +65,13 @@ def board_files():
     return out
 
 
+def _validator(game, kind):
+    """The check of a data file of ``kind`` that the game's command module offers (``validate_<kind>``), or None."""
+    from ssb import games as game_cli
+
+    return game_cli.hook(game, f"validate_{kind}")
+
+
 @dataclass
 class Editable:
     """A data file the desk edits: its kind (``instrument`` or ``board``), game, name, the shipped
@@ -104,15 +111,9 @@ class Editable:
 
     def validate(self, doc):
         """Check a document with the game's own loader (raises :class:`simulator.errors.DataError`)."""
-        if self.kind == "instrument":
-            from simulator.shuffle_swing.board import load_board
-            from simulator.shuffle_swing.instruments import instrument_from_doc
-
-            instrument_from_doc(doc, self.own, load_board())
-        elif self.game == instrument_game():
-            from simulator.shuffle_swing.board import load_board
-
-            load_board(self.own, doc=doc)
+        own = _validator(self.game, self.kind)  # the game's own check (ssb.games: validate_instrument, validate_board)
+        if own is not None:
+            own(doc, self.own)
         else:
             # Another game's board: set up a game on it, as ``ssb check --board FILE`` does.
             import tempfile
