@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
-from reports.baseline import build_baseline
-from reports.regress import DEFAULT_ALPHA, FAIL, INCONCLUSIVE, regress
+from reports.gate.baseline import build_baseline
+from reports.gate.regress import DEFAULT_ALPHA, FAIL, INCONCLUSIVE, regress
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
 

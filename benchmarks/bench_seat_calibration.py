@@ -32,7 +32,7 @@ import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
 from reports import stats
-from reports.regress import decide
+from reports.gate.regress import decide
 from reports.stats import margin_tests, mean_and_var
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 
-# How a game's gate figure is worked out from its result tables, per game (``reports.baseline``).
+# How a game's gate figure is worked out from its result tables, per game (``reports.gate.baseline``).
 GATE_HOWS = (
     "seat_sum",  # a seat column summed over the seats (e.g. tokens spent in the game)
     "seat_spread",  # the standard deviation of a seat column over the seats (e.g. score spread)
@@ -77,7 +77,7 @@ class GateSpec:
     figures: tuple = ()
     kinds: tuple = ()
     stalls: bool = False
-    # What a baseline keeps of the run (``reports.baseline``): ``run_settings``, the manifest's settings
+    # What a baseline keeps of the run (``reports.gate.baseline``): ``run_settings``, the manifest's settings
     # that name the run (empty: the scenario's design and its --set changes); ``data_groups``, the
     # groups of the manifest's data files as ``(group, label)``, each file keyed ``label + name`` (a
     # group of one file, ``{"path", "sha256"}``, keyed by the group's name).
@@ -227,7 +227,7 @@ class Game:
     # that only this game reads; given for another game, they are refused naming this one. The
     # default: a game of boards' ``--board`` and ``--variant`` (``ssb.game_cmd``).
     cli_options: tuple = ("board", "variants")
-    # Optional, for the estimated win chances of a run with the lead record (``reports.winchance``):
+    # Optional, for the estimated win chances of a run with the lead record (``reports.feel.winchance``):
     # ``lead_features(standing)`` splits a (rounds, seats) standing matrix into the list of
     # (rounds, seats) arrays the estimate weighs apart (more is better in each). ``None``: the
     # standing is one number, in tens.

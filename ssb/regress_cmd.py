@@ -1,4 +1,4 @@
-"""``ssb baseline`` and ``ssb regress``: the balance regression gate (a thin layer over reports.regress).
+"""``ssb baseline`` and ``ssb regress``: the balance regression gate (a thin layer over reports.gate.regress).
 
 ``baseline`` freezes the figures of a finished run into a JSON file; ``regress`` tests a later run
 against it and says, per figure, pass / fail / inconclusive. With ``--adaptive`` it plays more deals
@@ -63,7 +63,7 @@ def baseline(results_dir, out):
         ssb run echidna-ci --out results/echidna-ci-baseline --force
         ssb baseline results/echidna-ci-baseline -o baselines/echidna-ci-baseline.json
     """
-    from reports.baseline import build_baseline, write_baseline
+    from reports.gate.baseline import build_baseline, write_baseline
 
     try:
         seats, games, manifest = _load(results_dir)
@@ -72,7 +72,7 @@ def baseline(results_dir, out):
     if len(games) == 0:
         raise GateError(f"{results_dir}: the run holds no games")
     doc = build_baseline(seats, games, manifest, source=results_dir)
-    from reports.feel_section import gate_figures  # descriptive game-feel figures of a run with the lead record
+    from reports.feel.section import gate_figures  # descriptive game-feel figures of a run with the lead record
 
     feel = gate_figures(results_dir)
     if feel:
@@ -148,7 +148,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
             run_scenario(scenario, out, jobs=jobs, resume=True, progress=False)
         except RunDirError:
             run_scenario(scenario, out, jobs=jobs, force=True, progress=False)
-        from reports.baseline import figure_table
+        from reports.gate.baseline import figure_table
 
         s, g, _ = _load(out)
         if len(g) != sum(plan.values()):
@@ -287,12 +287,12 @@ def regress(
         ssb run echidna-ci --out results/echidna-ci
         ssb regress results/echidna-ci --baseline baselines/echidna-ci-baseline.json --strict
     """
-    from reports.baseline import read_baseline
+    from reports.gate.baseline import read_baseline
     import os
 
-    from reports.regress import gate_status, parse_margins
-    from reports.regress_format import result_json, summary_markdown, summary_text
-    from reports.regress import regress as run_regress
+    from reports.gate.regress import gate_status, parse_margins
+    from reports.gate.format import result_json, summary_markdown, summary_text
+    from reports.gate.regress import regress as run_regress
 
     try:
         margin_values = parse_margins(margins)
@@ -333,7 +333,7 @@ def regress(
         Path(json_path).write_text(json.dumps(result_json(result, mode, strict), indent=1) + "\n", encoding="utf-8")
     if not quiet:
         click.echo(summary_text(result, mode, strict))
-        from reports.feel_section import gate_lines  # descriptive game-feel figures, never a verdict
+        from reports.feel.section import gate_lines  # descriptive game-feel figures, never a verdict
 
         for line in gate_lines(base.get("feel"), results_dir):
             click.echo(line)

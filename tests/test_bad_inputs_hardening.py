@@ -323,7 +323,7 @@ def test_baseline_into_a_read_only_folder(good_run, read_only_dir):
 
 
 def test_write_baseline_names_the_file_it_cannot_write(tmp_path, monkeypatch):
-    from reports.baseline import write_baseline
+    from reports.gate.baseline import write_baseline
     from simulator.errors import DataError
 
     def refuse(*a, **k):

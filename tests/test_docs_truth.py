@@ -246,9 +246,9 @@ def test_a_clean_checkout_s_gate_says_nothing_changed_since_its_baseline(gate):
     """The committed baselines are of this checkout's data and rules: the gate's line reads
     "changed since the baseline: nothing". When this fails after a change of a data file or of a
     kernel, write the baselines again (docs/guide/regression-gate.md) and commit them."""
-    from reports.baseline import read_baseline, run_identity
-    from reports.regress import changes_since
-    from reports.regress_format import changed_line
+    from reports.gate.baseline import read_baseline, run_identity
+    from reports.gate.regress import changes_since
+    from reports.gate.format import changed_line
     from scenarios.load import load_scenario
     from scenarios.rundir import new_manifest
     from simulator.provenance import code_version

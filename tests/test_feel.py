@@ -1,4 +1,4 @@
-"""The game-feel measures (reports.feel) on synthetic games whose answers are known by hand."""
+"""The game-feel measures (reports.feel.measures) on synthetic games whose answers are known by hand."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reports import feel
+from reports.feel import measures as feel
 
 
 def test_no_lead_change_game_decided_in_round_one():
@@ -121,7 +121,7 @@ def test_stand_out_names_the_setting_only_when_intervals_part():
 
 
 def test_win_chances_recover_a_known_model_and_are_calibrated():
-    from reports import winchance as W
+    from reports.feel import winchance as W
 
     rng = np.random.default_rng(7)
     beta = 0.8  # per 10 points of margin (features are scores / 10)
@@ -144,7 +144,7 @@ def test_win_chances_recover_a_known_model_and_are_calibrated():
 
 
 def test_uncertainty_is_one_for_equal_chances_and_zero_for_certainty():
-    from reports.winchance import uncertainty
+    from reports.feel.winchance import uncertainty
 
     assert uncertainty(np.full((4, 3), 1 / 3)) == pytest.approx(1.0)
     assert uncertainty(np.array([[1.0, 0.0], [0.0, 1.0]])) == pytest.approx(0.0, abs=1e-9)
@@ -164,7 +164,7 @@ def test_the_feel_modules_import_no_kernel():
     import subprocess
     import sys
 
-    code = ("import sys; import reports.feel, reports.feel_data, reports.feel_section, reports.winchance, "
+    code = ("import sys; import reports.feel.measures, reports.feel.data, reports.feel.section, reports.feel.winchance, "
             "reports.metagame; print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

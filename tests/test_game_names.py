@@ -200,7 +200,7 @@ def test_real_games_rank_their_judges_as_before():
 
 
 def test_toy_win_chances_come_from_its_declaration_or_are_refused(toy):
-    from reports import winchance as W
+    from reports.feel import winchance as W
     from scenarios.load import scenario_from_doc
     from simulator.errors import DataError
     from simulator.validate import read_toml
@@ -222,3 +222,82 @@ def test_toy_win_chances_come_from_its_declaration_or_are_refused(toy):
     parts = [home, -(home * 1000 - standing) / 10.0]
     old = np.stack([v - np.stack([np.delete(v, p, axis=1).max(axis=1) for p in range(3)], axis=1) for v in parts], axis=2)
     assert np.array_equal(W.features(standing, "echidna"), old)
+
+
+# --------------------------------------------------------------------------- a game's columns and strategies
+
+
+def _game_fields():
+    """The setting columns and strategy names of one registered game only (a column every game of
+    boards has, ``board``/``variant``, and a strategy every game has, ``random``/``greedy``/
+    ``lookahead``, are the lab's own words, not one game's)."""
+    from dataclasses import fields
+
+    from simulator.game_api import Game
+
+    generic_columns = next(f.default for f in fields(Game) if f.name == "setting_columns")
+    games = [registry.get(n) for n in registry.names() if registry.module_of(n) in registry.GAME_MODULES]  # shipped
+    columns = {c for g in games for c in g.setting_columns} - set(generic_columns)
+    names = [set(g.strategies(()).names()) for g in games]
+    return columns, set.union(*names) - set.intersection(*names)
+
+
+# A strategy's name that is also a word of the lab's own: the balance search's table and keys
+# (``[search]``, ``search.*``), and its verdict ``tuned``.
+ALSO_WORDS = {"search", "tuned"}
+# Constants still present in modules being reworked at the same time (the scenario schema, the worker
+# cell, the tuning and ladder code): ``(file, value)``. The list may only shrink; it is to be emptied
+# when that work lands.
+FIELDS_STILL_TO_GO = {
+    ("scenarios/worker.py", "inst_black"),
+    ("scenarios/worker.py", "inst_orange"),
+    ("scenarios/worker.py", "inst_gray"),
+    ("strategies/tune.py", "majority"),
+}
+# The first game's score sources and chart colours still in the shared chart and frame modules
+# (``reports/charts.py``, ``reports/frames.py``): their charts move to its report folder next.
+FIELDS_STILL_TO_GO |= {("reports/charts.py", "inspector"), ("reports/frames.py", "inspector")}
+
+
+def field_problems(source, rel, columns, strategies):
+    """``[(line, text)]``: string constants of one module (docstrings left out) that are one game's
+    setting column or strategy name."""
+    tree = ast.parse(source, filename=rel)
+    docs = _docstrings(tree)
+    out = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in docs:
+            continue
+        v = node.value.strip()
+        if v in columns:
+            out.append((node.lineno, f"a game's setting column: {v!r}"))
+        elif v in strategies and v not in ALSO_WORDS:
+            out.append((node.lineno, f"a game's strategy: {v!r}"))
+    return out
+
+
+def test_shared_code_names_no_games_columns_or_strategies():
+    columns, strategies = _game_fields()
+    assert {"inst_black", "inst_orange", "inst_gray"} <= columns and {"tuned", "plain-setup", "saboteur"} <= strategies
+    assert not {"board", "variant"} & columns and not {"greedy", "random"} & strategies
+    found, seen = [], set()
+    for path in shared_modules():
+        rel = str(path.relative_to(ROOT))
+        for line, what in field_problems(path.read_text(), rel, columns, strategies):
+            value = what.split(": ", 1)[1].strip("'")
+            seen.add((rel, value))
+            if (rel, value) not in FIELDS_STILL_TO_GO:
+                found.append(f"{rel}:{line}: {what}")
+    assert not found, "a game's columns or strategies in shared code (declare them in the game's entry):\n" + "\n".join(found)
+    assert sorted(FIELDS_STILL_TO_GO - seen) == [], "gone from the code: take them off FIELDS_STILL_TO_GO"
+
+
+def test_the_field_guard_catches_a_column_and_a_strategy():
+    src = '''
+"""Doc: tuned and inst_black may be named here."""
+KEYS = ("players", "inst_black", "board", "lineup")
+STRONG = ("search_deep", "greedy")
+SECTION = "search"
+'''
+    got = field_problems(src, "x.py", {"inst_black"}, {"search_deep", "search"})
+    assert [line for line, _ in got] == [3, 4]

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from reports.baseline import BaselineError, figure_rows, kinds_of, read_baseline
-from reports.regress import (
+from reports.gate.baseline import BaselineError, figure_rows, kinds_of, read_baseline
+from reports.gate.regress import (
     DEFAULT_MARGINS,
     FAIL,
     INCONCLUSIVE,
@@ -24,7 +24,7 @@ from reports.regress import (
     parse_margins,
     regress,
 )
-from reports.regress_format import cell_label
+from reports.gate.format import cell_label
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
 from scenarios.load import load_scenario

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from reports.baseline import BaselineError, baseline_values, build_baseline, read_baseline, write_baseline
-from reports.regress import (
+from reports.gate.baseline import BaselineError, baseline_values, build_baseline, read_baseline, write_baseline
+from reports.gate.regress import (
     C_FAIL,
     C_PASS,
     FAIL,
@@ -235,7 +235,7 @@ def test_a_change_of_the_two_player_balance_fails_the_paired_gate(tmp_path):
     """The committed baseline's own tables with 14% of seat 1's 2-player wins handed to seat 0
     (seat 0 about 6.5 pp more, every other figure untouched): the gate fails on exactly the
     2-player seat figures; the untouched tables pass."""
-    from reports.regress import regress
+    from reports.gate.regress import regress
     from test_regress import COMMITTED
 
     base = read_baseline(COMMITTED)

@@ -125,8 +125,8 @@ def test_run_with_the_record_adds_the_lead_column_and_the_same_tables(tmp_path):
     for players, rounds, lead in t.itertuples(index=False):
         assert len(lead) == players * rounds
 
-    from reports.feel_data import feel_tables
-    from reports.feel_section import feel_section, gate_figures, stand_out_lines
+    from reports.feel.data import feel_tables
+    from reports.feel.section import feel_section, gate_figures, stand_out_lines
 
     per_game, table = feel_tables(tmp_path / "on")
     assert len(per_game) == len(g_on) and set(table["setting"]) == {
@@ -139,7 +139,7 @@ def test_run_with_the_record_adds_the_lead_column_and_the_same_tables(tmp_path):
     figs = gate_figures(tmp_path / "on", width=10.0)
     assert set(figs) == set(table["setting"]) and set(figs["2p Violin/Piano/Horns greedy"]) == {"lead_changes", "decided_at", "runaway"}
     assert gate_figures(tmp_path / "on", width=0.0) == {}  # 12 games: nothing is stable enough at width 0
-    from reports.feel_section import gate_lines
+    from reports.feel.section import gate_lines
 
     assert gate_lines(None, tmp_path / "off") == []
     lines = gate_lines({"2p Violin/Piano/Horns greedy": {"lead_changes": 9.0}}, tmp_path / "off")
@@ -150,7 +150,7 @@ def test_echidna_run_with_the_record_reports_per_board(tmp_path):
     p = tmp_path / "e.toml"
     p.write_text(ECHIDNA)
     run_scenario(p, tmp_path / "e", jobs=1, progress=False)
-    from reports.feel_data import feel_tables
+    from reports.feel.data import feel_tables
 
     per_game, table = feel_tables(tmp_path / "e")
     assert set(table["setting"]) == {"3p forest/base greedy", "3p snow/base greedy"}
@@ -211,7 +211,7 @@ def test_echidna_fingerprint_is_unchanged_with_the_record_on():
 
 
 def test_settings_are_ranked_by_lead_changes_and_decisiveness():
-    from reports.feel_section import rank_settings
+    from reports.feel.section import rank_settings
 
     rows = []
     for label, lc, d in (("A", 2.0, 0.7), ("B", 3.0, 0.6), ("C", 2.5, 0.8)):
@@ -244,7 +244,7 @@ def test_a_meta_game_file_beside_a_run_is_shown_in_the_report(tmp_path):
     import json
     from types import SimpleNamespace
 
-    from reports.feel_section import add_feel
+    from reports.feel.section import add_feel
 
     names = ["weak", "strong", "middle"]
     strength = {"weak": 0.0, "middle": 1.0, "strong": 2.0}
@@ -300,8 +300,8 @@ def test_projected_standing_ends_on_the_final_score_and_the_options_keep_default
 
 
 def test_a_run_recording_the_set_up_reports_the_projected_standing_ludii_and_the_set_up(tmp_path):
-    from reports.feel_data import load_lead
-    from reports.feel_section import feel_section
+    from reports.feel.data import load_lead
+    from reports.feel.section import feel_section
     from scenarios.record import NOT_REPLAYED, PROJECTED_COLUMN, REPLAY_COLUMN, SETUP_EVERY
 
     p = tmp_path / "s.toml"

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from statsmodels.stats.multitest import multipletests
 
-from reports.baseline import (
+from reports.gate.baseline import (
     BaselineError,
     baseline_figures,
     build_baseline,
@@ -20,7 +20,7 @@ from reports.baseline import (
     read_baseline,
     write_baseline,
 )
-from reports.regress import (
+from reports.gate.regress import (
     C_FAIL,
     C_INCONCLUSIVE,
     C_PASS,

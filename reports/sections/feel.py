@@ -1,11 +1,11 @@
 """Game feel, every game's: how tense a game is, from a run's per-round lead record (and the
-meta-game files saved beside the run), after the numbered sections (:mod:`reports.feel_section`)."""
+meta-game files saved beside the run), after the numbered sections (:mod:`reports.feel.section`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from reports.feel_section import feel_and_meta_section
+from reports.feel.section import feel_and_meta_section
 
 KEY = "feel"
 ORDER = 90

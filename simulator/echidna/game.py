@@ -137,6 +137,6 @@ GAME = Game(
         words=(("random", "random players"), ("plain-setup", "players who set up at random"),
                ("greedy", "greedy's level"), ("lookahead", "players who look ahead")),
     ),
-    # The win-chance estimate weighs bugs home and the steps still to go apart (reports.winchance).
+    # The win-chance estimate weighs bugs home and the steps still to go apart (reports.feel.winchance).
     lead_features=_ech_lead_features,
 )

@@ -1,4 +1,4 @@
-"""Reading a run's lead record back and turning it into game-feel tables (``reports.feel``).
+"""Reading a run's lead record back and turning it into game-feel tables (``reports.feel.measures``).
 
 A run made with ``record = ["lead"]`` (``scenarios.record``) holds, in each row of its games
 table, a column ``lead``: each seat's standing after each round, flattened. :func:`load_lead`
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from reports import feel
+from reports.feel import measures as feel
 from scenarios.record import LEAD_COLUMN, PROJECTED_COLUMN, REPLAY_COLUMN
 from scenarios.results import GAMES_DIR, MANIFEST, RunDirError, read_manifest
 

@@ -1,6 +1,6 @@
 """The texts of a balance regression: the Markdown summary (a pull-request comment), the terminal
 lines and the JSON record, with the formatting of figures in their units (rates in percent and
-percentage points). The verdicts themselves come from :mod:`reports.regress`.
+percentage points). The verdicts themselves come from :mod:`reports.gate.regress`.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-from reports.baseline import RATE_KINDS
-from reports.regress import FAIL, INCONCLUSIVE, LEFT_OUT, PASS, gate_status
+from reports.gate.baseline import RATE_KINDS
+from reports.gate.regress import FAIL, INCONCLUSIVE, LEFT_OUT, PASS, gate_status
 
 
 def _is_rate(kind):
@@ -312,7 +312,7 @@ def summary_text(result, mode="fail", strict=False):
 
 def changed_line(ch):
     """``changed since the baseline: board, rules kernel`` (or ``nothing``): the data files, settings
-    and rules kernel that differ from the baseline's run (``reports.regress.changes_since``)."""
+    and rules kernel that differ from the baseline's run (``reports.gate.regress.changes_since``)."""
     changed = [f["file"] for f in ch["data_files"]] + [f"setting {s['setting']}" for s in ch["settings"]]
     if ch["kernel_changed"]:
         changed.append("rules kernel")

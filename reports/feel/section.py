@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from reports import feel
-from reports.feel_data import feel_tables, has_lead, load_lead, setup_table, wide
+from reports.feel import measures as feel
+from reports.feel.data import feel_tables, has_lead, load_lead, setup_table, wide
 
 # The measures shown in the section's table (the lab's, then Ludii's), and the two charted per setting.
 SHOWN = ("lead_changes", "ludii_lead_changes", "ludii_lead_change", "behind_share", "behind_depth", "ludii_drama",
@@ -138,7 +138,7 @@ def feel_section(results_dir):
 
     if not has_lead(results_dir):
         return None
-    from reports import winchance
+    from reports.feel import winchance
 
     from scenarios.results import read_manifest
 

@@ -111,7 +111,7 @@ RATE_KINDS = frozenset(k for k, v in _ALL.items() if v.rate)
 UNITS = {k: v.unit for k, v in _ALL.items()}
 # Scenario keys that do not change what a cell plays, only how much and with which deals.
 SAMPLING_KEYS = ("name", "description", "seed", "games")
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FIGURE_COLUMNS = ("cell_key", "figure", "kind", "label", "n", "sum", "sumsq", "count", "trials")
 
 

@@ -66,7 +66,7 @@ LUDII_MEASURES = (
     ("ludii_drama", "Ludii Drama, average (winner's gap to the top over all states, x final spread)", "spread"),
     ("ludii_decisiveness", "Ludii DecisivenessMoves (share of the game before the winner passes the threshold)", "share"),
 )
-# Measures a caller may add to the per-game frame (``reports.winchance``: from estimated win chances).
+# Measures a caller may add to the per-game frame (``reports.feel.winchance``: from estimated win chances).
 EXTRA_MEASURES = (("uncertainty", "uncertainty (entropy of the estimated win chances)", "share"),)
 
 

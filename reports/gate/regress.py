@@ -1,6 +1,6 @@
 """Balance regression: did a change move any figure of a run away from its baseline?
 
-For every figure of every cell (see :mod:`reports.baseline`) the difference ``d = now - baseline``
+For every figure of every cell (see :mod:`reports.gate.baseline`) the difference ``d = now - baseline``
 of two independent samples of deals gets one of three verdicts, against a margin ``m`` of its kind
 (:data:`DEFAULT_MARGINS`), by where the difference's interval lies::
 
@@ -38,10 +38,10 @@ p-value is the one of a fixed-size test (the cell's data up to look k, had it pl
 so by the union bound over looks and figures the chance of any false fail stays at most ``a``. The
 same holds for a false pass (claiming equivalence of a figure that moved by the margin or more). Extra deals come from a fresh run seed per
 round (:func:`round_seed`), so they are new, independent deals, and their moments add to the
-earlier ones (:func:`reports.baseline.merge_figures`).
+earlier ones (:func:`reports.gate.baseline.merge_figures`).
 
 The statistics on moments (Welch differences, the margin tests, Holm) live in :mod:`reports.stats`,
-the texts of a regression (Markdown, terminal, JSON) in :mod:`reports.regress_format`.
+the texts of a regression (Markdown, terminal, JSON) in :mod:`reports.gate.format`.
 
 Everything here works on plain arrays and is vectorised over leading axes, so the tests can replay
 thousands of synthetic gates in a fraction of a second.
@@ -53,7 +53,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from reports.baseline import (
+from reports.gate.baseline import (
     KINDS,
     UNITS,
     all_kinds,
@@ -243,8 +243,8 @@ def check_game(baseline, manifest, baseline_path="baseline"):
 def paired_moments(base_values, now_values):
     """Moments of the per-deal differences ``now - baseline`` on the deals both runs played.
 
-    ``base_values``: :func:`reports.baseline.baseline_values` of the baseline; ``now_values``:
-    :func:`reports.baseline.deal_values` of the run. Deals are matched by their setup seed, so the
+    ``base_values``: :func:`reports.gate.baseline.baseline_values` of the baseline; ``now_values``:
+    :func:`reports.gate.baseline.deal_values` of the run. Deals are matched by their setup seed, so the
     run must have played the baseline's deals (same scenario, same run seed). Returns a DataFrame
     ``cell_key, figure, n_pair, sum_pair, sumsq_pair`` (cells or figures with fewer than two
     common deals are left out: they are compared as independent samples).
