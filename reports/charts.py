@@ -562,7 +562,7 @@ def expansion_effects(answers, measures, confidence):
     """Per instrument and player count, its difference from the department's reference with its
     interval, one point per judge: the measure each instrument's sentence names, in margins (effect /
     margin), so every instrument shares one axis and the band [-1, 1] is the margin; one panel per
-    player count. ``answers`` is :func:`reports.instrument_judges.answer_table`."""
+    player count. ``answers`` is :func:`reports.sections.shuffle_swing.instrument_judges.answer_table`."""
     a = answers.copy()
     a["x"], a["xlo"], a["xhi"] = a["effect"] / a["margin"], a["lo"] / a["margin"], a["hi"] / a["margin"]
     a["_d"] = a["department"].map({d: i for i, d in enumerate(DEPTS)})

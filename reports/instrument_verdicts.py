@@ -50,7 +50,7 @@ intervals: its verdict cannot move with the company it keeps.
 
 Every comparison is made per player count and lineup: a run with several judge levels (mirror
 lineups of different strategies) gets one verdict per judge, never a pooled one; whether the judges
-differ is tested in :mod:`reports.instrument_judges`.
+differ is tested in :mod:`reports.sections.shuffle_swing.instrument_judges`.
 
 Verdict of one instrument (per player count and lineup): out of line when some measure is; in line when every
 measure is; unclear otherwise. Ranking: out of line first, then unclear, then in line; within a

@@ -1,4 +1,4 @@
-"""The expansion answer across judges (reports.instrument_judges): one sentence per instrument and
+"""The expansion answer across judges (reports.sections.shuffle_swing.instrument_judges): one sentence per instrument and
 player count; "moves with skill" only where the two-sample test of the judges' difference shows it;
 the seat effect of each swap; the test's error calibrated on synthetic truth."""
 
@@ -12,7 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from report_tables import complete  # noqa: E402
 
-from reports.instrument_judges import (  # noqa: E402
+from reports.sections.shuffle_swing.instrument_judges import (  # noqa: E402
     AGREE,
     LEAVES,
     NOT_SHOWN,

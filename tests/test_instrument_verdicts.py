@@ -12,7 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from report_tables import complete  # noqa: E402
 
-from reports.instrument_section import headline_lines  # noqa: E402
+from reports.sections.shuffle_swing.instrument_section import headline_lines  # noqa: E402
 from reports.instrument_verdicts import (  # noqa: E402
     IN_LINE,
     OUT,

@@ -90,8 +90,8 @@ GAME = Game(
     # front, scoring sources, instruments out of line, the game shape with scores and passes (in place
     # of the generic one), the rules that bite and the tie-break's part of each seat edge (R13).
     report=ReportSpec(
-        sections=("shuffle_swing.about", "shuffle_swing.scoring", "instruments", "shuffle_swing.score_shape",
-                  "shuffle_swing.rules", "shuffle_swing.tiebreak"),
+        sections=tuple(f"shuffle_swing.{part}" for part in ("about", "scoring", "instruments", "score_shape", "rules",
+                                                             "tiebreak")),
         setting_label="instruments",
         setting_title="instruments",
         setting_words="instrument set",

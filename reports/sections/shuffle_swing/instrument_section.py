@@ -2,7 +2,7 @@
 
 The verdicts come from :mod:`reports.instrument_verdicts` (each instrument against its department's
 reference, paired on the same deals), the answer in words across the judges from
-:mod:`reports.instrument_judges`; the descriptive figures (objective points, unbuilt rate and
+:mod:`reports.sections.shuffle_swing.instrument_judges`; the descriptive figures (objective points, unbuilt rate and
 who pays, game length) from :mod:`reports.instruments`. No other section judges an instrument.
 """
 
@@ -23,7 +23,7 @@ from reports.instrument_verdicts import (
     margin_text,
     seat_name,
 )
-from reports.instrument_judges import answer_table, instrument_sentences, judge_differences, judge_order
+from reports.sections.shuffle_swing.instrument_judges import answer_table, instrument_sentences, judge_differences, judge_order
 from reports.instruments import compare_instruments
 from reports.io import tables_of
 

@@ -1,12 +1,12 @@
 """Shuffle and Swing: the instruments out of line with their department's reference
-(:mod:`reports.instrument_section`), the most often unbuilt instrument per judge, their lines under
+(:mod:`reports.sections.shuffle_swing.instrument_section`), the most often unbuilt instrument per judge, their lines under
 the headline and their sentences in the answer. Reads the ``--instrument-margin`` option."""
 
 from __future__ import annotations
 
 from reports.frames import DEPTS, pct
-from reports.instrument_judges import instrument_answers, judge_order
-from reports.instrument_section import headline_lines, instrument_section
+from reports.sections.shuffle_swing.instrument_judges import instrument_answers, judge_order
+from reports.sections.shuffle_swing.instrument_section import headline_lines, instrument_section
 from reports.seats import level_label
 from reports.sections.shuffle_swing.sources import level_sources
 from reports.sections.shuffle_swing.scoring import agreement_word
