@@ -15,15 +15,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-# The first game's departments and score sources (its scoring and instrument sections read them).
+# The first game's departments (its instrument sections and the default setting read them).
 DEPTS = ("black", "orange", "gray")
 INST_COLUMNS = tuple(f"inst_{d}" for d in DEPTS)
-SOURCES = (
-    "inspector",
-    *(f"objective_{d}" for d in DEPTS),
-    *(f"brag_{d}" for d in DEPTS),
-    *(f"penalty_{d}" for d in DEPTS),
-)
 GAME_ID = ["cell", "game"]
 
 

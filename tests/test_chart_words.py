@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from report_tables import synthetic_run  # noqa: E402
 
 from reports import charts  # noqa: E402
+from reports.sections.shuffle_swing import source_charts  # noqa: E402
 from reports.seats import seat_advantage  # noqa: E402
 
 VERMILLION = (0xD5, 0x5E, 0x00)
@@ -24,11 +25,11 @@ def _has_colour(png, rgb):
 
 def test_sources_are_named_by_instrument_when_one_holds_the_department():
     one = pd.DataFrame({"instruments": ["Violin/Piano/Horns"] * 2})
-    labels = [lab for lab, *_ in charts.source_labels(one)]
+    labels = [lab for lab, *_ in source_charts.source_labels(one)]
     assert "Violin objectives" in labels and "Horns end award" in labels and "unbuilt penalties" in labels
     assert not any(lab.startswith(("objective ", "brag ")) for lab in labels)
     two = pd.DataFrame({"instruments": ["Violin/Piano/Horns", "Bass/Piano/Horns"]})
-    labels = [lab for lab, *_ in charts.source_labels(two)]
+    labels = [lab for lab, *_ in source_charts.source_labels(two)]
     assert "black instrument objectives" in labels and "Piano objectives" in labels
 
 

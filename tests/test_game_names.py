@@ -254,9 +254,6 @@ FIELDS_STILL_TO_GO = {
     ("scenarios/worker.py", "inst_gray"),
     ("strategies/tune.py", "majority"),
 }
-# The first game's score sources and chart colours still in the shared chart and frame modules
-# (``reports/charts.py``, ``reports/frames.py``): their charts move to its report folder next.
-FIELDS_STILL_TO_GO |= {("reports/charts.py", "inspector"), ("reports/frames.py", "inspector")}
 
 
 def field_problems(source, rel, columns, strategies):

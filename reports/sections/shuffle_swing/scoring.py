@@ -3,12 +3,12 @@ the winners' main point source per judge."""
 
 from __future__ import annotations
 
-from reports import charts
 from reports import present as P
 from reports.document import Table
-from reports.frames import DEPTS, SOURCES, pct
+from reports.frames import DEPTS, pct
 from reports.seat_section import setting_cols
-from reports.sections.shuffle_swing.sources import level_sources, scoring_sources
+from reports.sections.shuffle_swing import source_charts
+from reports.sections.shuffle_swing.sources import SOURCES, level_sources, scoring_sources
 from reports.seats import level_label
 
 KEY = "scoring"
@@ -67,7 +67,7 @@ def build(ctx):
         KEY,
         "Scoring sources",
         "Where do the points come from, and what wins games?",
-        charts=[charts.source_bars(sc.by_seat), charts.winner_share_bars(sc.winners)],
+        charts=[source_charts.source_bars(sc.by_seat), source_charts.winner_share_bars(sc.winners)],
         tables=[
             Table("score_sources_by_seat", "Mean points per seat by source", sc.by_seat, P.present(sc.by_seat, seat_spec)),
             Table(

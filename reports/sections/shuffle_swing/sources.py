@@ -18,9 +18,17 @@ import numpy as np
 import pandas as pd
 
 from reports import moments as M
-from reports.frames import DEPTS, SETTING, SOURCES, with_setting
+from reports.frames import DEPTS, SETTING, with_setting
 from reports.io import tables_of
 from reports.moments import Clustered
+
+# The score sources of a seat's total, in the result columns' words.
+SOURCES = (
+    "inspector",
+    *(f"objective_{d}" for d in DEPTS),
+    *(f"brag_{d}" for d in DEPTS),
+    *(f"penalty_{d}" for d in DEPTS),
+)
 
 
 @dataclass
