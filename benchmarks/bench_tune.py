@@ -36,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from reports.tune_verdicts import judge
+from reports.tune.verdicts import judge
 from scenarios.tuning import Tuner, candidate_scenario, load_tuning
 from simulator.seeds import derive_seed
 from scenarios.runner import dispatcher

@@ -322,7 +322,7 @@ def instrument_effect(seats, games, department, instrument, measure="objective_p
     reference, per player count and lineup, exactly as the section computes it: one row each with
     ``players, lineup, reference, paired, deals, effect, se, df, value, base``; empty when it is the
     reference or has no reference in these games. ``ssb tune`` decides its instrument targets with it
-    (``reports.tune_verdicts``)."""
+    (``reports.tune.verdicts``)."""
     if measure not in MEASURES or measure in ("seat_win", "strategy_win"):
         raise ValueError(f"{measure!r} is not a single-column instrument measure")
     cols = ["players", "lineup", "reference", "paired", "deals", "effect", "se", "df", "value", "base"]

@@ -1,5 +1,5 @@
 """``ssb tune``: the smallest data change that meets a balance target (wires scenarios.tuning to the
-report's verdicts in reports.tune_verdicts and writes the answer)."""
+report's verdicts in reports.tune.verdicts and writes the answer)."""
 
 from pathlib import Path
 
@@ -14,7 +14,7 @@ TuneError = UserError  # the command's user errors: ``error: <message>``, exit s
 
 def write_answer(spec, result, out_dir):
     """Write the changed data files, their diff and the summaries; returns the paths written."""
-    from reports.tune_summary import to_html, to_markdown
+    from reports.tune.summary import to_html, to_markdown
     from scenarios.results import write_atomic
     from scenarios.tuning import answer_folder, changed_files, data_diff, write_changed_files
 
@@ -74,7 +74,7 @@ def tune(tuning_file, out_dir, jobs, backend, scheduler, sets, resume, force, qu
         ssb tune my_tunes/horns.toml --set search.trials=8 --out results/tune/horns-quick
         ssb run expansion --instrument-dir results/tune/organ-points/instruments
     """
-    from reports.tune_verdicts import judge
+    from reports.tune.verdicts import judge
     from scenarios.tuning import Tuner, load_tuning
 
     backend = run_backend(resume, force, backend, scheduler)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from reports.tune_verdicts import FAILED, MET, OPEN, TARGET_KINDS, TargetVerdict, judge
+from reports.tune.verdicts import FAILED, MET, OPEN, TARGET_KINDS, TargetVerdict, judge
 from scenarios.tuning import (
     TARGET_FIELDS,
     TuneDirError,

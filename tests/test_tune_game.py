@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from reports.tune_verdicts import FAILED, MET, judge
+from reports.tune.verdicts import FAILED, MET, judge
 from scenarios.runner import dispatcher
 from scenarios.tuning import (
     GamePlayer,
@@ -284,7 +284,7 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_answer(planted):
 def test_no_fix_reports_the_closest_candidate_on_fresh_deals(tmp_path):
     """A space that cannot remove the planted edge (the home stretch, E8, leaves the schedule alone):
     no fix, and the closest candidate is re-played on fresh deals as the evidence."""
-    from reports.tune_summary import to_markdown
+    from reports.tune.summary import to_markdown
 
     text = TUNE.replace('"token_schedule.0" = { range = [0, 25] }', "home_stretch = { values = [true] }")
     text = text.replace("confirm_games = 2000", "confirm_games = 1500")
