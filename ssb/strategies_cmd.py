@@ -18,6 +18,18 @@ def game_option(f):
     )(f)
 
 
+def profile_fields(s):
+    """What ``show`` prints of a profile beyond its name, kind, description, file and weights, for a
+    game whose command module says nothing else: each further number or word it holds (``depth: 2``)."""
+    from dataclasses import fields, is_dataclass
+
+    told = {"name", "kind", "description", "weights", "path"}
+    if not is_dataclass(s):
+        return []
+    return [f"{f.name}: {getattr(s, f.name)}" for f in fields(s)
+            if f.name not in told and isinstance(getattr(s, f.name), (int, float, str)) and not isinstance(getattr(s, f.name), bool)]
+
+
 # --------------------------------------------------------------------------- strategies
 
 
@@ -74,7 +86,7 @@ def strategies_show(name, strategy_dirs, game):
     click.echo(f"{s.name}: {s.kind}")
     if s.description:
         click.echo(s.description)
-    for line in game_cli.hook(g, "strategy_lines", lambda s: [])(s):
+    for line in game_cli.hook(g, "strategy_lines", profile_fields)(s):
         click.echo(line)
     click.echo(f"file: {s.path}")
     click.echo("weights:" if s.kind != "random" else "weights (unused by the random kind):")

@@ -31,7 +31,7 @@ def test_a_games_commands_come_from_its_entry():
     assert "all_sets" in {p.name for p in cli.commands["check"].params}
 
 
-@pytest.mark.parametrize("game, name, word", [("shuffle-swing", "tuned", "focus"), ("echidna", "plain-setup", "weights:")])
+@pytest.mark.parametrize("game, name, word", [("shuffle-swing", "tuned", "focus: "), ("echidna", "lookahead", "depth: ")])
 def test_strategies_list_and_show_serve_every_game(game, name, word):
     listed = run("strategies", "list", "--game", game)
     assert listed.exit_code == 0 and name in listed.output
