@@ -35,45 +35,30 @@ import copy
 import hashlib
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from scenarios.canonical import to_toml
-from scenarios.record import LEAD_COLUMN, check_record, lead_lists
+from scenarios.record import LEAD_COLUMN, lead_lists
 from scenarios.schema import result_columns
 from scenarios.spec import (
     MAX_GAMES,
+    SHARED_KEYS,
+    SHARED_REQUIRED,
     LineupCell,
     check_cell_count,
-    check_description,
     lineup_period,
-    parse_lineups,
-    parse_max_games,
+    parse_common,
     parse_set,
-    set_lineup_key,
+    set_shared_key,
 )
 from simulator import games as registry
 from simulator.errors import DataError
-from simulator.seeds import MAX_SEED
 from simulator.validate import Checker
 
-TOP_KEYS = (
-    "game",
-    "name",
-    "description",
-    "seed",
-    "games",
-    "players",
-    "boards",
-    "variants",
-    "reference",
-    "strategy_dirs",
-    "lineup",
-    "record",
-)
-REQUIRED = ("game", "name", "seed", "games", "players", "lineup")
+TOP_KEYS = SHARED_KEYS + ("boards", "variants", "reference")
+REQUIRED = ("game",) + SHARED_REQUIRED
 
 @dataclass(frozen=True)
 class GameCell(LineupCell):
@@ -148,6 +133,7 @@ class GameScenario:
     strategy_dirs: tuple = ()
     set_args: tuple = ()
     record: tuple = ()
+    sequential: object = None  # scenarios.sequential.SequentialPlan of a [sequential] scenario
 
     @property
     def total_games(self):
@@ -221,10 +207,8 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
     for item in set_args:
         key, value = parse_set(item, path)
         top = key.split(".")[0]
-        if top == "sequential":
-            title = registry.get(doc.get("game"), path, "game").title
-            raise DataError(path, key, f"sequential runs are not supported for {title} yet: give the games per cell "
-                            "with games = N (or --games N)")
+        if set_shared_key(doc, key, value, path):
+            continue
         if top not in TOP_KEYS:
             raise DataError(path, key, f"unknown scenario key (known: {', '.join(TOP_KEYS)})")
         if top == "variants" and "." not in key:
@@ -235,8 +219,6 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
             for p in parts[1:-1]:
                 table = table.setdefault(p, {})
             table[parts[-1]] = value
-        elif top == "lineup":
-            set_lineup_key(doc, key, value, path)
         else:
             doc[top] = value
     if games is not None:
@@ -247,31 +229,15 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         set_args += (f"seed={seed}",)
 
     ck = Checker(path)
-    g = registry.get(doc.get("game"), path, "game") if isinstance(doc, dict) and "game" in doc else None
-    if g is not None and "sequential" in doc:
-        # Sequential runs judge Shuffle and Swing's seat verdicts; this schema has no [sequential] yet.
-        ck.fail("sequential", f"sequential runs are not supported for {g.title} yet: remove the [sequential] "
-                "table (and any --set sequential...) and give the games per cell with games = N")
     ck.table(doc, "", required=REQUIRED, optional=TOP_KEYS)
     g = registry.get(doc["game"], path, "game")
-    name = ck.string(doc["name"], "name").strip()
-    description = check_description(ck, doc.get("description", ""))
-    seed_v = ck.integer(doc["seed"], "seed", lo=0, hi=MAX_SEED)
-    games_v = ck.integer(doc["games"], "games", lo=1, hi=MAX_GAMES)
-    raw_players = doc["players"]
-    if isinstance(raw_players, int) and not isinstance(raw_players, bool):
-        raw_players = [raw_players]
-    players = ck.int_list(raw_players, "players", min_len=1)
-    for i, n in enumerate(players):
-        if n not in g.player_counts:
-            ck.fail(f"players[{i}]", f"{n} players is not supported by {g.title} ({', '.join(map(str, g.player_counts))})")
-    if len(set(players)) != len(players):
-        ck.fail("players", "a player count is listed twice")
+    common = parse_common(ck, doc, g, path)
+    players, lib, lineups = common.players, common.strategies, common.lineups
     boards = doc.get("boards", [g.boards[0]] if g.boards else [])
     if isinstance(boards, str):
         boards = [boards]
     boards = ck.str_list(boards, "boards", min_len=1, what="boards")
-    base_dir = Path(path).resolve().parent
+    base_dir = common.base_dir
     board_objects = {}
     for i, b in enumerate(boards):
         ref = b if b in g.boards else str((base_dir / b).resolve())
@@ -292,18 +258,6 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
     reference = doc.get("reference", next(iter(variants)))
     if reference not in variants:
         ck.fail("reference", f"'{reference}' is not one of the variants ({', '.join(variants)})")
-    sdirs = doc.get("strategy_dirs", [])
-    if isinstance(sdirs, str):
-        sdirs = [sdirs]
-    sdirs = ck.str_list(sdirs, "strategy_dirs", what="folders")
-    resolved = []
-    for i, d in enumerate(sdirs):
-        p = (base_dir / d).resolve()
-        if not p.is_dir():
-            ck.fail(f"strategy_dirs[{i}]", f"folder not found: {p}")
-        resolved.append(str(p))
-    lib = g.strategies(tuple(resolved))
-    lineups = _game_lineups(ck, doc["lineup"], players, lib, path, g)
     # Every setting must pack (e.g. a token schedule too short for 6 players).
     for n in players:
         for vname, v in variants.items():
@@ -311,33 +265,35 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
                 g.setup(n, board_objects[boards[0]], v)
             except DataError as exc:
                 raise DataError(path, f"variants.{vname}", f"with {n} players: {exc.reason}") from None
-    caps = parse_max_games(ck, doc["lineup"], lib, path)  # fewer games for a lineup holding a slow strategy
     check_cell_count(ck, len(boards) * len(variants) * sum(len(lineups[n]) for n in players), "lineup")
     cells = []
     for n in players:
         for b in boards:
             for vname in variants:
                 for lineup in lineups[n]:
-                    cell_games = min([games_v] + [caps[x] for x in set(lineup) if x in caps])
+                    cell_games = common.cell_games(lineup)
                     cells.append(GameCell(len(cells), n, b, vname, lineup, math.ceil(cell_games / lineup_period(lineup))))
+    from scenarios.sequential import parse_sequential
+
+    sequential = parse_sequential(ck, doc.get("sequential"), cells, MAX_GAMES)
     eff = {
         "game": g.name,
-        "name": name,
-        "description": description,
-        "seed": seed_v,
-        "games": games_v,
+        "name": common.name,
+        "description": common.description,
+        "seed": common.seed,
+        "games": common.games,
         "players": list(players),
         "boards": list(boards),
         "variants": {k: raw_var[k] for k in variants},
         "reference": reference,
-        "strategy_dirs": list(sdirs),
+        "strategy_dirs": common.strategy_dirs_raw,
         "lineup": doc["lineup"],
     }
-    record = check_record(ck, doc.get("record"), known=("lead",))
-    if record and g.play_batch_lead is None:
-        ck.fail("record", f"{g.title} has no lead record")
+    record = common.record
     if record:
         eff["record"] = list(record)
+    if sequential is not None:
+        eff["sequential"] = sequential.as_doc()
     text = to_toml(eff)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return GameScenario(
@@ -346,10 +302,10 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         text=text,
         sha256=sha,
         game=g.name,
-        name=name,
-        description=description,
-        seed=seed_v,
-        games=games_v,
+        name=common.name,
+        description=common.description,
+        seed=common.seed,
+        games=common.games,
         players=tuple(players),
         boards=tuple(boards),
         variants=variants,
@@ -357,36 +313,11 @@ def game_scenario_from_doc(doc, path, sets=(), games=None, seed=None):
         cells=tuple(cells),
         strategies=lib,
         board_objects=board_objects,
-        strategy_dirs=tuple(resolved),
+        strategy_dirs=common.strategy_dirs,
         set_args=set_args,
         record=record,
+        sequential=sequential,
     )
-
-
-def _game_lineups(ck, raw, players, lib, path, game):
-    """``scenario._lineups`` with ``lineup.seats = { N = [...] }`` keyed by this game's player counts
-    (the shared parser knows only Shuffle and Swing's)."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("seats"), dict):
-        return parse_lineups(ck, raw, players, lib, path, game.player_counts)
-    seats = raw["seats"]
-    for k in seats:
-        if k not in {str(n) for n in game.player_counts}:
-            ck.fail(f"lineup.seats.{k}", f"keys of lineup.seats are player counts ({', '.join(map(str, game.player_counts))})")
-    rest = {k: v for k, v in raw.items() if k != "seats"}
-    out = parse_lineups(ck, rest, players, lib, path, game.player_counts) if rest else {n: [] for n in players}
-    for k, v in seats.items():
-        n = int(k)
-        if n not in players:
-            continue
-        try:
-            more = parse_lineups(ck, {"seats": v}, [n], lib, path, game.player_counts)[n]
-        except DataError as exc:
-            raise DataError(exc.file, exc.key.replace("lineup.seats", f"lineup.seats.{k}", 1), exc.reason) from None
-        out[n] += [x for x in more if x not in out[n]]
-    for n in players:
-        if not out[n]:
-            ck.fail("lineup", f"no lineup for {n} players (lineup.seats has none for that count)")
-    return out
 
 
 # =========================================================================== worker side

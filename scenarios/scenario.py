@@ -64,22 +64,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scenarios.canonical import to_toml, toml_key
-from scenarios.record import check_record
 from scenarios.schema import result_columns
 from scenarios.spec import (
     MAX_GAMES,
     LineupCell,
     check_cell_count,
-    check_description,
-    check_scenario_name,
+    folders,
     lineup_period,
-    parse_lineups,
-    parse_max_games,
+    parse_common,
     parse_set,
-    set_lineup_key,
+    set_shared_key,
     set_table_key,
 )
-from simulator.seeds import MAX_SEED
 from scenarios.worker import CellSpec
 from simulator import games as registry
 from simulator.errors import DataError
@@ -90,8 +86,6 @@ from simulator.shuffle_swing.instruments import instrument_from_doc
 from simulator.shuffle_swing.board import load_board
 from simulator.shuffle_swing.game import GAME as DECLARED
 from simulator.shuffle_swing.layout import DEPT_NAMES
-from simulator.shuffle_swing.playout import PLAYER_COUNTS
-from simulator.shuffle_swing.strategies import StrategyLibrary
 
 
 GAME = DECLARED.name  # the game whose scenarios this schema reads (its Game.scenario_keys: "instruments")
@@ -210,7 +204,7 @@ class Scenario:
     overrides: dict
     cells: tuple
     instruments: InstrumentView = field(repr=False)
-    strategies: StrategyLibrary = field(repr=False)
+    strategies: object = field(repr=False)  # the game's strategy library
     set_args: tuple = ()
     record: tuple = ()  # what the run records beyond its tables (``scenarios.record``)
     sequential: object = None  # scenarios.sequential.SequentialPlan of a [sequential] scenario
@@ -320,10 +314,8 @@ def apply_set(doc, key, value, path):
     top = parts[0]
     if top not in TOP_KEYS:
         raise DataError(path, key, f"unknown scenario key (known: {', '.join(TOP_KEYS)})")
-    if top == "sequential":  # scenarios.sequential: rounds until each seat verdict is decided
-        from scenarios.sequential import apply_set as sequential_set
-
-        return sequential_set(doc, parts, value, path)
+    if set_shared_key(doc, key, value, path):  # name, seed, games, players, lineup, sequential, ...
+        return
     if top == "overrides":
         if len(parts) < 3:
             raise DataError(path, key, "name an instrument and a key inside it, e.g. overrides.Horns.penalty_per_space")
@@ -331,9 +323,6 @@ def apply_set(doc, key, value, path):
         if not isinstance(table, dict):
             raise DataError(path, "overrides", "expected a table")
         table[".".join(parts[1:])] = value
-        return
-    if top == "lineup":
-        set_lineup_key(doc, key, value, path)
         return
     if top == "instruments" and len(parts) > 1:
         allowed = INSTRUMENT_KEYS
@@ -353,7 +342,7 @@ def apply_set(doc, key, value, path):
         return
     if len(parts) > 1:
         raise DataError(path, key, f"'{top}' has no sub-keys")
-    if top in ("instrument_dirs", "strategy_dirs"):
+    if top == "instrument_dirs":
         # Folders given on the command line are relative to where the command runs, not to the
         # scenario file (which may be a shipped one inside the package).
         items = [value] if isinstance(value, str) else value
@@ -374,43 +363,17 @@ def _validate(doc, path, set_args):
     ck = Checker(path)
     ck.table(doc, "", required=REQUIRED_KEYS, optional=TOP_KEYS)
 
-    name = check_scenario_name(ck, doc["name"])
-    description = check_description(ck, doc.get("description", ""))
-    seed = ck.integer(doc["seed"], "seed", lo=0, hi=MAX_SEED)
-    games = ck.integer(doc["games"], "games", lo=1, hi=MAX_GAMES)
-    raw_players = doc["players"]
-    if isinstance(raw_players, int) and not isinstance(raw_players, bool):
-        raw_players = [raw_players]
-    if raw_players == []:
-        ck.fail("players", "no player counts, so the scenario has no cells (give some of 2, 3, 4)")
-    players = ck.int_list(raw_players, "players", min_len=1)
-    for i, n in enumerate(players):
-        if n not in PLAYER_COUNTS:
-            ck.fail(f"players[{i}]", f"{n} players is not supported (2, 3 or 4)")
-    if len(set(players)) != len(players):
-        ck.fail("players", "a player count is listed twice")
+    common = parse_common(ck, doc, DECLARED, path)
+    name, description, seed, games, players = common.name, common.description, common.seed, common.games, common.players
     wheel = ck.string(doc.get("wheel", "shuffled"), "wheel", choices=tuple(WHEELS))
     max_rounds = None
     if "max_rounds" in doc:
         max_rounds = ck.integer(doc["max_rounds"], "max_rounds", lo=1, hi=10_000)
 
-    base_dir = Path(path).resolve().parent
-    dirs = {}
-    for key in ("instrument_dirs", "strategy_dirs"):
-        raw = doc.get(key, [])
-        if isinstance(raw, str):
-            raw = [raw]
-        names = ck.str_list(raw, key, what="folders")
-        resolved = []
-        for i, d in enumerate(names):
-            p = (base_dir / d).resolve()
-            if not p.exists():
-                ck.fail(f"{key}[{i}]", f"folder not found: {p}")
-            resolved.append(str(p))
-        dirs[key] = tuple(resolved)
-
+    inst_raw, inst_dirs = folders(ck, doc, "instrument_dirs", common.base_dir)
+    dirs = {"instrument_dirs": inst_dirs, "strategy_dirs": common.strategy_dirs}
     library = InstrumentLibrary(extra_dirs=dirs["instrument_dirs"])
-    strategies = StrategyLibrary(extra_dirs=dirs["strategy_dirs"])
+    strategies = common.strategies
 
     raw_over = doc.get("overrides", {})
     if not isinstance(raw_over, dict):
@@ -422,16 +385,14 @@ def _validate(doc, path, set_args):
     view = InstrumentView(library, _apply_overrides(inst_over, library, path), board=board)
 
     sets = _instrument_sets(ck, doc["instruments"], view, path)
-    lineups = parse_lineups(ck, doc["lineup"], players, strategies, path, PLAYER_COUNTS)
-
-    caps = parse_max_games(ck, doc["lineup"], strategies, path)
-    record = check_record(ck, doc.get("record"))
+    lineups = common.lineups
+    record = common.record
     check_cell_count(ck, len(sets) * sum(len(lineups[n]) for n in players), "instruments")
     cells = []
     for n in players:
         for s in sets:
             for lineup in lineups[n]:
-                cell_games = min([games] + [caps[x] for x in set(lineup) if x in caps])
+                cell_games = common.cell_games(lineup)
                 deals = math.ceil(cell_games / lineup_period(lineup))
                 cells.append(Cell(len(cells), n, s, lineup, deals, paired=len(sets) > 1))
     if not cells:
@@ -451,9 +412,8 @@ def _validate(doc, path, set_args):
     }
     if max_rounds is not None:
         eff["max_rounds"] = max_rounds
-    for key in ("instrument_dirs", "strategy_dirs"):
-        raw = doc.get(key, [])
-        eff[key] = [raw] if isinstance(raw, str) else list(raw)
+    eff["instrument_dirs"] = inst_raw
+    eff["strategy_dirs"] = common.strategy_dirs_raw
     eff["instruments"] = doc["instruments"]
     eff["lineup"] = doc["lineup"]
     eff["overrides"] = overrides

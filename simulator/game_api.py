@@ -149,6 +149,26 @@ class ReportSpec:
 
 
 @dataclass(frozen=True)
+class SettingRow:
+    """One setting of a game's cells, as its setting module (``Game.setting``) gives it: the values
+    of the game's ``setting_columns`` (``columns``: ``(column, text)`` pairs), the words naming it in
+    the cell key (``key``, e.g. ``board=forest|variant=base``) and in the key its deals are seeded
+    from (``deal``: settings compared on the same deals share it), the cell's fields in the manifest
+    before its lineup (``fields``) and after its deals (``after``), and what a cell offers as
+    attributes (``attrs``, e.g. ``board`` and ``variant``)."""
+
+    columns: tuple
+    key: str
+    deal: str
+    fields: tuple = ()
+    after: tuple = ()
+    attrs: tuple = ()
+
+    def __hash__(self):
+        return hash((self.columns, self.key, self.deal))
+
+
+@dataclass(frozen=True)
 class Game:
     name: str
     title: str
@@ -215,6 +235,18 @@ class Game:
     # (rounds, seats) arrays the estimate weighs apart (more is better in each). ``None``: the
     # standing is one number, in tens.
     lead_features: Callable | None = None
+    # What a scenario's ``record`` may name (``scenarios.record``); ``None``: ``("lead",)`` when the
+    # game has ``play_batch_lead``, else nothing.
+    records: tuple | None = None
+    # The module reading the game's own scenario keys (its setting; ``scenarios.scenario`` checks the
+    # shared ones first): a module offering ``KEYS``, ``REQUIRED``, ``EFFECTIVE``, ``SETTINGS``,
+    # ``prepare``, ``apply_set`` and ``parse`` (``simulator.boards_setting`` is the model). The
+    # default: a list of ``boards`` and named ``[variants]`` of the game's switches.
+    setting: str = "simulator.boards_setting"
+
+    def setting_module(self):
+        """The module named by :attr:`setting`, imported."""
+        return importlib.import_module(self.setting)
 
     def kernel_what(self):
         """How the compile notice names this game's kernel."""

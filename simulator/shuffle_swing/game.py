@@ -110,6 +110,8 @@ GAME = Game(
     kernel_sources=_sns_sources,
     aliases=("shuffle", "sns"),
     play_batch_lead=Lazy("simulator.shuffle_swing.lead_record", "batch_results_lead"),  # the per-round lead record
+    # What its scenarios may record (scenarios.record): the lead record, set-up replays, state ties.
+    records=("lead", "setup", "state-ties"),
     # Per department (its instrument named in the label): objective points, built or not; and
     # how close the final scores were. Its round cap ends a game by the usual scoring: no stall.
     gate=GateSpec(
