@@ -44,9 +44,10 @@ from scenarios import sequential_zone as SZ
 from scenarios import results as R
 from scenarios import rundir as RD
 from scenarios.run_loop import Policy
+from scenarios.spec import SEQUENTIAL_KEYS as KEYS
+from scenarios.spec import set_sequential_key as apply_set  # noqa: F401  (importable from here)
 from simulator.errors import DataError
 
-KEYS = ("test", "indifference", "seconds", "cost", "budget", "round", "strong", "margin", "confidence", "verdicts")
 TESTS = ("zone", "interval")  # the indifference-zone SPRT (default) or "shown inside / outside"
 DEFAULT_COST_MS = 1.0  # CPU milliseconds per game of a judge the cost table leaves out
 VERDICTS = ("seats",)
@@ -180,28 +181,6 @@ def parse_sequential(ck, raw, cells, max_games):
     # one-word change of ``lineup.mirror``).
     rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, default_round, max_games, strict=False)
     return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost)
-
-
-def apply_set(doc, parts, value, path):
-    """``--set sequential=true``, ``--set sequential.budget.search=4000``, ``--set sequential.round=500``."""
-    key = ".".join(parts)
-    if len(parts) == 1:
-        doc["sequential"] = value
-        return
-    if parts[1] not in KEYS:
-        raise DataError(path, key, f"unknown key '{parts[1]}' (known: {', '.join(KEYS)})")
-    table = doc.get("sequential")
-    if not isinstance(table, dict):
-        table = doc["sequential"] = {}
-    if len(parts) == 2:
-        table[parts[1]] = value
-        return
-    if len(parts) > 3 or parts[1] not in ("budget", "round", "cost"):
-        raise DataError(path, key, f"'sequential.{parts[1]}' has no sub-keys")
-    sub = table.get(parts[1])
-    if not isinstance(sub, dict):
-        sub = table[parts[1]] = {}
-    sub[parts[2]] = value
 
 
 # =========================================================================== the state of a run

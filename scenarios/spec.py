@@ -2,9 +2,10 @@
 ``--set KEY=VALUE``, and the ``[lineup]`` vocabulary (mirror, seats, round_robin, max_games) with
 the cells it expands to (:class:`LineupCell`: rotations and game counts of the paired design).
 
-A game's own keys (Shuffle and Swing's instruments and overrides, Echidna Shuffle's boards and
-variants) are read by its scenario schema (``scenarios.scenario``, ``scenarios.generic``); the one
-front door that picks the schema from the registry is :mod:`scenarios.load`.
+The keys every game shares are checked once, here (:func:`parse_common`, :func:`set_shared_key`);
+a game's own keys (Shuffle and Swing's instruments and overrides, Echidna Shuffle's boards and
+variants) are read by its setting module (``Game.setting``) through the one scenario schema,
+:mod:`scenarios.scenario`; the front door is :mod:`scenarios.load`.
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ def lineup_period(lineup):
 
 
 class LineupCell:
-    """What every game's cell derives from its ``lineup`` and ``deals`` (``scenarios.generic``'s
-    cells too): its seat rotations and its game count."""
+    """What every game's cell (:class:`scenarios.cells.Cell`) derives from its ``lineup`` and
+    ``deals``: its seat rotations and its game count."""
 
     @property
     def rotations(self):
@@ -331,6 +332,9 @@ def parse_lineups(ck, raw, players, lib, path, counts):
 SHARED_KEYS = ("game", "name", "description", "seed", "games", "players", "strategy_dirs", "lineup", "record",
                "sequential")
 SHARED_REQUIRED = ("name", "seed", "games", "players", "lineup")
+# The keys of ``[sequential]`` (scenarios.sequential).
+SEQUENTIAL_KEYS = ("test", "indifference", "seconds", "cost", "budget", "round", "strong", "margin", "confidence",
+                   "verdicts")
 
 
 @dataclass
@@ -363,9 +367,7 @@ def set_shared_key(doc, key, value, path):
     if top not in SHARED_KEYS or top == "game":
         return False
     if top == "sequential":  # scenarios.sequential: rounds until each seat verdict is decided
-        from scenarios.sequential import apply_set as sequential_set
-
-        sequential_set(doc, parts, value, path)
+        set_sequential_key(doc, parts, value, path)
         return True
     if top == "lineup":
         set_lineup_key(doc, key, value, path)
@@ -433,3 +435,25 @@ def parse_common(ck, doc, game, path):
     record = check_record(ck, doc.get("record"), known=known)
     return Common(name, description, seed, games, tuple(players), sdirs, sdirs_raw, lib, lineups, caps, record,
                   base_dir)
+
+
+def set_sequential_key(doc, parts, value, path):
+    """``--set sequential=true``, ``--set sequential.budget.search=4000``, ``--set sequential.round=500``."""
+    key = ".".join(parts)
+    if len(parts) == 1:
+        doc["sequential"] = value
+        return
+    if parts[1] not in SEQUENTIAL_KEYS:
+        raise DataError(path, key, f"unknown key '{parts[1]}' (known: {', '.join(SEQUENTIAL_KEYS)})")
+    table = doc.get("sequential")
+    if not isinstance(table, dict):
+        table = doc["sequential"] = {}
+    if len(parts) == 2:
+        table[parts[1]] = value
+        return
+    if len(parts) > 3 or parts[1] not in ("budget", "round", "cost"):
+        raise DataError(path, key, f"'sequential.{parts[1]}' has no sub-keys")
+    sub = table.get(parts[1])
+    if not isinstance(sub, dict):
+        sub = table[parts[1]] = {}
+    sub[parts[2]] = value

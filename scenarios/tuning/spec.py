@@ -76,7 +76,7 @@ from pathlib import Path
 
 from simulator.provenance import code_version
 from scenarios.spec import SCENARIO_DIR, find_scenario, find_shipped_file, parse_set
-from scenarios.scenario import flatten_overrides
+from simulator.shuffle_swing.setting import flatten_overrides
 from scenarios.load import scenario_from_doc
 from simulator.errors import DataError
 from simulator.seeds import MAX_SEED
