@@ -475,7 +475,7 @@ class SequentialRounds(Policy):
             self.spent_s += added * plan.price(judge_of(s.cell))
             s.judge(plan)
         if hasattr(loop.bar, "cells"):  # the log's progress line counts the decided cells
-            loop.bar.cells(sum(not s.open for s in self.states), len(self.states))
+            loop.bar.cells(sum(s.stop == STOP_DECIDED for s in self.states), len(self.states))
 
     def drive(self, loop):
         manifest, seq, plan = loop.manifest, self.seq, self.plan
