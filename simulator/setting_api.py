@@ -1,11 +1,24 @@
 """What a game's setting module (``Game.setting``) gives the one scenario schema: a
-:class:`SettingRow` per setting of its cells, and the SHA-256 of the data files it read. A leaf
+:class:`SettingRow` per setting of its cells, the SHA-256 of the data files it read, and dotted keys
+of nested tables flattened (overrides, a tuning file's [space]). A leaf
 module: a setting module imports it, and it imports nothing of the lab."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+
+
+def flatten_overrides(table, prefix=""):
+    """``{"Horns": {"section": {...}}}`` and ``{"Horns.section...": v}`` -> flat dotted keys."""
+    out = {}
+    for k, v in table.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, dict) and v:
+            out.update(flatten_overrides(v, key))
+        else:
+            out[key] = v
+    return out
 
 
 def sha256_file(path):

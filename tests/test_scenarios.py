@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from scenarios.runner import plan_chunks
-from simulator.shuffle_swing.setting import cell_key, flatten_overrides
+from simulator.setting_api import flatten_overrides
+from simulator.shuffle_swing.setting import cell_key
 from scenarios.spec import find_scenario, parse_value, round_robin, shipped_scenarios
 from scenarios.load import load_scenario, scenario_from_doc
 from scenarios.schema import GAME_COLUMNS, SEAT_COLUMNS, STRING_COLUMNS

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simulator.errors import DataError
-from simulator.setting_api import SettingRow, sha256_file
+from simulator.setting_api import SettingRow, flatten_overrides, sha256_file
 from simulator.shuffle_swing.board import load_board
 from simulator.shuffle_swing.instruments import instrument_from_doc
 from simulator.shuffle_swing.layout import DEPT_NAMES
@@ -348,18 +348,6 @@ def _instrument_sets(ck, raw, view, path):
 
 
 # --------------------------------------------------------------------------- overrides
-
-
-def flatten_overrides(table, prefix=""):
-    """``{"Horns": {"section": {...}}}`` and ``{"Horns.section...": v}`` -> flat dotted keys."""
-    out = {}
-    for k, v in table.items():
-        key = f"{prefix}.{k}" if prefix else str(k)
-        if isinstance(v, dict) and v:
-            out.update(flatten_overrides(v, key))
-        else:
-            out[key] = v
-    return out
 
 
 def _override_key(key):
