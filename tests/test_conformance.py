@@ -113,3 +113,30 @@ def test_sequential_rounds_judge_every_cell(game, tmp_path):
         assert (g["cell"] == cell.index).sum() == rec["games"]
     again = run_scenario(sc, tmp_path / "seq", jobs=1, resume=True, progress=False, announce=lambda m: None)
     assert again.games_played == 0 and again.manifest["sequential"]["cells"] == seq["cells"]
+
+
+def test_tune_serves_the_game_or_refuses_it_with_the_reason(game, tmp_path):
+    """``ssb tune``: a shipped tuning file of the game reads (its search space checked against the
+    game's data or switches), or a tuning file of the game's gate scenario is refused naming the game
+    and what it does not declare."""
+    from scenarios.spec import SCENARIO_DIR
+    from scenarios.tuning import load_tuning
+
+    specs = []
+    for p in sorted((SCENARIO_DIR / "tunes").glob("*.toml")):
+        if "[space]" in p.read_text():
+            spec = load_tuning(p)
+            if spec.scenario.game == game.name:
+                specs.append(spec)
+    if specs:
+        assert all(s.params and s.targets for s in specs)
+        return
+    n = game.player_counts[0]
+    (tmp_path / "tune.toml").write_text(
+        f'name = "t"\nscenario = "{find_scenario(game.gate_scenario)}"\nseed = 1\n\n'
+        f'[judges]\nsearch = {{ mirror = "{game.default_strategy}" }}\n\n'
+        f'[[target]]\nkind = "seats_balanced"\nplayers = [{n}]\nmargin = 0.04\n\n'
+        '[space]\nswitch = { range = [0, 1] }\n')
+    with pytest.raises(DataError) as e:
+        load_tuning(tmp_path / "tune.toml")
+    assert e.value.key == "scenario" and game.title in e.value.reason and "declares no tunable" in e.value.reason
