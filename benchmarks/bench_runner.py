@@ -31,7 +31,8 @@ from scenarios.results import chunk_paths, write_atomic
 from scenarios.runner import run_scenario
 from scenarios.load import load_scenario
 from simulator.seeds import deal_seeds
-from scenarios.worker import ChunkTask, cell_setup, chunk_tables, parquet_bytes, play_chunk
+from scenarios.worker import ChunkTask, chunk_tables, parquet_bytes, play_chunk
+from simulator.shuffle_swing.chunk import cell_setup
 from simulator.shuffle_swing.library import STARTER
 from simulator.shuffle_swing.playout import play_many
 
@@ -60,7 +61,7 @@ def bench_overhead(chunk, repeats):
 
             games = np.arange(task.start, task.stop)
             seeds = deal_seeds(sc.seed, cell.key, range(int(games[-1] // n) + 1))[games // n]
-            setup = cell_setup(spec)
+            setup = cell_setup(spec.setup, n, (spec.run_id, cell.index))
             groups = []
             for r in range(n):
                 idx = np.nonzero(games % n == r)[0]

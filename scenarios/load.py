@@ -1,32 +1,18 @@
 """The one front door of every scenario: read the TOML file, look the game up in the registry and hand
-the document to the scenario schema the game declares (``Game.scenario_keys``).
+the document to the one scenario schema (:mod:`scenarios.scenario`), which checks the keys every game
+shares and has the game's setting module (``Game.setting``) read the game's own.
 
-Two schemas exist, one per way a game is set up (both share :mod:`scenarios.spec`: name, seed,
-games, players, ``[lineup]``, ``--set``):
-
-* ``"instruments"`` (:mod:`scenarios.scenario`): three instruments per cell, ``[instruments]`` sets,
-  swaps or all, ``[overrides]`` of the data files (Shuffle and Swing);
-* ``"boards"`` (:mod:`scenarios.generic`): ``boards`` and named ``[variants]`` of the game's switches,
-  read by the game's own ``setup`` and ``variants_from_dict`` (Echidna Shuffle, and any new game).
-
-Either gives a scenario with the same interface for the runner: ``game``, ``cells``, ``seed``,
-``text``/``sha256``, ``settings()``, ``columns()``, ``data_files()`` and ``cell_specs(run_id)``.
+The scenario it gives offers the runner the same interface for every game: ``game``, ``cells``,
+``seed``, ``text``/``sha256``, ``settings()``, ``columns()``, ``data_files()`` and ``cell_specs(run_id)``.
 """
 
 from __future__ import annotations
 
-from scenarios.generic import game_scenario_from_doc
-from scenarios.scenario import instrument_scenario_from_doc
+from scenarios.scenario import scenario_of
 from scenarios.spec import find_scenario, parse_set
 from simulator import games as registry
 from simulator.errors import DataError
 from simulator.validate import read_toml
-
-SCHEMAS = {
-    "instruments": instrument_scenario_from_doc,
-    "boards": game_scenario_from_doc,
-}
-
 
 def scenario_game(doc, path="scenario"):
     """The registered game a scenario document names (``game = "..."``; none: the default game)."""
@@ -50,7 +36,7 @@ def scenario_from_doc(doc, path, sets=(), games=None, seed=None):
                     f"this is a scenario of {game.title}; --set cannot make it one of another game (its keys "
                     "are another game's): run a scenario file of " + (f"{asked.title}" if asked else "that game") + " instead")
     sets = tuple(s for s in sets if parse_set(s, str(path))[0] != "game")
-    return SCHEMAS[game.scenario_keys](doc, path, sets=sets, games=games, seed=seed)
+    return scenario_of(game, doc, path, sets=sets, games=games, seed=seed)
 
 
 def load_scenario(path, sets=(), games=None, seed=None):

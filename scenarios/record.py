@@ -20,13 +20,13 @@ Shuffle and Swing records more (``simulator.shuffle_swing.lead_record``):
   the run (in its text and hash), never the default.
 """
 
+from simulator.lead_record import NOT_REPLAYED, SETUP_EVERY, lead_lists, replay_noise  # noqa: F401
+
 RECORDS = ("lead", "setup", "state-ties")
 SNS_ONLY = ("setup", "state-ties")  # what only Shuffle and Swing's record offers
 LEAD_COLUMN = "lead"
 PROJECTED_COLUMN = "lead_projected"
 REPLAY_COLUMN = "setup_replay_winner"
-SETUP_EVERY = 10  # one deal in ten replayed: about +10% of the run's games
-NOT_REPLAYED = -2
 
 
 def check_record(ck, raw, key="record", known=RECORDS):
@@ -42,20 +42,3 @@ def check_record(ck, raw, key="record", known=RECORDS):
     return tuple(names)
 
 
-def lead_lists(rec, nrec):
-    """The ``lead`` column from the record's arrays: per game, its first ``nrec`` rows flattened."""
-    import numpy as np
-
-    return [np.ascontiguousarray(rec[g, : int(nrec[g])]).reshape(-1).astype(np.int32) for g in range(len(nrec))]
-
-
-def replay_noise(seeds):
-    """The bots' seeds of the set-up replays: one non-zero 64-bit value per deal seed, apart from
-    every stream the deal's own game draws (a splitmix64 step of the seed with a fixed offset)."""
-    import numpy as np
-
-    z = np.asarray(seeds, dtype=np.uint64) + np.uint64(0x5E7F0A11C0FFEE01)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return np.where(z == 0, np.uint64(1), z)

@@ -35,10 +35,7 @@ docs/guide/sequential.md ("The record").
 from __future__ import annotations
 
 import math
-import sys
-import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -46,10 +43,11 @@ from scenarios import sequential_stats as SS
 from scenarios import sequential_zone as SZ
 from scenarios import results as R
 from scenarios import rundir as RD
+from scenarios.run_loop import Policy
+from scenarios.spec import SEQUENTIAL_KEYS as KEYS
+from scenarios.spec import set_sequential_key as apply_set  # noqa: F401  (importable from here)
 from simulator.errors import DataError
-from simulator.provenance import code_version
 
-KEYS = ("test", "indifference", "seconds", "cost", "budget", "round", "strong", "margin", "confidence", "verdicts")
 TESTS = ("zone", "interval")  # the indifference-zone SPRT (default) or "shown inside / outside"
 DEFAULT_COST_MS = 1.0  # CPU milliseconds per game of a judge the cost table leaves out
 VERDICTS = ("seats",)
@@ -183,28 +181,6 @@ def parse_sequential(ck, raw, cells, max_games):
     # one-word change of ``lineup.mirror``).
     rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, default_round, max_games, strict=False)
     return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost)
-
-
-def apply_set(doc, parts, value, path):
-    """``--set sequential=true``, ``--set sequential.budget.search=4000``, ``--set sequential.round=500``."""
-    key = ".".join(parts)
-    if len(parts) == 1:
-        doc["sequential"] = value
-        return
-    if parts[1] not in KEYS:
-        raise DataError(path, key, f"unknown key '{parts[1]}' (known: {', '.join(KEYS)})")
-    table = doc.get("sequential")
-    if not isinstance(table, dict):
-        table = doc["sequential"] = {}
-    if len(parts) == 2:
-        table[parts[1]] = value
-        return
-    if len(parts) > 3 or parts[1] not in ("budget", "round", "cost"):
-        raise DataError(path, key, f"'sequential.{parts[1]}' has no sub-keys")
-    sub = table.get(parts[1])
-    if not isinstance(sub, dict):
-        sub = table[parts[1]] = {}
-    sub[parts[2]] = value
 
 
 # =========================================================================== the state of a run
@@ -404,25 +380,21 @@ def identity(text):
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def run_sequential(scenario, out_dir, *, jobs, backend, scheduler, resume, force, chunk_size, progress, announce):
-    """Play a sequential scenario (see the module doc); returns a :class:`scenarios.runner.RunSummary`."""
-
+def sequential_run(scenario, out_dir, chunk_size, data, code, resume):
+    """``(manifest, policy, compare)`` of a sequential scenario for the run loop
+    (:func:`scenarios.run_loop.execute`): the new run's manifest with its empty record, the
+    :class:`SequentialRounds` policy, and what a resumed run is checked against (its recorded
+    scenario hash when only the budget or the caps changed, :func:`identity`; else ``None``)."""
     plan = scenario.sequential
-    data = scenario.data_files()
-    code = code_version(scenario.game)
     old_manifest = None
     if resume and (out_dir / R.MANIFEST).is_file():
         old_manifest = R.read_manifest(out_dir)
-        chunk_size = chunk_size or int(old_manifest.get("chunks", {}).get("size", RD.DEFAULT_CHUNK_SIZE))
-    chunk_size = int(chunk_size or RD.DEFAULT_CHUNK_SIZE)
-    if chunk_size < 1:
-        raise DataError("--chunk-size", "", "must be at least 1")
     manifest = RD.new_manifest(scenario, [], chunk_size, data, code)
     manifest["sequential"] = {"settings": plan.as_doc(), "rounds": [], "cells": [], "cpu_seconds": 0.0}
     if old_manifest is not None:
         # The plan of a sequential run grows round by round: resume compares everything else.
         manifest["chunks"] = dict(old_manifest.get("chunks", manifest["chunks"]))
-    compare = manifest
+    compare = None
     raised = False
     if old_manifest is not None and old_manifest.get("sequential") and \
             old_manifest.get("scenario", {}).get("sha256") != scenario.sha256 and \
@@ -431,164 +403,111 @@ def run_sequential(scenario, out_dir, *, jobs, backend, scheduler, resume, force
         # tests are anytime-valid, so looking on past the old budget keeps their errors).
         compare = {**manifest, "scenario": dict(manifest["scenario"], sha256=old_manifest["scenario"]["sha256"])}
         raised = True
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with RD.locked(out_dir):
-        old, clear = RD.previous_run(out_dir, compare, resume, force)
-        compile_seconds = 0.0 if scheduler else RD.compile_in_parent(scenario, announce)
-        with RD.dispatcher(backend, jobs, scheduler) as dispatch:
-            if clear:
-                RD.clear_tables(out_dir)
-            if old is not None:
-                manifest["timings"] = old.get("timings", manifest["timings"])
-                manifest["timings"].setdefault("runs", [])
-                manifest["sequential"] = old["sequential"]
-                manifest["chunks"] = old["chunks"]
-                if raised:
-                    manifest["sequential"].setdefault("budgets", []).append(old["sequential"]["settings"])
-                    manifest["sequential"]["settings"] = plan.as_doc()
-            RD.remove_temporaries(out_dir)
-            for d in (R.SEATS_DIR, R.GAMES_DIR):
-                (out_dir / d).mkdir(exist_ok=True)
-            return _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, scheduler, progress,
-                            old is not None, compile_seconds, announce)
+    return manifest, SequentialRounds(plan, raised), compare
 
 
-def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, scheduler, progress, resumed,
-             compile_seconds, announce):
-    import hashlib
-    import json
-    import os
+class SequentialRounds(Policy):
+    """The play-next policy of a sequential run (:mod:`scenarios.run_loop`): rounds of deals, each
+    allocated from the looks before it (:func:`allocate`), until every cell is decided or the budget
+    is spent. A resumed run first replays its recorded rounds, judging each look again."""
 
-    from scenarios.worker import ChunkTask, parent_token
+    run_fields = {"cpu_seconds": 0.0}
+    chunks_skipped = 0
 
-    seq = manifest["sequential"]
-    timings = manifest["timings"]
-    run_entry = {
-        "started": RD.now(), "resumed": resumed, "backend": backend, "jobs": jobs, "scheduler": scheduler,
-        "chunks_skipped": 0, "compile_seconds": round(compile_seconds, 1), "worker_compiles": 0,
-        "games": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0, "finished": None,
-    }
-    timings["runs"].append(run_entry)
-    manifest["status"] = R.STATUS_RUNNING
-    states = [CellState(c) for c in scenario.cells]
-    by_index = {s.cell.index: s for s in states}
-    spent = {j: 0 for j in plan.budget}
-    spent_s = [0.0]  # declared CPU seconds spent (games x the judge's declared cost)
-    run_id = hashlib.sha256(
-        json.dumps([scenario.sha256, RD.file_hashes(manifest["data_files"]), manifest["code"]["kernel_sha256"]]).encode()
-    ).hexdigest()
-    specs = scenario.cell_specs(run_id)
-    token = None if scheduler else parent_token()
-    total = sum(min(plan.budget[j], sum(c.games for c in scenario.cells if judge_of(c) == j)) for j in plan.budget)
-    if plan.seconds is not None:  # the bar counts games: at most what the seconds buy at the cheapest price
-        total = min(total, int(plan.seconds / min(plan.price(j) for j in plan.budget)) if min(plan.price(j) for j in plan.budget) > 0 else total)
-    measured = seq.setdefault("measured", {})  # per judge: games and the workers' CPU seconds (information only)
-    bar = RD.progress_bar(total, 0, scenario.name, sys.stderr.isatty() if progress is None else progress)
-    t0 = time.perf_counter()
-    played = 0
-    compiles = {}
-    chunk_cell = {}
+    def __init__(self, plan, raised=False):
+        self.plan = plan
+        self.raised = raised
 
-    def account(final):
-        wall = time.perf_counter() - t0
-        run_entry.update(games=played, wall_seconds=round(wall, 3))
-        run_entry["games_per_second"] = round(played / wall, 1) if wall > 0 else None
-        if final:
-            run_entry["finished"] = RD.now()
-        timings["wall_seconds"] = round(sum(r.get("wall_seconds", 0.0) for r in timings["runs"]), 3)
-        timings["games_played"] = sum(r.get("games", 0) for r in timings["runs"])
-        timings["games_per_second"] = (
-            round(timings["games_played"] / timings["wall_seconds"], 1) if timings["wall_seconds"] > 0 else None
-        )
-        return wall
+    def adopt(self, loop, old):
+        manifest = loop.manifest
+        if old is not None:
+            manifest["sequential"] = old["sequential"]
+            manifest["chunks"] = old["chunks"]
+            if self.raised:
+                manifest["sequential"].setdefault("budgets", []).append(old["sequential"]["settings"])
+                manifest["sequential"]["settings"] = self.plan.as_doc()
+        self.seq = manifest["sequential"]
+        self.states = [CellState(c) for c in loop.scenario.cells]
+        self.by_index = {s.cell.index: s for s in self.states}
+        self.spent = {j: 0 for j in self.plan.budget}
+        self.spent_s = 0.0  # declared CPU seconds spent (games x the judge's declared cost)
+        self.measured = self.seq.setdefault("measured", {})  # per judge: games and CPU seconds (information only)
 
-    def play(rows):
+    def progress(self, loop):
+        plan, cells = self.plan, loop.scenario.cells
+        total = sum(min(plan.budget[j], sum(c.games for c in cells if judge_of(c) == j)) for j in plan.budget)
+        cheapest = min(plan.price(j) for j in plan.budget)
+        if plan.seconds is not None and cheapest > 0:  # the bar counts games: at most what the seconds buy
+            total = min(total, int(plan.seconds / cheapest))
+        return total, 0
+
+    def on_result(self, loop, res, cell):
+        seq = self.seq
+        seq["cpu_seconds"] = round(seq.get("cpu_seconds", 0.0) + res.cpu_seconds, 3)
+        m = self.measured.setdefault(judge_of(cell), {"games": 0, "cpu_seconds": 0.0})
+        m["games"] += res.games
+        m["cpu_seconds"] = round(m["cpu_seconds"] + res.cpu_seconds, 3)
+        loop.run_entry["cpu_seconds"] = round(loop.run_entry["cpu_seconds"] + res.cpu_seconds, 3)
+
+    def play(self, loop, rows):
         """Play the rows' chunks not yet on disk; returns how many were already there."""
-        nonlocal played
-        plan_rows = manifest["chunks"]["plan"]
+        out_dir, plan_rows = loop.out_dir, loop.manifest["chunks"]["plan"]
         done = R.done_chunks(out_dir, len(plan_rows))
-        chunk_cell.update({r[0]: r[1] for r in rows})
         mine = {r[0] for r in rows} & done
         if mine:
-            mine -= set(RD.drop_damaged(out_dir, manifest, mine, announce))
-        todo = [r for r in rows if r[0] not in mine]
-        tasks = (ChunkTask(chunk=k, spec=specs[c], start=a, stop=b, run_seed=scenario.seed, parent=token)
-                 for k, c, a, b in todo)
-        if todo:
-            for res in dispatch(tasks):
-                seats_path, games_path = R.chunk_paths(out_dir, res.chunk)
-                R.write_atomic(seats_path, res.seats)
-                R.write_atomic(games_path, res.table_games)
-                played += res.games
-                seq["cpu_seconds"] = round(seq.get("cpu_seconds", 0.0) + res.cpu_seconds, 3)
-                j = judge_of(by_index[chunk_cell[res.chunk]].cell)
-                m = measured.setdefault(j, {"games": 0, "cpu_seconds": 0.0})
-                m["games"] += res.games
-                m["cpu_seconds"] = round(m["cpu_seconds"] + res.cpu_seconds, 3)
-                run_entry["cpu_seconds"] = round(run_entry["cpu_seconds"] + res.cpu_seconds, 3)
-                if res.pid != os.getpid():
-                    compiles[res.pid] = res.compiles
-                run_entry["worker_compiles"] = sum(compiles.values())
-                bar.update(res.games)
+            mine -= set(RD.drop_damaged(out_dir, loop.manifest, mine, loop.announce))
+        loop.play([r for r in rows if r[0] not in mine], self)
         missing = {r[0] for r in rows} - R.done_chunks(out_dir, len(plan_rows))
         if missing:
             raise R.RunDirError(out_dir, "chunks", f"{len(missing)} chunks missing after a round: {sorted(missing)[:10]}")
         return len(mine)
 
-    def finish_round(rows):
+    def finish_round(self, loop, rows):
+        plan, by_index = self.plan, self.by_index
         for k, c, a, b in rows:
             s = by_index[c]
-            s.wins += chunk_wins(out_dir, k, s.cell.players)
+            s.wins += chunk_wins(loop.out_dir, k, s.cell.players)
         for c in dict.fromkeys(r[1] for r in rows):
             s = by_index[c]
             s.n = max(b for _, cc, _, b in rows if cc == c)
             added = s.n - (s.looks[-1] if s.looks else 0)
-            spent[judge_of(s.cell)] += added
-            spent_s[0] += added * plan.price(judge_of(s.cell))
+            self.spent[judge_of(s.cell)] += added
+            self.spent_s += added * plan.price(judge_of(s.cell))
             s.judge(plan)
-        if hasattr(bar, "cells"):  # the log's progress line counts the decided cells
-            bar.cells(sum(not s.open for s in states), len(states))
+        if hasattr(loop.bar, "cells"):  # the log's progress line counts the decided cells
+            loop.bar.cells(sum(s.stop == STOP_DECIDED for s in self.states), len(self.states))
 
-    try:
+    def drive(self, loop):
+        manifest, seq, plan = loop.manifest, self.seq, self.plan
         # Resume: replay the recorded rounds (playing what is missing), judging each look again.
         plan_rows = manifest["chunks"]["plan"]
         for rnd in seq["rounds"]:
             rows = [r for r in plan_rows if rnd["chunks"][0] <= r[0] < rnd["chunks"][1]]
-            run_entry["chunks_skipped"] += play(rows)
-            finish_round(rows)
-            bar.update(0)
+            loop.run_entry["chunks_skipped"] += self.play(loop, rows)
+            self.finish_round(loop, rows)
+            loop.bar.update(0)
         while True:
-            alloc = allocate(states, plan, spent, spent_s[0])
+            alloc = allocate(self.states, plan, self.spent, self.spent_s)
             if not alloc:
                 break
             first = len(plan_rows)
-            rows = round_rows(alloc, states, plan, first, manifest["chunks"]["size"], jobs)
+            rows = round_rows(alloc, self.states, plan, first, manifest["chunks"]["size"], loop.jobs)
             plan_rows.extend(rows)
             seq["rounds"].append({"round": len(seq["rounds"]), "chunks": [first, first + len(rows)],
                                   "cells": {str(c): alloc[c] for c in sorted(alloc)}})
-            _sync_manifest(manifest, states, plan, scenario)
-            account(final=False)
-            R.write_manifest(out_dir, manifest)  # the round is recorded before it is played
-            play(rows)
-            finish_round(rows)
-    except BaseException:
-        bar.close()
-        account(final=False)
-        R.write_manifest(out_dir, manifest)
-        raise
-    bar.close()
-    for s in states:  # a cell no round reached (a budget of 0 games left) is judged at 0 games
-        if not s.looks:
-            s.judge(plan)
-            s.stop = s.stop or STOP_BUDGET
-    seq["seconds_spent"] = round(spent_s[0], 3)
-    _sync_manifest(manifest, states, plan, scenario)
-    wall = account(final=True)
-    manifest["status"] = R.STATUS_COMPLETE
-    timings["finished"] = RD.now()
-    R.write_manifest(out_dir, manifest)
-    return RD.RunSummary(
-        out_dir=Path(out_dir), scenario=scenario.name, status=R.STATUS_COMPLETE, cells=len(scenario.cells),
-        chunks=len(plan_rows), chunks_skipped=run_entry["chunks_skipped"], games_total=manifest["totals"]["games"],
-        games_played=played, wall_seconds=wall, manifest=manifest,
-    )
+            _sync_manifest(manifest, self.states, plan, loop.scenario)
+            loop.account(final=False)
+            loop.save()  # the round is recorded before it is played
+            self.play(loop, rows)
+            self.finish_round(loop, rows)
+
+    def close(self, loop):
+        for s in self.states:  # a cell no round reached (a budget of 0 games left) is judged at 0 games
+            if not s.looks:
+                s.judge(self.plan)
+                s.stop = s.stop or STOP_BUDGET
+        self.seq["seconds_spent"] = round(self.spent_s, 3)
+        _sync_manifest(loop.manifest, self.states, self.plan, loop.scenario)
+
+    def summary(self, loop):
+        return len(loop.manifest["chunks"]["plan"]), loop.run_entry["chunks_skipped"], loop.manifest["totals"]["games"]

@@ -2,9 +2,10 @@
 ``--set KEY=VALUE``, and the ``[lineup]`` vocabulary (mirror, seats, round_robin, max_games) with
 the cells it expands to (:class:`LineupCell`: rotations and game counts of the paired design).
 
-A game's own keys (Shuffle and Swing's instruments and overrides, Echidna Shuffle's boards and
-variants) are read by its scenario schema (``scenarios.scenario``, ``scenarios.generic``); the one
-front door that picks the schema from the registry is :mod:`scenarios.load`.
+The keys every game shares are checked once, here (:func:`parse_common`, :func:`set_shared_key`);
+a game's own keys (Shuffle and Swing's instruments and overrides, Echidna Shuffle's boards and
+variants) are read by its setting module (``Game.setting``) through the one scenario schema,
+:mod:`scenarios.scenario`; the front door is :mod:`scenarios.load`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import itertools
 import math
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 from simulator.errors import DataError
@@ -73,8 +75,8 @@ def lineup_period(lineup):
 
 
 class LineupCell:
-    """What every game's cell derives from its ``lineup`` and ``deals`` (``scenarios.generic``'s
-    cells too): its seat rotations and its game count."""
+    """What every game's cell (:class:`scenarios.cells.Cell`) derives from its ``lineup`` and
+    ``deals``: its seat rotations and its game count."""
 
     @property
     def rotations(self):
@@ -321,3 +323,137 @@ def parse_lineups(ck, raw, players, lib, path, counts):
         if not seen:
             ck.fail("lineup", f"no lineup for {n} players (lineup.seats has none for that count)")
     return out
+
+
+# =========================================================================== the keys every game shares
+
+# The top-level keys of every game's scenario, checked once here (:func:`parse_common`); a game's
+# own keys (its setting) come after them in its scenario schema.
+SHARED_KEYS = ("game", "name", "description", "seed", "games", "players", "strategy_dirs", "lineup", "record",
+               "sequential")
+SHARED_REQUIRED = ("name", "seed", "games", "players", "lineup")
+# The keys of ``[sequential]`` (scenarios.sequential).
+SEQUENTIAL_KEYS = ("test", "indifference", "seconds", "cost", "budget", "round", "strong", "margin", "confidence",
+                   "verdicts")
+
+
+@dataclass
+class Common:
+    """The shared keys of a scenario, validated (:func:`parse_common`)."""
+
+    name: str
+    description: str
+    seed: int
+    games: int
+    players: tuple
+    strategy_dirs: tuple  # resolved folders
+    strategy_dirs_raw: list  # as the file (or --set) gives them, for the effective document
+    strategies: object  # the game's strategy library (``Game.strategies``)
+    lineups: dict  # player count -> lineups
+    caps: dict  # lineup.max_games
+    record: tuple
+    base_dir: Path
+
+    def cell_games(self, lineup):
+        """The games a cell of ``lineup`` plays (``games``, capped by ``lineup.max_games``)."""
+        return min([self.games] + [self.caps[x] for x in set(lineup) if x in self.caps])
+
+
+def set_shared_key(doc, key, value, path):
+    """``--set KEY=VALUE`` of a shared key into a scenario document in place; returns whether ``key``
+    is one (a game's own keys are its schema's)."""
+    parts = key.split(".")
+    top = parts[0]
+    if top not in SHARED_KEYS or top == "game":
+        return False
+    if top == "sequential":  # scenarios.sequential: rounds until each seat verdict is decided
+        set_sequential_key(doc, parts, value, path)
+        return True
+    if top == "lineup":
+        set_lineup_key(doc, key, value, path)
+        return True
+    if len(parts) > 1:
+        raise DataError(path, key, f"'{top}' has no sub-keys")
+    if top == "strategy_dirs":
+        # Folders given on the command line are relative to where the command runs, not to the
+        # scenario file (which may be a shipped one inside the package).
+        items = [value] if isinstance(value, str) else value
+        if isinstance(items, list) and all(isinstance(d, str) and d.strip() for d in items):
+            value = [str((Path.cwd() / d).resolve()) for d in items]
+    doc[top] = value
+    return True
+
+
+def folders(ck, doc, key, base_dir):
+    """A list of folders (``instrument_dirs``, ``strategy_dirs``) relative to the scenario file:
+    ``(as given, resolved)``; a folder that does not exist is refused."""
+    raw = doc.get(key, [])
+    if isinstance(raw, str):
+        raw = [raw]
+    names = ck.str_list(raw, key, what="folders")
+    resolved = []
+    for i, d in enumerate(names):
+        p = (base_dir / d).resolve()
+        if not p.is_dir():
+            ck.fail(f"{key}[{i}]", f"folder not found: {p}")
+        resolved.append(str(p))
+    return list(raw), tuple(resolved)
+
+
+def parse_common(ck, doc, game, path):
+    """The keys every game's scenario shares, checked against ``game``'s registry entry: name (one
+    folder name, :func:`check_scenario_name`), description, seed, games, players (the game's player
+    counts), strategy_dirs, ``[lineup]`` and record (what the game records, ``Game.records``).
+    ``[sequential]`` is checked against the cells (:func:`scenarios.sequential.parse_sequential`)."""
+    from scenarios.record import check_record
+    from simulator.seeds import MAX_SEED
+
+    name = check_scenario_name(ck, doc["name"])
+    description = check_description(ck, doc.get("description", ""))
+    seed = ck.integer(doc["seed"], "seed", lo=0, hi=MAX_SEED)
+    games = ck.integer(doc["games"], "games", lo=1, hi=MAX_GAMES)
+    counts = ", ".join(map(str, game.player_counts))
+    raw_players = doc["players"]
+    if isinstance(raw_players, int) and not isinstance(raw_players, bool):
+        raw_players = [raw_players]
+    if raw_players == []:
+        ck.fail("players", f"no player counts, so the scenario has no cells (give some of {counts})")
+    players = ck.int_list(raw_players, "players", min_len=1)
+    for i, n in enumerate(players):
+        if n not in game.player_counts:
+            ck.fail(f"players[{i}]", f"{n} players is not supported by {game.title} ({counts})")
+    if len(set(players)) != len(players):
+        ck.fail("players", "a player count is listed twice")
+    base_dir = Path(path).resolve().parent
+    sdirs_raw, sdirs = folders(ck, doc, "strategy_dirs", base_dir)
+    lib = game.strategies(sdirs)
+    lineups = parse_lineups(ck, doc["lineup"], players, lib, path, game.player_counts)
+    caps = parse_max_games(ck, doc["lineup"], lib, path)  # fewer games for a lineup holding a slow strategy
+    known = game.records if game.records is not None else (("lead",) if game.play_batch_lead else ())
+    if doc.get("record") and not known:
+        ck.fail("record", f"{game.title} has no lead record")
+    record = check_record(ck, doc.get("record"), known=known)
+    return Common(name, description, seed, games, tuple(players), sdirs, sdirs_raw, lib, lineups, caps, record,
+                  base_dir)
+
+
+def set_sequential_key(doc, parts, value, path):
+    """``--set sequential=true``, ``--set sequential.budget.search=4000``, ``--set sequential.round=500``."""
+    key = ".".join(parts)
+    if len(parts) == 1:
+        doc["sequential"] = value
+        return
+    if parts[1] not in SEQUENTIAL_KEYS:
+        raise DataError(path, key, f"unknown key '{parts[1]}' (known: {', '.join(SEQUENTIAL_KEYS)})")
+    table = doc.get("sequential")
+    if not isinstance(table, dict):
+        table = doc["sequential"] = {}
+    if len(parts) == 2:
+        table[parts[1]] = value
+        return
+    if len(parts) > 3 or parts[1] not in ("budget", "round", "cost"):
+        raise DataError(path, key, f"'sequential.{parts[1]}' has no sub-keys")
+    sub = table.get(parts[1])
+    if not isinstance(sub, dict):
+        sub = table[parts[1]] = {}
+    sub[parts[2]] = value

@@ -1,9 +1,11 @@
 """The worker side of a run: play one chunk of games and turn it into result tables.
 
-A task carries everything a worker needs (the cell, its three validated instruments, the board, the
-strategy rows), so a worker reads no files: a dask worker on another machine needs only the package.
-A worker builds :class:`simulator.shuffle_swing.playout.GameSetup` once per cell and keeps it for later chunks of
-the same cell. The tables are encoded as Parquet in the worker; the parent only writes the bytes.
+A task carries everything a worker needs (the cell, its setting's packed setup, the strategy rows:
+:class:`scenarios.cells.CellSpec`), so a worker reads no files: a dask worker on another machine
+needs only the package. The game plays the chunk's games into plain arrays, through its own
+``Game.play_chunk`` when it declares one (Shuffle and Swing's: sub-batches, its records) or else
+through ``Game.play_batch`` once per seat rotation; this module turns them into the result tables of
+:mod:`scenarios.schema`, encoded as Parquet in the worker; the parent only writes the bytes.
 
 Workers only load the compiled kernel: the parent compiles it before any worker starts
 (``scenarios.runner``), and each result says whether its worker had to compile after all.
@@ -11,8 +13,8 @@ Workers only load the compiled kernel: the parent compiles it before any worker 
 No orphans: a task names the process that runs the scenario (:func:`parent_token`). On its first
 task a worker on the same machine starts a watcher thread that ends the worker as soon as that
 process is gone (a ``kill -9`` of ``ssb run`` included). A batch of games holds the interpreter
-lock while it plays, so a chunk is played in sub-batches of about ``SUB_BATCH_SECONDS`` each, between
-which the watcher gets its turn; a game depends only on its seed, so the tables are the same.
+lock while it plays, so a game's ``play_chunk`` plays a chunk in short sub-batches, between which the
+watcher gets its turn; a game depends only on its seed, so the tables are the same.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ import os
 import socket
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,14 +30,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from scenarios.schema import CELL_COLUMNS, GAME_COLUMNS, SEAT_COLUMNS
+from scenarios import schema
+from scenarios.record import lead_lists
+from simulator import games as registry
 from simulator.seeds import deal_seeds, game_layout
-from simulator.shuffle_swing.layout import STATE_SIZE
-from simulator.shuffle_swing.playout import GameSetup, game_results, play_many, seat_results
 
 PARQUET_COMPRESSION = "zstd"
-SUB_BATCH = 8  # games of the first kernel call within a chunk (see the module docstring)
-SUB_BATCH_SECONDS = 0.25  # the sub-batch size adapts so that a kernel call takes about this long
 WATCH_SECONDS = 0.5  # how often a worker checks that the run's process is alive
 ORPHAN_EXIT = 3  # exit status of a worker whose run process died
 
@@ -83,34 +82,16 @@ def watch_parent(token):
     threading.Thread(target=watch, name="ssb-parent-watch", daemon=True).start()
 
 
-def kernel_compiles():
-    """How many times this process compiled the batch kernel instead of loading it from the cache."""
-    from simulator.shuffle_swing.kernel.engine import play_batch
+def kernel_compiles(game=None, module=None):
+    """How many times this process compiled the game's batch kernel (``Game.kernel_entry``) instead
+    of loading it from the cache."""
+    from simulator.warmup import entry_point
 
+    g = registry.ensure(game, module) if game else registry.get()
     try:
-        return int(sum(play_batch.stats.cache_misses.values()))
+        return int(sum(entry_point(g.kernel_entry).stats.cache_misses.values()))
     except AttributeError:  # running interpreted
         return 0
-
-
-@dataclass(frozen=True)
-class CellSpec:
-    """What a worker needs to play a cell, with no file access."""
-
-    run_id: str  # scenario text + data + code; with the cell index it keys the worker's cache
-    cell: object  # scenarios.scenario.Cell
-    board: object  # simulator.shuffle_swing.instruments.Board
-    instruments: tuple  # three Instrument, black, orange, gray
-    shuffle_wheels: bool
-    max_rounds: int | None
-    strategy_rows: np.ndarray  # one row per lineup position (before rotation)
-    record: tuple = ()  # what the run records beyond its tables (``scenarios.record``)
-
-    def chunk_tables(self, task):
-        return chunk_tables(task)
-
-    def compiles(self):
-        return kernel_compiles()
 
 
 @dataclass(frozen=True)
@@ -118,7 +99,7 @@ class ChunkTask:
     """A contiguous range ``[start, stop)`` of the games of one cell."""
 
     chunk: int
-    spec: CellSpec
+    spec: object  # scenarios.cells.CellSpec
     start: int
     stop: int
     run_seed: int
@@ -139,41 +120,6 @@ class ChunkResult:
     pid: int
     compiles: int = 0  # times this worker compiled the kernel so far (0: it only loaded the cache)
     cpu_seconds: float = 0.0  # CPU time of the worker process spent on this chunk
-
-
-class _CellInstruments:
-    """The three instruments of a cell, looked up by name like an InstrumentLibrary."""
-
-    def __init__(self, instruments):
-        self._by_name = {i.name.casefold(): i for i in instruments}
-
-    def get(self, name):
-        return self._by_name[str(name).strip().casefold()]
-
-
-_SETUPS: OrderedDict = OrderedDict()
-_MAX_SETUPS = 256
-
-
-def cell_setup(spec):
-    """The cell's GameSetup, built once per process."""
-    key = (spec.run_id, spec.cell.index)
-    setup = _SETUPS.get(key)
-    if setup is None:
-        setup = GameSetup(
-            nplayers=spec.cell.players,
-            instruments=tuple(i.name for i in spec.instruments),
-            shuffle_wheels=spec.shuffle_wheels,
-            max_rounds=spec.max_rounds,
-            library=_CellInstruments(spec.instruments),
-            board=spec.board,
-        )
-        _SETUPS[key] = setup
-        while len(_SETUPS) > _MAX_SETUPS:
-            _SETUPS.popitem(last=False)
-    else:
-        _SETUPS.move_to_end(key)
-    return setup
 
 
 def chunk_games(task):
@@ -212,111 +158,71 @@ def winner_strategy(winner, lineup, rotation, n):
     return np.where(winner >= 0, lineup[(winner - rotation) % n], "").astype(object)
 
 
-def play_recorded(spec, setup, strat, seeds, deal, part, lead):
-    """The games ``part`` through the record's entry point (``scenarios.record``): their final
-    states; ``lead`` (a dict of column -> one entry per game) receives what the scenario records."""
-    from scenarios.record import NOT_REPLAYED, SETUP_EVERY, lead_lists, replay_noise
-    from simulator.shuffle_swing.lead_record import play_many_record
-
-    rec_names = getattr(spec, "record", ())
-    ties = "state" if "state-ties" in rec_names else "drawn"
-    st, _, rec, nrec, prj = play_many_record(setup, strat, seeds[part], tie_break=ties)
-    if "lead" in rec_names:
-        for key, arr in (("lead", rec), ("lead_projected", prj)):
-            for i, row in zip(part, lead_lists(arr, nrec)):
-                lead[key][i] = row
-    if "setup" in rec_names:
-        again = part[deal[part] % SETUP_EVERY == 0]
-        won = np.full(len(part), NOT_REPLAYED, dtype=np.int32)
-        if len(again):
-            rst, _, _, _, _ = play_many_record(setup, strat, seeds[again], noise=replay_noise(seeds[again]), tie_break=ties)
-            won[np.searchsorted(part, again)] = game_results(rst)["winner"]
-        for i, w in zip(part, won):
-            lead["setup_replay_winner"][i] = int(w)
-    return st
-
-
-def play_states(task, lead=None):
-    """Final states of the chunk's games (rows in game order), each rotation group in one batch.
-    ``lead``, a list of one entry per game, receives the lead record's rows (``scenarios.record``)."""
-    spec = task.spec
-    setup = cell_setup(spec)
-    games, deal, rotation, seeds = chunk_games(task)
-    states = np.empty((len(games), STATE_SIZE), dtype=np.int32)
-    for idx, strat in rotation_groups(spec, rotation):
-        k, size = 0, SUB_BATCH
-        while k < len(idx):
-            part = idx[k : k + size]
-            t0 = time.perf_counter()
-            if lead is None:
-                st, _ = play_many(setup, strat, seeds[part])
-            else:
-                st = play_recorded(spec, setup, strat, seeds, deal, part, lead)
-            states[part] = st
-            k += len(part)
-            # Keep each kernel call near a quarter of a second, whatever the strategies' speed.
-            dt = time.perf_counter() - t0
-            size = min(size * 2, 4096) if dt < SUB_BATCH_SECONDS / 2 else max(1, size // 2) if dt > SUB_BATCH_SECONDS * 2 else size
-    return games, deal, rotation, seeds, states
-
-
-def record_columns(spec, games):
-    """The recorded columns a chunk fills (``scenarios.record``), one entry per game; ``None``
-    when the scenario records nothing (the plain entry point plays)."""
-    names = getattr(spec, "record", ())
-    if not names:
-        return None
-    cols = {}
-    if "lead" in names:
-        cols["lead"] = [None] * games
-        cols["lead_projected"] = [None] * games
-    if "setup" in names:
-        cols["setup_replay_winner"] = [None] * games
-    return cols
+def play_groups(game, spec, seeds, groups):
+    """The default way to play a chunk (a game without ``play_chunk``): ``Game.play_batch`` once per
+    seat rotation (``play_batch_lead`` when the scenario records the lead). Returns ``(seats, games,
+    extra)`` as ``Game.play_chunk`` does."""
+    n, m = spec.cell.players, len(seeds)
+    seat_cols = {k: np.zeros((m, n), dtype=np.int64) for k in game.seat_columns}
+    game_cols = {k: np.zeros(m, dtype=np.int64) for k in game.game_columns if k != "winner_strategy"}
+    lead = [None] * m if "lead" in spec.record else None
+    for idx, strat in groups:
+        if lead is None:
+            sr, gr = game.play_batch(spec.setup, seeds[idx], strat)
+        else:
+            sr, gr, rec, nrec = game.play_batch_lead(spec.setup, seeds[idx], strat)  # the game's lead record
+            for i, row in zip(idx, lead_lists(rec, nrec)):
+                lead[i] = row
+        for k in seat_cols:
+            seat_cols[k][idx] = sr[k]
+        for k in game_cols:
+            game_cols[k][idx] = gr[k]
+    seats = {k: v.astype(np.int32) for k, v in seat_cols.items()}
+    games = {k: v.astype(np.int32) for k, v in game_cols.items()}
+    return seats, games, ({"lead": (lead, "object")} if lead is not None else {})
 
 
 def chunk_tables(task):
-    """(seats, games) DataFrames of one chunk, with exactly the columns of ``scenarios.schema``."""
+    """(seats, games) DataFrames of one chunk of any game's cell, with exactly the columns of
+    ``scenarios.schema`` (and what the scenario records after them)."""
     spec = task.spec
     cell = spec.cell
+    game = registry.ensure(spec.game, spec.module)
     n = cell.players
-    lead = record_columns(spec, task.games)
-    games, deal, rotation, seeds, states = play_states(task, lead)
-    g = len(games)
+    games, deal, rotation, seeds = chunk_games(task)
+    groups = list(rotation_groups(spec, rotation))
+    if game.play_chunk is not None:
+        seat_arr, game_arr, extra = game.play_chunk(spec.setup, n, seeds, deal, groups, spec.record,
+                                                    (spec.run_id, cell.index))
+    else:
+        seat_arr, game_arr, extra = play_groups(game, spec, seeds, groups)
+    m = len(games)
     lineup = np.array(cell.lineup, dtype=object)
-
     per_game = {
-        "cell": np.full(g, cell.index, dtype=np.int32),
-        "cell_key": np.full(g, cell.key, dtype=object),
-        "players": np.full(g, n, dtype=np.int8),
-        "inst_black": np.full(g, cell.instruments[0], dtype=object),
-        "inst_orange": np.full(g, cell.instruments[1], dtype=object),
-        "inst_gray": np.full(g, cell.instruments[2], dtype=object),
-        "lineup": np.full(g, ",".join(cell.lineup), dtype=object),
+        "cell": np.full(m, cell.index, dtype=np.int32),
+        "cell_key": np.full(m, cell.key, dtype=object),
+        "players": np.full(m, n, dtype=np.int8),
+        **{col: np.full(m, value, dtype=object) for col, value in cell.setting.columns},
+        "lineup": np.full(m, ",".join(cell.lineup), dtype=object),
         "deal": deal.astype(np.int32),
         "rotation": rotation.astype(np.int8),
         "game": games.astype(np.int32),
         "seed": seeds.view(np.int64),
     }
-    assert tuple(per_game) == CELL_COLUMNS
-
-    sr = seat_results(states, n)
+    cell_cols = schema.cell_columns(game)
+    assert tuple(per_game) == cell_cols
     seats = seat_rows(per_game, lineup, rotation, n)
-    for name in SEAT_COLUMNS[len(CELL_COLUMNS) + 2 :]:
-        col = np.asarray(sr[name]).reshape(-1)
-        seats[name] = col.astype(np.int8 if name in ("won", "rank") else np.int32)
-    seats_df = pd.DataFrame(seats, columns=list(SEAT_COLUMNS))
-
-    gr = game_results(states)
-    winner = gr["winner"]
+    for name in game.seat_columns:
+        seats[name] = np.asarray(seat_arr[name]).reshape(-1)
+    seat_cols = schema.seat_columns(game)
+    seats_df = pd.DataFrame(seats, columns=list(seat_cols))
+    winner = np.asarray(game_arr["winner"]) if "winner" in game_arr else np.full(m, -1)
     out = dict(per_game)
-    out["winner"] = winner.astype(np.int32)
-    out["winner_strategy"] = winner_strategy(winner, lineup, rotation, n)
-    for name in GAME_COLUMNS[len(CELL_COLUMNS) + 2 :]:
-        out[name] = np.asarray(gr[name]).astype(np.int32)
-    games_df = pd.DataFrame(out, columns=list(GAME_COLUMNS))
-    for key, values in (lead or {}).items():  # beyond the schema: readers select theirs
-        games_df[key] = pd.Series(values, dtype=np.int32 if key == "setup_replay_winner" else object)
+    for name in schema.game_columns(game)[len(cell_cols):]:
+        out[name] = winner_strategy(winner, lineup, rotation, n) if name == "winner_strategy" else game_arr[name]
+    games_df = pd.DataFrame(out, columns=list(schema.game_columns(game)))
+    for key, (values, dtype) in extra.items():  # beyond the schema: readers select theirs
+        games_df[key] = pd.Series(values, dtype=np.int32 if dtype == "int32" else object)
     return seats_df, games_df
 
 

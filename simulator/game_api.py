@@ -18,7 +18,10 @@ A game declares, up front:
   plus the per-round lead record of a scenario's ``record = ["lead"]`` (``simulator.lead_record``:
   ``rec[game, round, seat]`` each seat's standing after each round, ``nrec`` the rows per game),
   and ``lead_features``: what the win-chance estimate makes of a standing;
-* ``cli_options``: the command-line options only this game reads (the others refuse them, naming it).
+* ``cli_options``: the command-line options only this game reads (the others refuse them, naming it);
+* ``setting``: the module reading the game's own scenario keys (default ``simulator.boards_setting``:
+  boards and variants), ``play_chunk`` (optional): the game's own way to play a run's chunk,
+  ``records``: what a scenario's ``record`` may name, ``warm``: what ``make setup`` compiles.
 
 Each game declares its entry in its own package (``simulator/<game>/game.py``: ``GAME = Game(...)``);
 the registry (:mod:`simulator.games`) lists those modules.
@@ -215,9 +218,8 @@ class Game:
     report: ReportSpec = ReportSpec()
     # The skill ladder (``ssb strategies ladder``), if the game has one.
     ladder: LadderSpec | None = None
-    # The scenario schema of the game's scenarios (``scenarios.load``): "boards" (a list of boards
-    # and named [variants] of the game's switches, read by ``setup`` and ``variants_from_dict``) or
-    # "instruments" (Shuffle and Swing's instrument sets and [overrides]).
+    # Kept for the readers of older code: the scenario schema is one for every game, and what it reads
+    # beyond the shared keys is the game's :attr:`setting` module.
     scenario_keys: str = "boards"
     # The cell columns naming a cell's setting, after ``players`` (text; the report groups by them).
     setting_columns: tuple = ("board", "variant")
@@ -232,6 +234,26 @@ class Game:
     # (rounds, seats) arrays the estimate weighs apart (more is better in each). ``None``: the
     # standing is one number, in tens.
     lead_features: Callable | None = None
+    # What a scenario's ``record`` may name (``scenarios.record``); ``None``: ``("lead",)`` when the
+    # game has ``play_batch_lead``, else nothing.
+    records: tuple | None = None
+    # The module reading the game's own scenario keys (its setting; ``scenarios.scenario`` checks the
+    # shared ones first): a module offering ``KEYS``, ``REQUIRED``, ``EFFECTIVE``, ``SETTINGS``,
+    # ``prepare``, ``apply_set`` and ``parse`` (``simulator.boards_setting`` is the model). The
+    # default: a list of ``boards`` and named ``[variants]`` of the game's switches.
+    setting: str = "simulator.boards_setting"
+    # Optional: the game's own way to play a chunk of a run's games (sub-batches, records beyond the
+    # lead): ``play_chunk(setup, players, seeds, deal, groups, record, cache_key) -> (seats, games,
+    # extra)``, ``groups`` the ``(rows, strategy rows)`` of each seat rotation, ``extra`` the recorded
+    # columns as ``{column: (values, dtype)}``. ``None``: ``play_batch`` once per seat rotation.
+    play_chunk: Callable | None = None
+    # Optional: ``warm(game) -> [(entry point, play)]``, what ``make setup`` compiles (the entry
+    # points a user meets first); ``None``: ``play_game`` and ``kernel_entry`` (``simulator.warmup``).
+    warm: Callable | None = None
+
+    def setting_module(self):
+        """The module named by :attr:`setting`, imported."""
+        return importlib.import_module(self.setting)
 
     def kernel_what(self):
         """How the compile notice names this game's kernel."""

@@ -27,3 +27,24 @@ def new_record(games, rows, nplayers):
     rec = np.full((games, rows, nplayers), PAD, dtype=np.int32)
     nrec = np.zeros(games, dtype=np.int32)
     return rec, nrec
+
+
+# What a scenario's ``record`` adds beyond the lead (``scenarios.record``): one deal in ten replayed
+# (about +10% of the run's games); a deal not replayed holds NOT_REPLAYED.
+SETUP_EVERY = 10
+NOT_REPLAYED = -2
+
+
+def lead_lists(rec, nrec):
+    """The ``lead`` column from the record's arrays: per game, its first ``nrec`` rows flattened."""
+    return [np.ascontiguousarray(rec[g, : int(nrec[g])]).reshape(-1).astype(np.int32) for g in range(len(nrec))]
+
+
+def replay_noise(seeds):
+    """The bots' seeds of the set-up replays: one non-zero 64-bit value per deal seed, apart from
+    every stream the deal's own game draws (a splitmix64 step of the seed with a fixed offset)."""
+    z = np.asarray(seeds, dtype=np.uint64) + np.uint64(0x5E7F0A11C0FFEE01)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.where(z == 0, np.uint64(1), z)

@@ -38,6 +38,9 @@ def _entry(name):
     return getattr(importlib.import_module(module or "simulator.shuffle_swing.kernel.engine"), attr)
 
 
+entry_point = _entry  # the public name (the run's workers count their compiles through it)
+
+
 def kernel_cached(entry="play_batch"):
     """``True`` when numba's on-disk cache holds a compiled ``entry`` for this machine and these
     sources, ``False`` when it does not, ``None`` when it cannot tell (JIT disabled, an unknown
@@ -198,40 +201,35 @@ def compile_once(play, announce=None, entry="play_batch", what="the rules kernel
     return seconds
 
 
+def default_warm(game):
+    """``(entry point, play)`` pairs a game's warm-up plays (``Game.warm``), by default one game
+    through ``play_game`` and a batch of one through its ``kernel_entry``."""
+    import numpy as np
+
+    setup = game.setup(game.player_counts[0], game.boards[0], None) if game.boards else None
+    strat = game.strategies(()).matrix([game.default_strategy] * game.player_counts[0])
+    return [
+        (game.kernel_entry_named("play_game"), lambda: game.play_one(setup, strat, 1)),
+        (game.kernel_entry, lambda: game.play_batch(setup, np.arange(1, dtype=np.uint64), strat)),
+    ]
+
+
 def warm_all(echo=None):
     """Compile (or load) every kernel entry point a user meets first, once: the first game's
     ``play_game_plain`` (a plain ``ssb play``), ``play_game`` (a table with a searching seat) and
-    ``play_batch`` (``ssb run``, ``ssb check``), and the second game's two. ``make setup`` runs this
+    ``play_batch`` (``ssb run``, ``ssb check``), and every other game's two (``Game.warm``, else
+    :func:`default_warm`). ``make setup`` runs this
     (``python -m simulator.warmup``), so ``make run``, ``make test`` and the first ``ssb play`` start
     warm. Returns the seconds spent."""
-    import numpy as np
-
     from simulator import games as registry
 
     echo = echo or (lambda m: print(m, file=sys.stderr, flush=True))
     t0 = time.perf_counter()
-    from simulator.shuffle_swing.playout import GameSetup, play_many, play_one
-    from simulator.shuffle_swing.strategies import StrategyLibrary
-
-    lib = StrategyLibrary()
-    plain, deep = lib.matrix(["greedy"] * 4), lib.matrix(["greedy", "lookahead"])
-    for entry, play in (
-        ("play_game_plain", lambda: play_one(GameSetup(nplayers=4), plain, 1)),
-        ("play_game", lambda: play_one(GameSetup(nplayers=2), deep, 1)),
-        ("play_batch", lambda: play_many(GameSetup(nplayers=4), plain, np.arange(1, dtype=np.uint64))),
-    ):
-        with compile_watch(entry, f"the rules kernel ({entry})", echo):
-            play()
     for name in registry.names():
         game = registry.get(name)
-        if game.name == registry.DEFAULT_GAME:
-            continue
-        setup = game.setup(game.player_counts[0], game.boards[0], None) if game.boards else None
-        strat = game.strategies(()).matrix([game.default_strategy] * game.player_counts[0])
-        with compile_watch(game.kernel_entry_named("play_game"), f"{game.kernel_what()} (play_game)", echo):
-            game.play_one(setup, strat, 1)
-        with compile_watch(game.kernel_entry, f"{game.kernel_what()} (play_batch)", echo):
-            game.play_batch(setup, np.arange(1, dtype=np.uint64), strat)
+        for entry, play in (game.warm or default_warm)(game):
+            with compile_watch(entry, f"{game.kernel_what()} ({entry.rpartition(':')[2]})", echo):
+                play()
     seconds = time.perf_counter() - t0
     echo(f"kernels ready ({seconds:.0f} s)")
     return seconds

@@ -108,7 +108,7 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
     """Play every cell of a scenario and write the result tables.
 
     SCENARIO is a scenario TOML file or the name of a shipped one (starter, expansion, grid, ci).
-    Each cell (player count x instrument set x lineup) plays its deals in every seat rotation;
+    Each cell (player count x setting x lineup) plays its deals in every seat rotation;
     results go to DIR/seats/*.parquet (one row per game and seat), DIR/games/*.parquet (one row per
     game) and DIR/manifest.json. Results are the same whatever --jobs, --chunk-size or --backend.
     An interrupted run (Ctrl-C, a killed machine) continues with --resume, which also plays again
@@ -166,3 +166,27 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
             f"played {summary.games_played:,} games in {summary.wall_seconds:.1f} s "
             f"({_fmt_rate(summary.games_played, summary.wall_seconds)})"
         )
+        line = _sequential_line(summary.manifest)
+        if line:
+            click.echo(line)
+
+
+def _sequential_line(manifest):
+    """One line on the cells of a sequential run: how many were decided, and how (none: not one)."""
+    cells = [c for c in (manifest.get("sequential") or {}).get("cells") or [] if c]
+    if not cells:
+        return ""
+    decided = [c for c in cells if c.get("stop") == "decided"]
+    words = {"balanced": "fair", "imbalanced": "unfair"}
+    counts = {}
+    for c in decided:
+        word = words.get(c.get("verdict"), c.get("verdict"))
+        counts[word] = counts.get(word, 0) + 1
+    how = ", ".join(f"{n} {w}" for w, n in sorted(counts.items()))
+    stops = {}
+    for c in cells:
+        if c.get("stop") != "decided":
+            stops[c.get("stop")] = stops.get(c.get("stop"), 0) + 1
+    why = {"cap": "at their cap of games", "budget": "at their judge's budget of games", "seconds": "when the seconds ran out"}
+    rest = "; " + ", ".join(f"{n} stopped {why.get(w, w)}" for w, n in sorted(stops.items())) if stops else ""
+    return f"sequential: {len(decided)} of {len(cells)} cells decided" + (f" ({how})" if how else "") + rest

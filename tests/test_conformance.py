@@ -92,3 +92,51 @@ def test_bad_input_names_file_and_key(game):
     with pytest.raises(DataError) as e:
         scenario_from_doc({**doc, "game": "no-such-game"}, path)
     assert e.value.key == "game" and "known:" in e.value.reason
+
+
+def test_sequential_rounds_judge_every_cell(game, tmp_path):
+    """``[sequential]`` (``--set sequential=true``) on the game's gate scenario, its default strategy
+    mirrored: each cell is played in rounds and judged at every look, and what the record says it
+    played is what the tables hold, the same after a resume of the finished run."""
+    doc, path = _doc(game)
+    doc = {**doc, "lineup": {"mirror": [game.default_strategy]}}
+    sc = scenario_from_doc(doc, path, games=300, sets=("sequential=true", "sequential.round=100"))
+    assert sc.sequential is not None and all(len(set(c.lineup)) == 1 for c in sc.cells)
+    summary = run_scenario(sc, tmp_path / "seq", jobs=1, chunk_size=50, progress=False, announce=lambda m: None)
+    seq = summary.manifest["sequential"]
+    assert len(seq["cells"]) == len(sc.cells) and seq["rounds"]
+    _, g, manifest = load_results(tmp_path / "seq")
+    for rec, cell in zip(seq["cells"], sc.cells):
+        assert rec["cell"] == cell.index and rec["stop"] in ("decided", "cap", "budget", "seconds")
+        assert rec["verdict"] in ("balanced", "imbalanced", "inconclusive")
+        assert rec["looks"] and rec["looks"][-1] == rec["games"] <= cell.games
+        assert (g["cell"] == cell.index).sum() == rec["games"]
+    again = run_scenario(sc, tmp_path / "seq", jobs=1, resume=True, progress=False, announce=lambda m: None)
+    assert again.games_played == 0 and again.manifest["sequential"]["cells"] == seq["cells"]
+
+
+def test_tune_serves_the_game_or_refuses_it_with_the_reason(game, tmp_path):
+    """``ssb tune``: a shipped tuning file of the game reads (its search space checked against the
+    game's data or switches), or a tuning file of the game's gate scenario is refused naming the game
+    and what it does not declare."""
+    from scenarios.spec import SCENARIO_DIR
+    from scenarios.tuning import load_tuning
+
+    specs = []
+    for p in sorted((SCENARIO_DIR / "tunes").glob("*.toml")):
+        if "[space]" in p.read_text():
+            spec = load_tuning(p)
+            if spec.scenario.game == game.name:
+                specs.append(spec)
+    if specs:
+        assert all(s.params and s.targets for s in specs)
+        return
+    n = game.player_counts[0]
+    (tmp_path / "tune.toml").write_text(
+        f'name = "t"\nscenario = "{find_scenario(game.gate_scenario)}"\nseed = 1\n\n'
+        f'[judges]\nsearch = {{ mirror = "{game.default_strategy}" }}\n\n'
+        f'[[target]]\nkind = "seats_balanced"\nplayers = [{n}]\nmargin = 0.04\n\n'
+        '[space]\nswitch = { range = [0, 1] }\n')
+    with pytest.raises(DataError) as e:
+        load_tuning(tmp_path / "tune.toml")
+    assert e.value.key == "scenario" and game.title in e.value.reason and "declares no tunable" in e.value.reason

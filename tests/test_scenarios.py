@@ -8,12 +8,13 @@ import pandas as pd
 import pytest
 
 from scenarios.runner import plan_chunks
-from scenarios.scenario import cell_key, flatten_overrides
+from simulator.setting_api import flatten_overrides
+from simulator.shuffle_swing.setting import cell_key
 from scenarios.spec import find_scenario, parse_value, round_robin, shipped_scenarios
 from scenarios.load import load_scenario, scenario_from_doc
 from scenarios.schema import GAME_COLUMNS, SEAT_COLUMNS, STRING_COLUMNS
 from simulator.seeds import cell_hash, cell_seed, deal_seeds, rotate
-from scenarios.worker import CellSpec, ChunkTask, chunk_tables
+from scenarios.worker import ChunkTask, chunk_tables
 from simulator.errors import DataError
 from simulator.shuffle_swing.library import STARTER
 from simulator.shuffle_swing.layout import SRC_NAMES
@@ -444,15 +445,7 @@ def test_plan_chunks_cover_every_game_once():
 
 
 def _spec(sc, cell):
-    return CellSpec(
-        run_id="test",
-        cell=cell,
-        board=sc.board,
-        instruments=tuple(sc.instruments.get(n) for n in cell.instruments),
-        shuffle_wheels=sc.shuffle_wheels,
-        max_rounds=sc.max_rounds,
-        strategy_rows=sc.strategy_rows(cell.lineup),
-    )
+    return sc.cell_specs("test")[cell.index]
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,6 @@ def test_a_cold_kernel_is_announced_and_compiled_before_the_workers(tmp_path, mo
     """With the cache reported cold, the parent prints the notice once and plays one game itself
     before any chunk is dispatched."""
     import scenarios.rundir as rundir
-    import scenarios.runner as runner
     import simulator.warmup as warmup
 
     order = []
@@ -42,7 +41,7 @@ def test_a_cold_kernel_is_announced_and_compiled_before_the_workers(tmp_path, mo
         order.append("workers")
         return real_dispatcher(*args, **kw)
 
-    monkeypatch.setattr(runner, "dispatcher", dispatcher)
+    monkeypatch.setattr(rundir, "dispatcher", dispatcher)  # the one dispatcher every run loop uses
     notices = []
     run_scenario("ci", tmp_path / "run", jobs=1, games=4, progress=False, announce=lambda m: (notices.append(m), order.append("notice")))
     assert len(notices) == 1 and notices[0].startswith("compiling the rules kernel, first run only: about ")

@@ -132,10 +132,12 @@ def _const(name, *modules):
 
 
 def gen_scenario_schema():
-    mod = _first_module("simulator.shuffle_swing.scenario", "scenarios.scenario")
+    mod = _first_module("simulator.shuffle_swing.setting")
+    spec = _first_module("scenarios.spec")
+    schema = _first_module("scenarios.scenario")
     shared = (mod, "scenarios.spec", "simulator.seeds")
     rows = [
-        ("top level", _keys(mod.TOP_KEYS, mod.REQUIRED_KEYS)),
+        ("top level", _keys(schema.top_keys(mod), spec.SHARED_REQUIRED + mod.REQUIRED)),
         ("`[instruments]`", _keys(mod.INSTRUMENT_KEYS) + " (one of " + ", ".join(f"`{m}`" for m in mod.SET_MODES) + ")"),
         ("`[lineup]`", _keys(_const("LINEUP_KEYS", *shared))),
         (
@@ -146,17 +148,21 @@ def gen_scenario_schema():
         ("bounds", f"`seed` 0 .. {_const('MAX_SEED', *shared):,}; `games` 1 .. {_const('MAX_GAMES', *shared):,}"),
     ]
     return (
-        f"*Written from `{mod.__name__}` (its docstring and its key lists) when the site is built.*\n\n"
+        f"*Written from `{schema.__name__}` and `{mod.__name__}` (their docstrings and key lists) when the site "
+        "is built.*\n\n"
         + _table(rows, ("table", "keys the loader accepts"))
+        + "\n\n"
+        + rst_to_markdown(schema.__doc__)
         + "\n\n"
         + rst_to_markdown(mod.__doc__)
     )
 
 
 def gen_game_scenario_schema():
-    mod = _first_module("simulator.echidna.scenario", "scenarios.generic")
-    keys = getattr(mod, "TOP_KEYS", ())
-    req = getattr(mod, "REQUIRED", getattr(mod, "REQUIRED_KEYS", ()))
+    mod = _first_module("simulator.boards_setting")
+    spec = _first_module("scenarios.spec")
+    keys = _first_module("scenarios.scenario").top_keys(mod)
+    req = ("game",) + spec.SHARED_REQUIRED + tuple(mod.REQUIRED)
     head = f"*Written from `{mod.__name__}` when the site is built.*\n\n"
     if keys:
         head += _table([("top level", _keys(keys, req))], ("table", "keys the loader accepts")) + "\n\n"

@@ -8,7 +8,7 @@ import json
 import math
 from dataclasses import dataclass
 
-from scenarios.scenario import set_path
+from simulator.shuffle_swing.setting import set_path
 from scenarios.load import scenario_from_doc
 from simulator import games as registry
 from simulator.errors import DataError
@@ -23,11 +23,10 @@ def is_number(x):
 
 
 def switch_game(scenario):
-    """The game of a scenario that a search changes through its variants' switches (a game whose
-    scenarios list boards and variants, ``Game.scenario_keys == "boards"``), else ``None``: the
-    search changes the data files through [space] keys (``"instruments"``)."""
-    game = registry.get(scenario.game)
-    return game if game.scenario_keys == "boards" else None
+    """The game of a scenario that a search changes through its variants' switches (its setting has
+    named variants, ``simulator.boards_setting``), else ``None``: the search changes the data files
+    through [space] keys (a setting with overrides of its data files)."""
+    return registry.get(scenario.game) if hasattr(scenario.setting, "variants") else None
 
 
 @dataclass(frozen=True)
@@ -206,7 +205,7 @@ def _range_or_values(ck, where, raw, key, owner, label, base, probe):
 
 
 def _owner(variant):
-    """What :func:`scenarios.scenario.set_path` names in its errors: the variant."""
+    """What :func:`simulator.shuffle_swing.setting.set_path` names in its errors: the variant."""
     return type("VariantName", (), {"name": f"variant {variant}"})()
 
 

@@ -76,12 +76,12 @@ from pathlib import Path
 
 from simulator.provenance import code_version
 from scenarios.spec import SCENARIO_DIR, find_scenario, find_shipped_file, parse_set
-from scenarios.scenario import flatten_overrides
+from simulator.setting_api import flatten_overrides
 from scenarios.load import scenario_from_doc
+from simulator import games as registry
 from simulator.errors import DataError
 from simulator.seeds import MAX_SEED
 from simulator.validate import Checker, read_toml
-from simulator.shuffle_swing.playout import PLAYER_COUNTS
 from scenarios.tuning.space import is_number, space_param, switch_game, switch_param
 
 TOP_KEYS = ("name", "description", "scenario", "seed", "confidence", "judges", "search", "target", "space")
@@ -194,7 +194,7 @@ def _target(ck, raw, i, scenario, path, game=None):
     kind = ck.string(raw["kind"], f"{key}.kind", choices=tuple(TARGET_FIELDS))
     if game is not None and kind not in GAME_TARGETS:
         ck.fail(f"{key}.kind", f"'{kind}' judges an instrument; {game.title} has none (targets: {', '.join(GAME_TARGETS)})")
-    counts = PLAYER_COUNTS if game is None else tuple(game.player_counts)
+    counts = tuple(registry.get(scenario.game).player_counts)  # the scenario's game's
     required, optional = TARGET_FIELDS[kind]
     ck.table(raw, key, required=("kind", *required), optional=optional)
     t = {"kind": kind}

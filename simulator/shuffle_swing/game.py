@@ -53,6 +53,22 @@ def _sns_columns():
 
 _SNS_SEAT, _SNS_GAME, _SNS_SOURCES = _sns_columns()
 
+
+def _sns_warm(game):
+    """The entry points a user meets first: ``play_game_plain`` (a plain ``ssb play``), ``play_game``
+    (a table with a searching seat) and ``play_batch`` (``ssb run``, ``ssb check``)."""
+    import numpy as np
+
+    from simulator.shuffle_swing.playout import GameSetup, play_many, play_one
+
+    lib = game.strategies(())
+    plain, deep = lib.matrix(["greedy"] * 4), lib.matrix(["greedy", "lookahead"])
+    return [
+        ("play_game_plain", lambda: play_one(GameSetup(nplayers=4), plain, 1)),
+        ("play_game", lambda: play_one(GameSetup(nplayers=2), deep, 1)),
+        ("play_batch", lambda: play_many(GameSetup(nplayers=4), plain, np.arange(1, dtype=np.uint64))),
+    ]
+
 GAME = Game(
     name="shuffle-swing",
     kernel_label="the rules kernel",
@@ -117,6 +133,12 @@ GAME = Game(
     kernel_sources=_sns_sources,
     aliases=("shuffle", "sns"),
     play_batch_lead=Lazy("simulator.shuffle_swing.lead_record", "batch_results_lead"),  # the per-round lead record
+    # What its scenarios may record (scenarios.record): the lead record, set-up replays, state ties.
+    records=("lead", "setup", "state-ties"),
+    # Its own scenario keys (instrument sets, overrides) and its way to play a chunk (sub-batches).
+    setting="simulator.shuffle_swing.setting",
+    play_chunk=Lazy("simulator.shuffle_swing.chunk", "play_chunk"),
+    warm=_sns_warm,
     # Per department (its instrument named in the label): objective points, built or not; and
     # how close the final scores were. Its round cap ends a game by the usual scoring: no stall.
     gate=GateSpec(
