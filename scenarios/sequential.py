@@ -12,7 +12,8 @@ A scenario with a ``[sequential]`` table (or ``--set sequential=true``) is playe
     round = { greedy = 2000, search = 500 }  # optional: deals per open cell per round
     strong = ["search", "greedy"]   # strongest judge first (default: the lineup's order reversed)
     confidence = 0.95
-    verdicts = ["seats"]  # what decides a cell (only the seat verdict is judged sequentially)
+    verdicts = ["seats"]  # what decides a cell: "seats", or "instruments" (scenarios.sequential_sets)
+    zone = 0.2            # with "instruments": each measure's indifference zone, a share of its margin
 
 The scenario's ``games`` (and ``lineup.max_games``) become each cell's cap. Every cell must be a
 mirror lineup (one strategy, the *judge*, in every seat), whose seat verdict is judged from its own
@@ -30,6 +31,11 @@ caps were changed (:func:`identity`): the tests are anytime-valid, so looking on
 
 The record of each cell (``manifest["sequential"]["cells"]``) is described in
 docs/guide/sequential.md ("The record").
+
+With ``verdicts = ["instruments"]`` the unit that stops is the instrument set, not the seat verdict:
+:class:`scenarios.sequential_sets.SetPolicy` says which cells play the next round and which are
+decided (the only hook: ``_policy`` below); the seat verdict of every cell is still looked at and
+recorded, and the sets' records are kept in ``manifest["sequential"]["sets"]``.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scenarios import sequential_sets as SQS
 from scenarios import sequential_stats as SS
 from scenarios import sequential_zone as SZ
 from scenarios import results as R
@@ -49,10 +56,11 @@ from scenarios import rundir as RD
 from simulator.errors import DataError
 from simulator.provenance import code_version
 
-KEYS = ("test", "indifference", "seconds", "cost", "budget", "round", "strong", "margin", "confidence", "verdicts")
+KEYS = ("test", "indifference", "seconds", "cost", "budget", "round", "strong", "margin", "confidence", "verdicts",
+        "zone")
 TESTS = ("zone", "interval")  # the indifference-zone SPRT (default) or "shown inside / outside"
 DEFAULT_COST_MS = 1.0  # CPU milliseconds per game of a judge the cost table leaves out
-VERDICTS = ("seats",)
+VERDICTS = ("seats", "instruments")
 DEFAULT_ROUND = 1000
 ROUND_SECONDS = 10.0  # declared CPU seconds per cell and round, when a judge's cost is declared
 STOP_DECIDED, STOP_BUDGET, STOP_CAP, STOP_SECONDS = "decided", "budget", "cap", "seconds"
@@ -73,6 +81,12 @@ class SequentialPlan:
     test: str = "zone"
     indifference: float = SZ.DEFAULT_INDIFFERENCE
     cost: dict = None  # judge -> declared CPU milliseconds per game
+    zone: float = SQS.DEFAULT_ZONE  # the instrument verdicts' zone, a share of each margin
+
+    @property
+    def sets(self):
+        """True when the instrument verdicts decide the run (scenarios.sequential_sets)."""
+        return "instruments" in self.verdicts
 
     def price(self, judge):
         """Declared CPU seconds of one game of ``judge``."""
@@ -90,6 +104,8 @@ class SequentialPlan:
             "confidence": self.confidence,
             "verdicts": list(self.verdicts),
         }
+        if self.sets:
+            doc["zone"] = self.zone
         if self.seconds is not None:
             doc["seconds"] = self.seconds
         return doc
@@ -170,9 +186,14 @@ def parse_sequential(ck, raw, cells, max_games):
         if v not in VERDICTS:
             ck.fail(
                 "sequential.verdicts",
-                f"'{v}' cannot decide a sequential run: only the seat verdict ('seats') is judged with "
-                "anytime-valid tests; instrument and variant verdicts come from the games played",
+                f"'{v}' cannot decide a sequential run: the seat verdict ('seats') or the instrument verdicts "
+                "('instruments') are judged with anytime-valid tests; variant verdicts come from the games played",
             )
+    if len(set(verdicts)) > 1:
+        ck.fail("sequential.verdicts", "one of 'seats' or 'instruments': a run stops its cells on one kind of verdict")
+    zone = _number(ck, raw.get("zone", SQS.DEFAULT_ZONE), "sequential.zone", 0, 1)
+    if "instruments" in verdicts:
+        _check_sets(ck, cells)
     # A round's default: about ROUND_SECONDS of declared CPU per cell (a slow judge looks more often).
     def default_round(j):
         if j not in cost:
@@ -182,7 +203,23 @@ def parse_sequential(ck, raw, cells, max_games):
     # A table may name judges the scenario does not play (a scenario switching its top judge is a
     # one-word change of ``lineup.mirror``).
     rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, default_round, max_games, strict=False)
-    return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost)
+    return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost,
+                          zone)
+
+
+def _check_sets(ck, cells):
+    """A run decided by its instrument verdicts: every set differs from its group's first set in one
+    department (scenarios.sequential_sets.units)."""
+    if any(getattr(c, "instruments", None) is None for c in cells):
+        ck.fail("sequential.verdicts", "'instruments' needs a scenario of instrument sets; this game's cells have none")
+    found, _, refused = SQS.units(cells, judge_of)
+    if refused:
+        c, k = refused[0]
+        ck.fail("sequential.verdicts", f"cell {c} differs from its first set in {k} departments: a set is judged "
+                "sequentially against the first set when it swaps one department (swaps, or a list of sets "
+                "built so), not in a full grid")
+    if not found:
+        ck.fail("sequential.verdicts", "'instruments' needs two or more instrument sets (swaps or a list of sets)")
 
 
 def apply_set(doc, parts, value, path):
@@ -226,11 +263,12 @@ class CellState:
     def open(self):
         return self.stop is None
 
-    def judge(self, plan):
-        """Judge the cell at its current count (one look); a decided cell stops."""
+    def judge(self, plan, stops=True):
+        """Judge the cell at its current count (one look); a decided cell stops (``stops``: the seat
+        verdict decides the cell; a run decided by its sets only records the look)."""
         self.looks.append(self.n)
         self.verdict = look(self.wins, self.n, self.cell.players, plan)
-        if self.verdict != SS.INCONCLUSIVE:
+        if self.verdict != SS.INCONCLUSIVE and stops:
             self.stop = STOP_DECIDED
             self.decided_at = self.n
 
@@ -372,9 +410,27 @@ def chunk_wins(out_dir, chunk, players):
 # =========================================================================== running
 
 
-def _sync_manifest(manifest, states, plan, scenario):
+def _policy(scenario, plan):
+    """The play-next policy of a run decided by its instrument sets, or None (seat verdicts)."""
+    if not plan.sets:
+        return None
+    depts = list(scenario.cells[0].as_dict()["instruments"])
+    return SQS.SetPolicy(scenario.cells, judge_of, depts, confidence=plan.confidence, zone=plan.zone)
+
+
+def _set_rows(out_dir, chunk, cell, players, depts):
+    """Per-deal measures of one played chunk (scenarios.sequential_sets.chunk_measures)."""
+    seats, games = R.chunk_paths(out_dir, chunk)
+    s = R.read_columns(seats, ["game", "won", *(f"objective_{d}" for d in depts)], strings=frozenset())
+    g = R.read_columns(games, ["deal", "game", "winner", "rounds", *(f"built_{d}" for d in depts)], strings=frozenset())
+    return SQS.chunk_measures(s, g, players, depts)
+
+
+def _sync_manifest(manifest, states, plan, scenario, policy=None):
     seq = manifest["sequential"]
     seq["cells"] = [s.record(plan) if s.looks else None for s in states]
+    if policy is not None:
+        seq["sets"] = policy.records({s.cell.index: s for s in states})
     played = {s.cell.index: s.n for s in states}
     for c in manifest["cells"]:
         c["cap"] = c.get("cap", c["games"])
@@ -472,6 +528,7 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
     manifest["status"] = R.STATUS_RUNNING
     states = [CellState(c) for c in scenario.cells]
     by_index = {s.cell.index: s for s in states}
+    policy = _policy(scenario, plan)
     spent = {j: 0 for j in plan.budget}
     spent_s = [0.0]  # declared CPU seconds spent (games x the judge's declared cost)
     run_id = hashlib.sha256(
@@ -539,13 +596,17 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
         for k, c, a, b in rows:
             s = by_index[c]
             s.wins += chunk_wins(out_dir, k, s.cell.players)
+            if policy is not None:
+                policy.add(c, a, _set_rows(out_dir, k, c, s.cell.players, policy.depts))
         for c in dict.fromkeys(r[1] for r in rows):
             s = by_index[c]
             s.n = max(b for _, cc, _, b in rows if cc == c)
             added = s.n - (s.looks[-1] if s.looks else 0)
             spent[judge_of(s.cell)] += added
             spent_s[0] += added * plan.price(judge_of(s.cell))
-            s.judge(plan)
+            s.judge(plan, stops=policy is None)
+        if policy is not None:
+            policy.judge(by_index, {r[1] for r in rows})
         if hasattr(bar, "cells"):  # the log's progress line counts the decided cells
             bar.cells(sum(not s.open for s in states), len(states))
 
@@ -558,7 +619,8 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
             finish_round(rows)
             bar.update(0)
         while True:
-            alloc = allocate(states, plan, spent, spent_s[0])
+            alloc = (policy.allocate(by_index, plan, spent, spent_s[0]) if policy is not None
+                     else allocate(states, plan, spent, spent_s[0]))
             if not alloc:
                 break
             first = len(plan_rows)
@@ -566,7 +628,7 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
             plan_rows.extend(rows)
             seq["rounds"].append({"round": len(seq["rounds"]), "chunks": [first, first + len(rows)],
                                   "cells": {str(c): alloc[c] for c in sorted(alloc)}})
-            _sync_manifest(manifest, states, plan, scenario)
+            _sync_manifest(manifest, states, plan, scenario, policy)
             account(final=False)
             R.write_manifest(out_dir, manifest)  # the round is recorded before it is played
             play(rows)
@@ -579,10 +641,10 @@ def _execute(scenario, out_dir, manifest, plan, dispatch, jobs, backend, schedul
     bar.close()
     for s in states:  # a cell no round reached (a budget of 0 games left) is judged at 0 games
         if not s.looks:
-            s.judge(plan)
+            s.judge(plan, stops=policy is None)
             s.stop = s.stop or STOP_BUDGET
     seq["seconds_spent"] = round(spent_s[0], 3)
-    _sync_manifest(manifest, states, plan, scenario)
+    _sync_manifest(manifest, states, plan, scenario, policy)
     wall = account(final=True)
     manifest["status"] = R.STATUS_COMPLETE
     timings["finished"] = RD.now()
