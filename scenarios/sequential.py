@@ -77,7 +77,7 @@ class SequentialPlan:
     seconds: float | None  # the run's budget in declared CPU seconds (``cost`` x games), None: no limit
     margin: float
     confidence: float
-    verdicts: tuple = VERDICTS
+    verdicts: tuple = ("seats",)
     test: str = "zone"
     indifference: float = SZ.DEFAULT_INDIFFERENCE
     cost: dict = None  # judge -> declared CPU milliseconds per game
@@ -181,7 +181,7 @@ def parse_sequential(ck, raw, cells, max_games):
             if name not in judges:
                 continue  # a cost table may price judges this scenario does not play
             cost[name] = _number(ck, value, f"sequential.cost.{name}", 0, 1e9)
-    verdicts = tuple(ck.str_list(raw.get("verdicts", list(VERDICTS)), "sequential.verdicts", min_len=1))
+    verdicts = tuple(ck.str_list(raw.get("verdicts", ["seats"]), "sequential.verdicts", min_len=1))
     for v in verdicts:
         if v not in VERDICTS:
             ck.fail(

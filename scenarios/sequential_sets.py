@@ -81,8 +81,8 @@ STOP_SET, STOP_REFERENCE = "set", "reference"  # a set decided / every set of a 
 def rho2(alpha, design=DESIGN_DEALS):
     """The mixture's precision for an interval tightest at ``design`` deals (Waudby-Smith et al. 2024,
     section 2.4): (-2 log a + log(1 - 2 log a)) / design."""
-    la = -2.0 * math.log(alpha)
-    return (la + math.log1p(la)) / design
+    la = -2.0 * np.log(alpha)
+    return (la + np.log1p(la)) / design
 
 
 def half_width(sd, n, alpha, design=DESIGN_DEALS):
@@ -90,6 +90,7 @@ def half_width(sd, n, alpha, design=DESIGN_DEALS):
     (level 1 - ``alpha``, two-sided); arrays broadcast. ``inf`` before the first deal."""
     n = np.asarray(n, dtype=float)
     sd = np.asarray(sd, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
     r2 = rho2(alpha, design)
     with np.errstate(divide="ignore", invalid="ignore"):
         v = n * r2 + 1.0
