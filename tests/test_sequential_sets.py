@@ -112,3 +112,104 @@ def test_each_set_is_judged_against_its_groups_first_set_and_a_grid_is_refused()
     assert [(u.cell, u.reference, u.dept, u.instrument) for u in units] == [
         (1, 0, 1, "Organ"), (2, 0, 0, "Banjo"), (4, 3, 1, "Organ")]
     assert refs == {(4, "greedy"): 0, (4, "search"): 3} and refused == [(5, 2)]
+
+
+# =========================================================================== runs
+
+TWIN = """\
+name = "orange-twin-seq"
+seed = 11
+games = 3000
+players = {players}
+instrument_dirs = ["twin"]
+
+[instruments]
+sets = [["Violin", "Piano", "Horns"], ["Violin", "Organ", "Horns"], ["Violin", "Piano Twin", "Horns"]]
+
+[lineup]
+mirror = {mirror}
+max_games = {{ search = 400 }}
+
+[sequential]
+verdicts = ["instruments"]
+round = {{ greedy = 400, search = 100 }}
+cost = {{ greedy = 0.3, search = 17.0 }}
+"""
+
+
+def _twin_scenario(tmp_path, players, mirror):
+    from pathlib import Path
+
+    from simulator.shuffle_swing.board import DATA_DIR
+
+    (tmp_path / "twin").mkdir(exist_ok=True)
+    text = (Path(DATA_DIR) / "instruments" / "piano.toml").read_text()
+    (tmp_path / "twin" / "twin.toml").write_text(text.replace('name = "Piano"', 'name = "Piano Twin"'))
+    sc = tmp_path / "twin.toml"
+    sc.write_text(TWIN.format(players=players, mirror=mirror))
+    return sc
+
+
+def _sets(out):
+    from scenarios.results import read_manifest
+
+    return read_manifest(out)["sequential"]["sets"]
+
+
+def test_a_twin_reads_in_line_at_every_player_count_for_every_judge_and_the_report_agrees(tmp_path):
+    """An exact copy of Piano (the reference) plays Piano's games deal by deal: in line at its first
+    look, at 2, 3 and 4 players, for greedy and search; Organ out of line on objective points; the
+    reference stops once both are decided; the report judges the tables with the same test and
+    reaches the records' verdicts."""
+    from reports.instrument_verdicts import instrument_verdicts
+    from scenarios.results import load_results, read_manifest
+    from scenarios.runner import run_scenario
+
+    sc = _twin_scenario(tmp_path, "[2, 3, 4]", '["greedy", "search"]')
+    run_scenario(sc, tmp_path / "run", jobs=2, progress=False)
+    recs = _sets(tmp_path / "run")
+    assert len(recs) == 12
+    for r in recs:
+        if r["instrument"] == "Piano Twin":
+            assert r["verdict"] == SQS.IN_LINE and r["decided_at"] == r["looks"][0] == r["deals"], r
+            assert r["effect"] == 0.0
+        else:
+            assert r["verdict"] == SQS.OUT and r["measure"] == "objective_points" and r["effect"] > 20, r
+    m = read_manifest(tmp_path / "run")
+    cells = {r["cell"]: r for r in m["sequential"]["cells"]}
+    refs = {r["reference"] for r in recs}
+    assert all(cells[c]["stop"] == SQS.STOP_REFERENCE for c in refs)
+    assert all(cells[r["cell"]]["stop"] == SQS.STOP_SET for r in recs)
+    seats, games, manifest = load_results(tmp_path / "run")
+    from reports.io import from_frames
+
+    iv = instrument_verdicts(*([from_frames(seats, games, manifest)] * 2))
+    v = iv.verdicts.set_index(["instrument", "players", "lineup"])
+    for r in recs:
+        row = v.loc[(r["instrument"], r["players"], ",".join([r["judge"]] * r["players"]))]
+        assert row["verdict"] == {"in line": "in line", "out of line": "out of line"}[r["verdict"]]
+        assert row["deals"] == r["deals"] and row["seq_note"] == f"decided after {r['deals']:,} deals"
+
+
+def test_stopping_points_do_not_depend_on_workers_or_chunks_and_a_resume_goes_on(tmp_path):
+    """The same scenario with 1 worker and with 2 workers and chunks of 70 deals stops every set at the
+    same look with the same verdict; a run cut short by its seconds and resumed with more seconds goes
+    on from its recorded looks until every set is decided."""
+    from scenarios.runner import run_scenario
+
+    sc = _twin_scenario(tmp_path, "[3]", '["greedy"]')
+    sc.write_text(sc.read_text().replace('"Piano Twin", "Horns"]]', '"Piano Twin", "Horns"], ["Violin", "Vibes", "Horns"],'
+                                         ' ["Violin", "Harp", "Horns"]]'))
+    run_scenario(sc, tmp_path / "a", jobs=1, progress=False)
+    run_scenario(sc, tmp_path / "b", jobs=2, chunk_size=70, progress=False)
+    assert _sets(tmp_path / "a") == _sets(tmp_path / "b")
+    short = sc.read_text().replace('verdicts = ["instruments"]', 'verdicts = ["instruments"]\nseconds = 0.05')
+    sc.write_text(short)
+    run_scenario(sc, tmp_path / "c", jobs=1, progress=False)
+    cut = _sets(tmp_path / "c")
+    assert any(r["stop"] == "seconds" for r in cut)
+    sc.write_text(short.replace("seconds = 0.05", "seconds = 100"))
+    run_scenario(sc, tmp_path / "c", jobs=1, resume=True, progress=False)
+    done = _sets(tmp_path / "c")
+    assert all(r["stop"] == SQS.STOP_SET for r in done)
+    assert all(d["looks"][: len(c["looks"])] == c["looks"] for c, d in zip(cut, done, strict=True))
