@@ -174,7 +174,8 @@ def test_a_twin_reads_in_line_at_every_player_count_for_every_judge_and_the_repo
             assert r["verdict"] == SQS.IN_LINE and r["decided_at"] == r["looks"][0] == r["deals"], r
             assert r["effect"] == 0.0
         else:
-            assert r["verdict"] == SQS.OUT and r["measure"] == "objective_points" and r["effect"] > 20, r
+            assert r["verdict"] == SQS.OUT and r["measure"] in ("objective_points", "winner_points"), r
+            assert r["effect"] > 10, r
     m = read_manifest(tmp_path / "run")
     cells = {r["cell"]: r for r in m["sequential"]["cells"]}
     refs = {r["reference"] for r in recs}
