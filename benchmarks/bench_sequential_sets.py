@@ -1,7 +1,7 @@
 """Calibration of the sequential instrument verdict (scenarios/sequential_sets.py): its two errors at
 the zone's edges and its deals to a decision, on synthetic paired differences of known truth.
 
-For each kind of measure and true mean difference, REPS (300) sequences of per-deal differences are judged
+For each kind of measure and true mean difference, REPS (200) sequences of per-deal differences are judged
 every LOOK deals up to a cap per measure with ``scenarios.sequential_sets.replay`` (the run's own look rule, first
 decided look), as one verdict of K measures: the measure under test at the truth, the K - 1 others
 at 0 with the same spread (K = 1, and K = 8 as at 4 players). Kinds: ``points`` (normal, spread 12,
@@ -11,8 +11,8 @@ of the deals differ, margin 10 pp). Zone: a fifth of the margin. Printed per tru
 out of line / in line / open at the cap (Wilson 95% over the sequences), the mean, 95th percentile and
 largest deals used, and the planning projection (``deals_to_decide`` at the truth).
 
-    .venv/bin/python benchmarks/bench_sequential_sets.py --reps 300    # looks every 200
-    .venv/bin/python benchmarks/bench_sequential_sets.py --reps 200
+    .venv/bin/python benchmarks/bench_sequential_sets.py              # 200 sequences, looks every 200
+    .venv/bin/python benchmarks/bench_sequential_sets.py --reps 50 --look 500   # a quick look
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from scenarios import sequential_sets as SQS  # noqa: E402
 
 ZONE = 0.2
 KINDS = {"points": (5.0, 12.0, None), "seat": (0.05, None, 0.5), "unbuilt": (0.10, None, 0.25)}
-CAPS = {"points": 10000, "seat": 80000, "unbuilt": 30000}  # deals per sequence at most
+CAPS = {"points": 10000, "seat": 60000, "unbuilt": 20000}  # deals per sequence at most
 
 
 def wilson(k, n, z=1.96):
@@ -67,7 +67,7 @@ def sequences(kind, mu, k, reps, look, cap, seed):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--reps", type=int, default=300)
+    ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--look", type=int, default=200)
     ap.add_argument("--cap", type=int, default=None, help="deals per sequence at most (default: per measure)")
     ap.add_argument("--seed", type=int, default=20261202)

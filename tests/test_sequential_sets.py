@@ -214,3 +214,18 @@ def test_stopping_points_do_not_depend_on_workers_or_chunks_and_a_resume_goes_on
     done = _sets(tmp_path / "c")
     assert all(r["stop"] == SQS.STOP_SET for r in done)
     assert all(d["looks"][: len(c["looks"])] == c["looks"] for c, d in zip(cut, done, strict=True))
+
+
+def test_an_open_set_says_why_and_what_would_decide_it():
+    from reports.instrument_verdicts import IN_LINE, UNCLEAR, sequential_note, sequential_sets
+
+    rec = {"stop": "seconds", "more_deals": 2400}
+    assert sequential_note(UNCLEAR, 3600, rec) == ("open after 3,600 deals: the run's budget of CPU seconds ran out; "
+                                                   "about 2,400 more deals would decide it at the current estimates")
+    assert sequential_note(UNCLEAR, 900, {"stop": "cap", "more_deals": None}).endswith("its estimate sits on a zone edge")
+    assert sequential_note(IN_LINE, 625, rec) == "decided after 625 deals"
+    manifest = {"sequential": {"settings": {"verdicts": ["instruments"], "zone": 0.25},
+                               "sets": [{"department": "orange", "instrument": "Organ", "players": 3, "judge": "search"}]}}
+    seq = sequential_sets(manifest)
+    assert seq["zone"] == 0.25 and ("orange", "Organ", 3, "search") in seq["records"]
+    assert sequential_sets({"sequential": {"settings": {"verdicts": ["seats"]}}}) is None
