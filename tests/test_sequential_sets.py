@@ -229,3 +229,25 @@ def test_an_open_set_says_why_and_what_would_decide_it():
     seq = sequential_sets(manifest)
     assert seq["zone"] == 0.25 and ("orange", "Organ", 3, "search") in seq["records"]
     assert sequential_sets({"sequential": {"settings": {"verdicts": ["seats"]}}}) is None
+
+
+def test_bad_keys_name_the_key_and_exit_2(tmp_path):
+    """A zone outside (0, 1), both kinds of verdict at once, and a full grid are refused, naming the key."""
+    from click.testing import CliRunner
+
+    from scenarios.load import load_scenario
+    from simulator.errors import DataError
+    from ssb.cli import cli as ssb_main
+
+    sc = _twin_scenario(tmp_path, "[4]", '["greedy"]')
+    with pytest.raises(DataError, match=r"sequential.zone: expected a number between 0 and 1"):
+        load_scenario(sc, sets=["sequential.zone=2"])
+    with pytest.raises(DataError, match="one of 'seats' or 'instruments'"):
+        load_scenario(sc, sets=['sequential.verdicts=["seats", "instruments"]'])
+    grid = sc.read_text().replace('["Violin", "Piano Twin", "Horns"]]', '["Banjo", "Organ", "Horns"]]')
+    sc.write_text(grid)
+    with pytest.raises(DataError, match="differs from its first set in 2 departments"):
+        load_scenario(sc)
+    result = CliRunner().invoke(ssb_main, ["run", str(sc), "--set", "sequential.zone=0", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"{sc}: sequential.zone: expected a number between 0 and 1" in result.output
