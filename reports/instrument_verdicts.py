@@ -48,6 +48,14 @@ simultaneous: each is taken at level 1 - alpha / K, K being the number of that v
 not the section, so that adding an instrument (or a copy of one) widens no other instrument's
 intervals: its verdict cannot move with the company it keeps.
 
+**A run decided sequentially** (``sequential.verdicts = ["instruments"]``, :mod:`scenarios.sequential_sets`)
+stopped each set at the first look where its verdict was decided, so a fixed-count t interval would
+overstate what the deals show. Such a run is judged again from the tables with the test it stopped on:
+each interval is the set's confidence sequence at level 1 - alpha / K (it holds at every look at once),
+a measure is out of line beyond ``m - z`` and in line within ``m + z`` (``z``: the run's zone, a share of
+each margin), and each verdict carries the record's words: decided after how many deals, or open and
+why (the run's budget, the set's cap) with the deals that would decide it at the current estimates.
+
 Every comparison is made per player count and lineup: a run with several judge levels (mirror
 lineups of different strategies) gets one verdict per judge, never a pooled one; whether the judges
 differ is tested in :mod:`reports.sections.shuffle_swing.instrument_judges`.
@@ -70,19 +78,21 @@ from scipy import stats as sps
 from reports.frames import DEPTS, varied_departments
 from reports.io import tables_of
 from reports.moments import DealRows
+from scenarios import sequential_sets as SQS
 
 OUT = "out of line"
 IN_LINE = "in line"
 UNCLEAR = "unclear"
 VERDICT_ORDER = (OUT, UNCLEAR, IN_LINE)
 
-# key -> (label for tables, unit, default margin, is a rate)
+# key -> (label for tables, unit, default margin, is a rate); the margins a sequential run stops on
+# are the same (scenarios.sequential_sets.MARGINS)
 MEASURES = {
-    "objective_points": ("objective points handed out per game", "points", 5.0, False),
-    "winner_points": ("winner's points from the instrument", "points", 2.0, False),
-    "seat_win": ("win rate of a seat", "percentage points", 0.05, True),
-    "unbuilt": ("games ending with it unbuilt", "percentage points", 0.10, True),
-    "rounds": ("game length", "rounds", 1.0, False),
+    "objective_points": ("objective points handed out per game", "points", SQS.MARGINS["objective_points"], False),
+    "winner_points": ("winner's points from the instrument", "points", SQS.MARGINS["winner_points"], False),
+    "seat_win": ("win rate of a seat", "percentage points", SQS.MARGINS["seat_win"], True),
+    "unbuilt": ("games ending with it unbuilt", "percentage points", SQS.MARGINS["unbuilt"], True),
+    "rounds": ("game length", "rounds", SQS.MARGINS["rounds"], False),
     "strategy_win": ("win share of a strategy", "percentage points", 0.05, True),
 }
 DEFAULT_MARGINS = {k: v[2] for k, v in MEASURES.items()}
@@ -131,6 +141,7 @@ class InstrumentVerdicts:
     paired: bool
     varied: list
     notes: list = field(default_factory=list)
+    sequential: dict | None = None  # a run decided by its sets: {"zone", "records"} (module doc)
 
     @property
     def empty(self):
@@ -371,11 +382,53 @@ def _interval_verdict(lo, hi, m):
     return UNCLEAR
 
 
+def sequential_sets(manifest):
+    """``{"zone", "records"}`` of a run decided by its instrument sets, else None; ``records`` keyed by
+    (department, instrument, players, judge)."""
+    seq = (manifest or {}).get("sequential")
+    if not isinstance(seq, dict) or "instruments" not in (seq.get("settings") or {}).get("verdicts", []):
+        return None
+    recs = {(r["department"], r["instrument"], int(r["players"]), r["judge"]): r for r in seq.get("sets") or []}
+    return {"zone": float(seq["settings"].get("zone", SQS.DEFAULT_ZONE)), "records": recs}
+
+
+STOP_WORDS = {
+    "seconds": "the run's budget of CPU seconds ran out",
+    "budget": "its judge's cap of games ran out",
+    "cap": "the set's cap of deals ran out",
+}
+
+
+def sequential_note(verdict, deals, rec):
+    """``'decided after 625 deals'`` / ``'open after 3,600 deals: the run's budget of CPU seconds ran out;
+    about 2,400 more deals would decide it'``: what the run's record says of one set."""
+    if verdict != UNCLEAR:
+        return f"decided after {deals:,} deals"
+    why = STOP_WORDS.get((rec or {}).get("stop"), "the run stopped")
+    more = (rec or {}).get("more_deals")
+    tail = f"; about {more:,} more deals would decide it at the current estimates" if more else (
+        "; its estimate sits on a zone edge" if rec and rec.get("more_deals", 0) is None else "")
+    return f"open after {deals:,} deals: {why}{tail}"
+
+
+def _sequential_intervals(raw, alpha, zone):
+    """The confidence sequences and zone verdicts of a run decided by its sets (module doc)."""
+    sd = raw["se"].to_numpy() * np.sqrt(raw["deals"].to_numpy())
+    n = raw["deals"].to_numpy()
+    w = SQS.half_width(sd, n, alpha / raw["family"].to_numpy())
+    w = np.where(n >= SQS.MIN_LOOK, w, np.inf)
+    lo, hi = raw["effect"].to_numpy() - w, raw["effect"].to_numpy() + w
+    codes = SQS.zone_codes(lo, hi, raw["margin"].to_numpy(), zone)
+    return lo, hi, [{1: OUT, -1: IN_LINE, 0: UNCLEAR}[int(c)] for c in codes]
+
+
 def instrument_verdicts(seats, games, margins=None, confidence=0.95):
     """The section's tables (module doc); ``margins`` maps measure keys to margins (defaults above)."""
     margins = {**DEFAULT_MARGINS, **(margins or {})}
     alpha = 1.0 - confidence
-    varied = varied_departments(tables_of(seats, games).cells)
+    run = tables_of(seats, games)
+    seq = sequential_sets(getattr(run, "manifest", None))
+    varied = varied_departments(run.cells)
     notes = []
     raw, paired_any, unpaired_any = _raw_effects(seats, games)
     if raw.empty:
@@ -388,13 +441,18 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
                                   margins, alpha, 0, False, varied, notes)
     # One family of simultaneous intervals per instrument verdict (module doc).
     raw["family"] = raw.groupby(VERDICT_KEYS)["effect"].transform("size").astype(int)
-    raw["lo"], raw["hi"] = simultaneous_interval(raw["effect"].to_numpy(), raw["se"].to_numpy(),
-                                                 raw["df"].to_numpy(), alpha, raw["family"].to_numpy())
     raw["margin"] = raw["measure"].map(margins)
     raw["in_margins"] = raw["effect"].abs() / raw["margin"]
-    raw["verdict"] = [_interval_verdict(lo, hi, m) for lo, hi, m in zip(raw["lo"], raw["hi"], raw["margin"], strict=True)]
-    effects = raw[EFFECT_COLUMNS].reset_index(drop=True)
-    verdicts = _verdict_table(effects)
+    if seq is not None:
+        raw["lo"], raw["hi"], raw["verdict"] = _sequential_intervals(raw, alpha, seq["zone"])
+        raw["zone"] = seq["zone"]
+    else:
+        raw["lo"], raw["hi"] = simultaneous_interval(raw["effect"].to_numpy(), raw["se"].to_numpy(),
+                                                     raw["df"].to_numpy(), alpha, raw["family"].to_numpy())
+        raw["verdict"] = [_interval_verdict(lo, hi, m)
+                          for lo, hi, m in zip(raw["lo"], raw["hi"], raw["margin"], strict=True)]
+    effects = raw[EFFECT_COLUMNS + (["zone"] if seq is not None else [])].reset_index(drop=True)
+    verdicts = _verdict_table(effects, seq)
     k = int(effects["family"].max())
     notes.append(
         f"The intervals of one instrument verdict (its measures and seats at one player count, for one judge; up "
@@ -402,6 +460,15 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
         f"{100 * alpha:.0f}%; over the {len(verdicts)} verdicts here, about {alpha * len(verdicts):.1f} may be wrong "
         "by chance. Adding an instrument widens no other instrument's intervals."
     )
+    if seq is not None:
+        z = seq["zone"]
+        decided = int((verdicts["verdict"] != UNCLEAR).sum())
+        notes.append(
+            f"Decided sequentially: each set played rounds of deals until its verdict was decided ({decided} of "
+            f"{len(verdicts)}). Out of line: some measure's interval lies beyond its margin less a zone of "
+            f"{100 * z:g}% of it; in line: every interval lies within its margin plus that zone; a measure inside "
+            "the zone may be called either way. The intervals are confidence sequences: they hold at every look "
+            "at once, although the run chose when to stop.")
     refs = effects.groupby("department")["reference"].agg(lambda x: ", ".join(sorted(set(x))))
     notes.append("The reference of each department (its instrument in the scenario's first set): "
                  + "; ".join(f"{d} {r}" for d, r in refs.items()) + ".")
@@ -413,7 +480,8 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
                      "shared): those comparisons are unpaired (Welch) and less precise.")
     if "strategy_win" not in set(effects["measure"]):
         notes.append("One strategy plays every seat, so which strategy wins cannot change with the instrument.")
-    return InstrumentVerdicts(effects, verdicts, margins, alpha, k, paired_any and not unpaired_any, varied, notes)
+    return InstrumentVerdicts(effects, verdicts, margins, alpha, k, paired_any and not unpaired_any, varied, notes,
+                              seq)
 
 
 def reference_odd(effects):
@@ -441,7 +509,7 @@ def _reference_odd(effects):
     return out
 
 
-def _verdict_table(effects):
+def _verdict_table(effects, seq=None):
     rows = []
     judges = effects.groupby("players")["lineup"].nunique()
     for (dept, inst, players, lineup), part in effects.groupby(VERDICT_KEYS, sort=False):
@@ -466,11 +534,16 @@ def _verdict_table(effects):
             "sentence": sentence(inst, dept, int(players), verdict, worst, part,
                                  judge=lineup if judges.get(players, 1) > 1 else None),
         })
+        if seq is not None:
+            rec = seq["records"].get((dept, inst, int(players), str(lineup).split(",")[0].strip()))
+            rows[-1]["seq_stop"] = (rec or {}).get("stop")
+            rows[-1]["seq_note"] = sequential_note(verdict, int(part["deals"].min()), rec)
+            rows[-1]["sentence"] = rows[-1]["sentence"][:-1] + f"; {rows[-1]['seq_note']}."
     out = pd.DataFrame(rows)
     out["_g"] = out["verdict"].map({v: i for i, v in enumerate(VERDICT_ORDER)})
     out = out.sort_values(["_g", "in_margins"], ascending=[True, False]).drop(columns="_g").reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1))
-    return out[VERDICT_COLUMNS]
+    return out[VERDICT_COLUMNS + (["seq_stop", "seq_note"] if seq is not None else [])]
 
 
 # --------------------------------------------------------------------------- words
@@ -537,19 +610,30 @@ def _also(part, worst, verdict):
     return f"; also {word} on " + "; ".join(named) + tail
 
 
+def _edge_text(worst, factor):
+    """``'±4 points (the ±5 points margin less its zone)'`` for a sequential verdict."""
+    z = float(worst.get("zone", 0.0) or 0.0) if hasattr(worst, "get") else 0.0
+    m = margin_text(worst["measure"], worst["margin"])
+    if not z:
+        return f"the {m} margin"
+    edge = margin_text(worst["measure"], worst["margin"] * (1 + factor * z))
+    return f"{edge} (the {m} margin {'plus' if factor > 0 else 'less'} its zone)"
+
+
 def sentence(inst, dept, players, verdict, worst, part, judge=None):
     """One plain sentence per instrument verdict, naming the measure (and every other measure out of
     line) and the baseline, the department's reference instrument; the judge is named when a run has
-    several."""
+    several. A run decided sequentially names the zone's edges (module doc)."""
     who = f"{inst} ({dept}, {players} players" + (f", judged by {judge_label(judge)})" if judge else ")")
     label = MEASURES[worst["measure"]][0]
     base = f"{worst['reference']}, the {dept} reference"
     if verdict == OUT:
-        return (f"{who} is out of line on {label}: it {effect_phrase(worst, base)}, beyond the "
-                f"{margin_text(worst['measure'], worst['margin'])} margin{_also(part, worst, OUT)}.")
+        return (f"{who} is out of line on {label}: it {effect_phrase(worst, base)}, beyond "
+                f"{_edge_text(worst, -1)}{_also(part, worst, OUT)}.")
     if verdict == UNCLEAR:
         undecided = int((part["verdict"] == UNCLEAR).sum())
         return (f"{who} is not shown out of line, nor yet in line, on {label}: it {effect_phrase(worst, base)}, "
                 f"against a {margin_text(worst['measure'], worst['margin'])} margin; {undecided} of "
                 f"{len(part)} measures need more deals.")
-    return f"{who} is in line with {base}, on every measure ({len(part)} measures)."
+    within = "" if "zone" not in part else ", each shown within its margin plus its zone"
+    return f"{who} is in line with {base}, on every measure ({len(part)} measures{within})."

@@ -49,6 +49,8 @@ STOP_WORDS = {
     "budget": "its judge's cap of games ran out",
     "cap": "the cell's cap of games ran out",
     "seconds": "the run's budget of CPU seconds ran out",
+    "set": "its instrument set's verdict was decided first",
+    "reference": "every set compared with it was decided first",
 }
 
 

@@ -12,7 +12,8 @@ A scenario with a ``[sequential]`` table (or ``--set sequential=true``) is playe
     round = { greedy = 2000, search = 500 }  # optional: deals per open cell per round
     strong = ["search", "greedy"]   # strongest judge first (default: the lineup's order reversed)
     confidence = 0.95
-    verdicts = ["seats"]  # what decides a cell (only the seat verdict is judged sequentially)
+    verdicts = ["seats"]  # what decides a cell: "seats", or "instruments" (scenarios.sequential_sets)
+    zone = 0.2            # with "instruments": each measure's indifference zone, a share of its margin
 
 The scenario's ``games`` (and ``lineup.max_games``) become each cell's cap. Every cell must be a
 mirror lineup (one strategy, the *judge*, in every seat), whose seat verdict is judged from its own
@@ -30,6 +31,11 @@ caps were changed (:func:`identity`): the tests are anytime-valid, so looking on
 
 The record of each cell (``manifest["sequential"]["cells"]``) is described in
 docs/guide/sequential.md ("The record").
+
+With ``verdicts = ["instruments"]`` the unit that stops is the instrument set, not the seat verdict:
+:class:`scenarios.sequential_sets.SetPolicy` says which cells play the next round and which are
+decided (the only hook: ``_policy`` below); the seat verdict of every cell is still looked at and
+recorded, and the sets' records are kept in ``manifest["sequential"]["sets"]``.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scenarios import sequential_sets as SQS
 from scenarios import sequential_stats as SS
 from scenarios import sequential_zone as SZ
 from scenarios import results as R
@@ -50,7 +57,7 @@ from simulator.errors import DataError
 
 TESTS = ("zone", "interval")  # the indifference-zone SPRT (default) or "shown inside / outside"
 DEFAULT_COST_MS = 1.0  # CPU milliseconds per game of a judge the cost table leaves out
-VERDICTS = ("seats",)
+VERDICTS = ("seats", "instruments")
 DEFAULT_ROUND = 1000
 ROUND_SECONDS = 10.0  # declared CPU seconds per cell and round, when a judge's cost is declared
 STOP_DECIDED, STOP_BUDGET, STOP_CAP, STOP_SECONDS = "decided", "budget", "cap", "seconds"
@@ -67,10 +74,16 @@ class SequentialPlan:
     seconds: float | None  # the run's budget in declared CPU seconds (``cost`` x games), None: no limit
     margin: float
     confidence: float
-    verdicts: tuple = VERDICTS
+    verdicts: tuple = ("seats",)
     test: str = "zone"
     indifference: float = SZ.DEFAULT_INDIFFERENCE
     cost: dict = None  # judge -> declared CPU milliseconds per game
+    zone: float = SQS.DEFAULT_ZONE  # the instrument verdicts' zone, a share of each margin
+
+    @property
+    def sets(self):
+        """True when the instrument verdicts decide the run (scenarios.sequential_sets)."""
+        return "instruments" in self.verdicts
 
     def price(self, judge):
         """Declared CPU seconds of one game of ``judge``."""
@@ -88,6 +101,8 @@ class SequentialPlan:
             "confidence": self.confidence,
             "verdicts": list(self.verdicts),
         }
+        if self.sets:
+            doc["zone"] = self.zone
         if self.seconds is not None:
             doc["seconds"] = self.seconds
         return doc
@@ -163,14 +178,19 @@ def parse_sequential(ck, raw, cells, max_games):
             if name not in judges:
                 continue  # a cost table may price judges this scenario does not play
             cost[name] = _number(ck, value, f"sequential.cost.{name}", 0, 1e9)
-    verdicts = tuple(ck.str_list(raw.get("verdicts", list(VERDICTS)), "sequential.verdicts", min_len=1))
+    verdicts = tuple(ck.str_list(raw.get("verdicts", ["seats"]), "sequential.verdicts", min_len=1))
     for v in verdicts:
         if v not in VERDICTS:
             ck.fail(
                 "sequential.verdicts",
-                f"'{v}' cannot decide a sequential run: only the seat verdict ('seats') is judged with "
-                "anytime-valid tests; instrument and variant verdicts come from the games played",
+                f"'{v}' cannot decide a sequential run: the seat verdict ('seats') or the instrument verdicts "
+                "('instruments') are judged with anytime-valid tests; variant verdicts come from the games played",
             )
+    if len(set(verdicts)) > 1:
+        ck.fail("sequential.verdicts", "one of 'seats' or 'instruments': a run stops its cells on one kind of verdict")
+    zone = _number(ck, raw.get("zone", SQS.DEFAULT_ZONE), "sequential.zone", 0, 1)
+    if "instruments" in verdicts:
+        _check_sets(ck, cells)
     # A round's default: about ROUND_SECONDS of declared CPU per cell (a slow judge looks more often).
     def default_round(j):
         if j not in cost:
@@ -180,7 +200,23 @@ def parse_sequential(ck, raw, cells, max_games):
     # A table may name judges the scenario does not play (a scenario switching its top judge is a
     # one-word change of ``lineup.mirror``).
     rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, default_round, max_games, strict=False)
-    return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost)
+    return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost,
+                          zone)
+
+
+def _check_sets(ck, cells):
+    """A run decided by its instrument verdicts: every set differs from its group's first set in one
+    department (scenarios.sequential_sets.units)."""
+    if any(getattr(c, "instruments", None) is None for c in cells):
+        ck.fail("sequential.verdicts", "'instruments' needs a scenario of instrument sets; this game's cells have none")
+    found, _, refused = SQS.units(cells, judge_of)
+    if refused:
+        c, k = refused[0]
+        ck.fail("sequential.verdicts", f"cell {c} differs from its first set in {k} departments: a set is judged "
+                "sequentially against the first set when it swaps one department (swaps, or a list of sets "
+                "built so), not in a full grid")
+    if not found:
+        ck.fail("sequential.verdicts", "'instruments' needs two or more instrument sets (swaps or a list of sets)")
 
 
 # =========================================================================== the state of a run
@@ -202,11 +238,12 @@ class CellState:
     def open(self):
         return self.stop is None
 
-    def judge(self, plan):
-        """Judge the cell at its current count (one look); a decided cell stops."""
+    def judge(self, plan, stops=True):
+        """Judge the cell at its current count (one look); a decided cell stops (``stops``: the seat
+        verdict decides the cell; a run decided by its sets only records the look)."""
         self.looks.append(self.n)
         self.verdict = look(self.wins, self.n, self.cell.players, plan)
-        if self.verdict != SS.INCONCLUSIVE:
+        if self.verdict != SS.INCONCLUSIVE and stops:
             self.stop = STOP_DECIDED
             self.decided_at = self.n
 
@@ -348,9 +385,27 @@ def chunk_wins(out_dir, chunk, players):
 # =========================================================================== running
 
 
-def _sync_manifest(manifest, states, plan, scenario):
+def _policy(scenario, plan):
+    """The play-next policy of a run decided by its instrument sets, or None (seat verdicts)."""
+    if not plan.sets:
+        return None
+    depts = list(scenario.cells[0].as_dict()["instruments"])
+    return SQS.SetPolicy(scenario.cells, judge_of, depts, confidence=plan.confidence, zone=plan.zone)
+
+
+def _set_rows(out_dir, chunk, cell, players, depts):
+    """Per-deal measures of one played chunk (scenarios.sequential_sets.chunk_measures)."""
+    seats, games = R.chunk_paths(out_dir, chunk)
+    s = R.read_columns(seats, ["game", "won", *(f"objective_{d}" for d in depts)], strings=frozenset())
+    g = R.read_columns(games, ["deal", "game", "winner", "rounds", *(f"built_{d}" for d in depts)], strings=frozenset())
+    return SQS.chunk_measures(s, g, players, depts)
+
+
+def _sync_manifest(manifest, states, plan, scenario, policy=None):
     seq = manifest["sequential"]
     seq["cells"] = [s.record(plan) if s.looks else None for s in states]
+    if policy is not None:
+        seq["sets"] = policy.records({s.cell.index: s for s in states})
     played = {s.cell.index: s.n for s in states}
     for c in manifest["cells"]:
         c["cap"] = c.get("cap", c["games"])
@@ -432,6 +487,7 @@ class SequentialRounds(Policy):
         self.spent = {j: 0 for j in self.plan.budget}
         self.spent_s = 0.0  # declared CPU seconds spent (games x the judge's declared cost)
         self.measured = self.seq.setdefault("measured", {})  # per judge: games and CPU seconds (information only)
+        self.sets = _policy(loop.scenario, self.plan)  # the instrument sets' policy, or None (seat verdicts)
 
     def progress(self, loop):
         plan, cells = self.plan, loop.scenario.cells
@@ -467,13 +523,17 @@ class SequentialRounds(Policy):
         for k, c, a, b in rows:
             s = by_index[c]
             s.wins += chunk_wins(loop.out_dir, k, s.cell.players)
+            if self.sets is not None:
+                self.sets.add(c, a, _set_rows(loop.out_dir, k, c, s.cell.players, self.sets.depts))
         for c in dict.fromkeys(r[1] for r in rows):
             s = by_index[c]
             s.n = max(b for _, cc, _, b in rows if cc == c)
             added = s.n - (s.looks[-1] if s.looks else 0)
             self.spent[judge_of(s.cell)] += added
             self.spent_s += added * plan.price(judge_of(s.cell))
-            s.judge(plan)
+            s.judge(plan, stops=self.sets is None)
+        if self.sets is not None:
+            self.sets.judge(by_index, {r[1] for r in rows})
         if hasattr(loop.bar, "cells"):  # the log's progress line counts the decided cells
             loop.bar.cells(sum(s.stop == STOP_DECIDED for s in self.states), len(self.states))
 
@@ -487,7 +547,8 @@ class SequentialRounds(Policy):
             self.finish_round(loop, rows)
             loop.bar.update(0)
         while True:
-            alloc = allocate(self.states, plan, self.spent, self.spent_s)
+            alloc = (self.sets.allocate(self.by_index, plan, self.spent, self.spent_s) if self.sets is not None
+                     else allocate(self.states, plan, self.spent, self.spent_s))
             if not alloc:
                 break
             first = len(plan_rows)
@@ -495,7 +556,7 @@ class SequentialRounds(Policy):
             plan_rows.extend(rows)
             seq["rounds"].append({"round": len(seq["rounds"]), "chunks": [first, first + len(rows)],
                                   "cells": {str(c): alloc[c] for c in sorted(alloc)}})
-            _sync_manifest(manifest, self.states, plan, loop.scenario)
+            _sync_manifest(manifest, self.states, plan, loop.scenario, self.sets)
             loop.account(final=False)
             loop.save()  # the round is recorded before it is played
             self.play(loop, rows)
@@ -504,10 +565,10 @@ class SequentialRounds(Policy):
     def close(self, loop):
         for s in self.states:  # a cell no round reached (a budget of 0 games left) is judged at 0 games
             if not s.looks:
-                s.judge(self.plan)
+                s.judge(self.plan, stops=self.sets is None)
                 s.stop = s.stop or STOP_BUDGET
         self.seq["seconds_spent"] = round(self.spent_s, 3)
-        _sync_manifest(loop.manifest, self.states, self.plan, loop.scenario)
+        _sync_manifest(loop.manifest, self.states, self.plan, loop.scenario, self.sets)
 
     def summary(self, loop):
         return len(loop.manifest["chunks"]["plan"]), loop.run_entry["chunks_skipped"], loop.manifest["totals"]["games"]

@@ -507,10 +507,14 @@ def test_the_strong_expansion_scenario_asks_every_player_count_and_two_judges():
     assert sorted(groups) == [(n, j) for n in (2, 3, 4) for j in ("greedy", "search")]
     for (_, judge), cells in groups.items():
         assert len(cells) == 10 and cells[0].instruments == STARTER
-        assert all(c.games == (4000 if judge == "greedy" else 1500) for c in cells)
+        assert all(c.games == (20000 if judge == "greedy" else 10000) for c in cells)
         for c in cells[1:]:  # each alternative differs from the starter set in exactly one department
             assert sum(a != b for a, b in zip(c.instruments, STARTER)) == 1
     sub = load_scenario("expansion-strong", sets=("players=[3]", 'lineup.mirror=["search"]',
                                                   'instruments.swaps=["orange"]'))
     assert [(c.players, c.lineup[0]) for c in sub.cells] == [(3, "search")] * 4
     assert sub.cells[0].instruments == STARTER
+    # Decided sequentially: each set stops on its instrument verdict, within one budget of seconds.
+    for s in (sc, sub, load_scenario("expansion")):
+        assert s.sequential.verdicts == ("instruments",) and s.sequential.seconds > 0
+    assert load_scenario("expansion", sets=("sequential=false",)).sequential is None

@@ -188,8 +188,10 @@ def test_sequential_needs_mirror_lineups_and_known_keys(tmp_path):
         load_scenario(bad)
     with pytest.raises(DataError, match="sequential.budget.search: not a judge"):
         load_scenario(_write(tmp_path, SEQ), sets=["sequential.budget.search=10"])
-    with pytest.raises(DataError, match="only the seat verdict"):
+    with pytest.raises(DataError, match="needs two or more instrument sets"):
         load_scenario(_write(tmp_path, SEQ), sets=['sequential.verdicts=["instruments"]'])
+    with pytest.raises(DataError, match="variant verdicts come from the games played"):
+        load_scenario(_write(tmp_path, SEQ), sets=['sequential.verdicts=["variants"]'])
     with pytest.raises(DataError, match="sequential.round: 0 is below the minimum 1"):
         load_scenario(_write(tmp_path, SEQ), sets=["sequential.round=0"])
     sc = load_scenario(_write(tmp_path, SEQ.split("[sequential]")[0]), sets=["sequential=true"])

@@ -21,6 +21,11 @@ judges' verdicts on the measure named are decided and differ (out of line for on
 other) and the difference is shown; a shown difference between verdicts that agree, or where one is
 undecided, is said as "the effect is larger (smaller) under the strong judge".
 
+In a run decided sequentially (``sequential.verdicts = ["instruments"]``) each judge's effect stopped
+when its verdict was decided, so the difference gets an anytime-valid interval instead: the two
+judges' confidence sequences (:mod:`scenarios.sequential_sets`), each at level alpha / (2 K), give
+``diff +- (w_weak + w_strong)``, which holds whenever both do.
+
 The seat effect of a swap is the seat-win measure of the verdicts: each seat's win rate with the
 instrument minus with the reference, on the same deals. A swap *tilts the table* when some seat's
 change is shown beyond the seat-win margin, *leaves the seat balance* when every seat's change is
@@ -33,6 +38,8 @@ import math
 
 import pandas as pd
 from scipy import stats as sps
+
+from scenarios import sequential_sets as SQS
 
 from reports.instrument_verdicts import (
     IN_LINE,
@@ -60,7 +67,7 @@ DIFF_COLUMNS = ["department", "instrument", "players", "measure", "who", "weak",
 ANSWER_COLUMNS = ["department", "instrument", "players", "lineup", "judge", "reference", "verdict", "measure", "who",
                   "measure_verdict", "effect", "lo", "hi", "margin", "own_measure", "own_who", "own_effect", "own_lo",
                   "own_hi", "seat_verdict", "seat_who", "seat_effect", "seat_lo", "seat_hi",
-                  "seat_margin", "deals"]
+                  "seat_margin", "deals", "seq_note"]
 
 
 def judge_order(effects, cells=None):
@@ -74,17 +81,27 @@ def judge_order(effects, cells=None):
     return order
 
 
+def _sequential(row):
+    z = row.get("zone") if hasattr(row, "get") else None
+    return z is not None and not pd.isna(z)
+
+
 def _diff_row(a, b, alpha, k):
     diff = b["effect"] - a["effect"]
     va, vb = a["se"] ** 2, b["se"] ** 2
     se = math.sqrt(va + vb)
-    if se > 0:
+    if _sequential(a) and _sequential(b):
+        w = sum(float(SQS.half_width(r["se"] * math.sqrt(r["deals"]), r["deals"], alpha / (2 * k)))
+                if r["deals"] >= SQS.MIN_LOOK else math.inf for r in (a, b))
+        lo, hi = diff - w, diff + w
+    elif se > 0:
         den = (va**2 / max(a["df"], 1)) + (vb**2 / max(b["df"], 1))
         df = (va + vb) ** 2 / den if den > 0 else max(a["df"], b["df"])
     else:
         df = max(a["df"], b["df"], 1)
-    q = sps.t.ppf(1.0 - alpha / (2 * k), max(df, 1.0))
-    lo, hi = diff - q * se, diff + q * se
+    if not (_sequential(a) and _sequential(b)):
+        q = sps.t.ppf(1.0 - alpha / (2 * k), max(df, 1.0))
+        lo, hi = diff - q * se, diff + q * se
     m = a["margin"]
     test = SHOWN if (lo > 0 or hi < 0) else AGREE if interval_verdict(lo, hi, m) == IN_LINE else NOT_SHOWN
     return {"weak_effect": a["effect"], "strong_effect": b["effect"], "diff": diff, "lo": lo, "hi": hi, "margin": m,
@@ -177,7 +194,8 @@ def answer_table(verdicts, order=None):
                          "seat_lo": math.nan if srow is None else srow["lo"],
                          "seat_hi": math.nan if srow is None else srow["hi"],
                          "seat_margin": math.nan if srow is None else srow["margin"],
-                         "deals": int(mine["deals"].min())})
+                         "deals": int(mine["deals"].min()),
+                         "seq_note": own.get("seq_note") if own is not None else None})
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
 
 
@@ -309,6 +327,9 @@ def instrument_sentences(verdicts, order=None, alpha=None):
             # The verdict moves with skill only between decided verdicts (out of line for one judge, in line
             # for another) on the measure named, and only where the test shows the difference.
             text += "; " + _skill_clause(d.iloc[0], {OUT, IN_LINE} <= set(kinds))
+        notes = [(judge_label(r.lineup), r.seq_note) for r in rows.itertuples(index=False) if r.seq_note]
+        if notes:
+            text += "; " + "; ".join(f"{j} {n}" for j, n in notes)
         seat = _seat_clause(rows) if measure != "seat_win" else ""
         if seat:
             text += "; " + seat

@@ -74,9 +74,10 @@ def headline_lines(verdicts):
     if out.empty:
         text = f"No instrument is shown out of line with its department's reference ({inline} in line"
         return [text + (f", {unclear} unclear: more deals would tell)." if unclear else ").")]
+    word = "unclear" if verdicts.sequential is None else "open"
     lines = [
         f"Instruments out of line: {len(out)} of {len(v)} verdicts (each against its department's reference on "
-        f"the same deals; {inline} in line, {unclear} unclear). Most out of line first:"
+        f"the same deals; {inline} in line, {unclear} {word}). Most out of line first:"
     ]
     for row in out.head(HEADLINE_MAX).itertuples(index=False):
         lines.append(f"{row.rank}. {row.sentence}")
@@ -158,7 +159,8 @@ def instrument_section(seats, games, confidence, seed, margins=None):
             ]
             sec.tables.append(
                 Table("instrument_judges", "Does the effect move with skill? The strongest judge minus the weakest "
-                      "(Welch, different deals)", diffs, P.present(diffs, diff_spec))
+                      + ("(Welch, different deals)" if iv.sequential is None else
+                         "(the two confidence sequences, different deals)"), diffs, P.present(diffs, diff_spec))
             )
         sec.tables.append(
             Table("instrument_verdicts", "One verdict per instrument, most out of line first", iv.verdicts,
@@ -173,8 +175,11 @@ def instrument_section(seats, games, confidence, seed, margins=None):
             "How to read it: each instrument is compared with its department's reference (its instrument in the "
             "scenario's first set), in games with the same player count, lineup and instruments in the two other "
             "departments, deal by deal. "
-            "Out of line: the interval of some measure lies wholly beyond its margin. In line: every interval lies "
-            "wholly within. Unclear: neither yet. Margins (set with --instrument-margin): " + margins + "."
+            + ("Out of line: the interval of some measure lies wholly beyond its margin. In line: every interval "
+               "lies wholly within. Unclear: neither yet. " if iv.sequential is None else
+               "Out of line: the interval of some measure lies wholly beyond its margin less the zone. In line: every "
+               "interval lies wholly within its margin plus the zone. Unclear: open, neither yet. ")
+            + "Margins (set with --instrument-margin): " + margins + "."
         )
         sec.notes += iv.notes
     else:

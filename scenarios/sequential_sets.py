@@ -1,0 +1,450 @@
+"""Instrument verdicts decided sequentially: each set plays in rounds until its verdict is decided.
+
+A scenario of several instrument sets (``swaps``, a ``sets`` list) compares each instrument with its
+department's *reference*, the department's instrument in the first set, on the same deals
+(``reports.instrument_verdicts``). With ``sequential.verdicts = ["instruments"]`` the run decides
+those verdicts as it goes (:mod:`scenarios.sequential` plays the rounds; this module says which sets
+play next and which are decided)::
+
+    [sequential]
+    verdicts = ["instruments"]
+    zone = 0.2             # the indifference zone of each measure, a share of its margin
+
+The **unit** of a verdict is the set: one instrument, at one player count, judged by one mirror
+lineup, compared with the reference set of the same player count and judge on the same deals. For
+deal ``s`` and measure ``k`` (objective points per game, the winner's points from the instrument,
+unbuilt, game length, each seat's win)::
+
+    d_k(s) = measure_k(set, s) - measure_k(reference set, s)
+
+**The test.** Each measure's mean difference ``mu_k`` gets a confidence sequence on the paired
+differences: an interval that holds at every look at once, so at whatever look the run stops.
+It is the asymptotic confidence sequence of Waudby-Smith, Arbour, Sinha, Kennedy and Ramdas (2024,
+"Time-uniform central limit theory and asymptotic confidence sequences", Theorem 2.2), Robbins'
+normal mixture with the running standard deviation ``sd`` of the differences::
+
+    mean +- sd * sqrt( 2 (n r^2 + 1) / (n^2 r^2) * log( sqrt(n r^2 + 1) / a ) )
+
+``r`` tightest at ``DESIGN_DEALS`` deals, fixed before any game. Each of the verdict's ``K``
+intervals is at level ``a = alpha / K`` (Bonferroni, the family of the fixed-count verdict: one
+instrument, player count and judge). With the margin ``m_k`` and its zone ``z_k = zone x m_k``:
+
+* **out of line** when some measure's interval lies beyond ``+-(m_k - z_k)``. Wrong at most alpha of
+  the time when every measure is in truth within ``m_k - z_k``;
+* **in line** when every measure's interval lies within ``+-(m_k + z_k)``. Wrong at most alpha of the
+  time when some measure is in truth at ``m_k + z_k`` or beyond;
+* **open** otherwise: play on. Every truth is strictly inside ``m + z`` or strictly beyond ``m - z``
+  and the intervals shrink to a point, so every verdict ends; a measure between ``m - z`` and
+  ``m + z`` may be called either way (the price of ending, as the seats' zone test).
+
+The interval is exact for normal differences of known spread and valid as the deals grow otherwise
+(its error is measured on synthetic differences of known truth, normal and three-valued like a seat's
+win, in ``tests/test_sequential_sets.py`` and ``benchmarks/bench_sequential_sets.py``). Why not a
+bounded-data betting interval (exact for data in a known range): objective points and game length
+have no range known before the games, and a range read from the games would not be valid either.
+
+**The schedule** (:func:`allocate`): the sets of one player count and judge play the same deals in
+lock-step, the reference with them while any of its sets is open. Each round the open groups are
+served cheapest projected decision first (the deals the slowest open set of the group is projected
+to need, times the group's open sets, times the judge's declared cost), the strongest judge first on
+ties, within the run's one budget of declared CPU seconds. Nothing measured enters: the same counts
+give the same rounds on any machine and with any workers.
+
+Which sets can be judged (:func:`units`): each set that differs from its group's first set in exactly
+one department (every set of ``swaps``, a ``sets`` list built so). A set that differs in two or more
+(a full grid, ``all``) is refused with the reason: its verdict averages several contexts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+OUT, IN_LINE, OPEN = "out of line", "in line", "open"
+CODE = {1: OUT, -1: IN_LINE, 0: OPEN}
+DEFAULT_ZONE = 0.2  # each measure's zone, a share of its margin
+DESIGN_DEALS = 2000  # the deals at which the intervals are made tightest (fixed, never from the data)
+MIN_LOOK = 100  # no verdict before this many paired deals (the running spread needs some deals)
+ROUND_FLOOR = 4  # a group's round is at least 1/ROUND_FLOOR of the judge's round
+
+# measure -> default margin (the fixed-count verdict's, reports.instrument_verdicts.MEASURES)
+MARGINS = {"objective_points": 5.0, "winner_points": 2.0, "seat_win": 0.05, "unbuilt": 0.10, "rounds": 1.0}
+DEPT_MEASURES = ("objective_points", "winner_points", "unbuilt")  # per department; then rounds, seats
+STOP_SET, STOP_REFERENCE = "set", "reference"  # a set decided / every set of a reference decided
+
+
+# =========================================================================== the statistics
+
+
+def rho2(alpha, design=DESIGN_DEALS):
+    """The mixture's precision for an interval tightest at ``design`` deals (Waudby-Smith et al. 2024,
+    section 2.4): (-2 log a + log(1 - 2 log a)) / design."""
+    la = -2.0 * np.log(alpha)
+    return (la + np.log1p(la)) / design
+
+
+def half_width(sd, n, alpha, design=DESIGN_DEALS):
+    """Half the width of the confidence sequence of a mean after ``n`` differences of spread ``sd``
+    (level 1 - ``alpha``, two-sided); arrays broadcast. ``inf`` before the first deal."""
+    n = np.asarray(n, dtype=float)
+    sd = np.asarray(sd, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    r2 = rho2(alpha, design)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = n * r2 + 1.0
+        w = sd * np.sqrt(2.0 * v / (n * n * r2) * np.log(np.sqrt(v) / alpha))
+    return np.where(n > 0, w, np.inf)
+
+
+def zone_codes(lo, hi, margin, zone=DEFAULT_ZONE):
+    """Per measure: 1 out of line (beyond ``m - z``), -1 in line (within ``m + z``), 0 open."""
+    lo, hi, m = np.asarray(lo, float), np.asarray(hi, float), np.asarray(margin, float)
+    out_edge, in_edge = m * (1.0 - zone), m * (1.0 + zone)
+    out = (lo > out_edge) | (hi < -out_edge)
+    inside = (lo > -in_edge) & (hi < in_edge)
+    return np.where(out, 1, np.where(inside, -1, 0))
+
+
+def verdict(mean, sd, n, margins, zone=DEFAULT_ZONE, confidence=0.95, design=DESIGN_DEALS, min_look=MIN_LOOK):
+    """One look at one set: ``mean`` and ``sd`` of its K measures' paired differences after ``n``
+    deals, ``margins`` per measure. Returns ``verdict`` (out of line / in line / open), per measure
+    ``lo``, ``hi`` (simultaneous: each at alpha / K) and ``codes``, and ``worst``: the measure the
+    verdict rests on (the out-of-line one furthest beyond its edge; else the open one nearest a
+    decision; else the one nearest its in-line edge)."""
+    mean, sd, m = (np.asarray(x, dtype=float).ravel() for x in (mean, sd, margins))
+    k = mean.size
+    a = (1.0 - confidence) / k
+    w = half_width(sd, n, a, design) if n >= min_look else np.full(k, np.inf)
+    lo, hi = mean - w, mean + w
+    codes = zone_codes(lo, hi, m, zone)
+    if (codes == 1).any():
+        word = OUT
+        beyond = np.where(codes == 1, np.maximum(lo - m * (1 - zone), -hi - m * (1 - zone)) / m, -np.inf)
+        worst = int(np.argmax(beyond))
+    elif (codes == -1).all():
+        word = IN_LINE
+        worst = int(np.argmax(np.maximum(hi, -lo) / m))
+    else:
+        word = OPEN
+        worst = int(np.argmax(np.where(codes == 0, np.abs(mean) / m, -np.inf)))
+    return {"verdict": word, "lo": lo, "hi": hi, "codes": codes, "worst": worst, "alpha_each": a}
+
+
+def deals_to_decide(mean, sd, n, margins, zone=DEFAULT_ZONE, confidence=0.95, design=DESIGN_DEALS):
+    """Deals (in all, from 0) from which the verdict would be decided if the estimates held: out of
+    line at the first measure whose interval would clear ``m - z``, in line once every interval
+    would clear ``m + z`` (an interval on a zone edge: ``inf``). A planning figure for the schedule."""
+    mean, sd, m = (np.asarray(x, dtype=float).ravel() for x in (mean, sd, margins))
+    a = (1.0 - confidence) / mean.size
+    gap_out = np.abs(mean) - m * (1.0 - zone)
+    gap_in = m * (1.0 + zone) - np.abs(mean)
+    out_n = np.array([_deals_for(s, g, a, design) for s, g in zip(sd, gap_out, strict=True)])
+    in_n = np.array([_deals_for(s, g, a, design) for s, g in zip(sd, gap_in, strict=True)])
+    return float(max(min(out_n.min(), in_n.max()), n, MIN_LOOK))
+
+
+def _deals_for(sd, gap, alpha, design, cap=10_000_000):
+    """The fewest deals whose half-width is below ``gap`` (bisection on a doubling bracket)."""
+    if gap <= 0:
+        return math.inf
+    if sd <= 0:
+        sd = 1e-9
+    if half_width(sd, cap, alpha, design) >= gap:
+        return math.inf
+    lo, hi = 1, 2
+    while half_width(sd, hi, alpha, design) >= gap:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if half_width(sd, mid, alpha, design) >= gap:
+            lo = mid
+        else:
+            hi = mid
+    return float(hi)
+
+
+def replay(diffs, margins, every, zone=DEFAULT_ZONE, confidence=0.95, design=DESIGN_DEALS):
+    """Synthetic sequences through the run's own look rule, stopping at the first decided look:
+    ``diffs`` (sequences x deals x K measures) of paired differences, a look every ``every`` deals.
+    Returns per sequence the verdict code (1 out of line, -1 in line, 0 open at the last deal) and the
+    deals used. What the calibration (tests, benchmarks/bench_sequential_sets.py) measures."""
+    diffs = np.asarray(diffs, dtype=float)
+    reps, deals, k = diffs.shape
+    at = np.arange(every, deals + 1, every)
+    s1 = np.cumsum(diffs, axis=1)[:, at - 1, :]
+    s2 = np.cumsum(diffs * diffs, axis=1)[:, at - 1, :]
+    n = at[None, :, None].astype(float)
+    mean = s1 / n
+    sd = np.sqrt(np.maximum(s2 / n - mean * mean, 0.0) * n / np.maximum(n - 1, 1))
+    w = half_width(sd, n, (1.0 - confidence) / k, design)
+    w = np.where(n >= MIN_LOOK, w, np.inf)
+    codes = zone_codes(mean - w, mean + w, np.asarray(margins, dtype=float), zone)
+    code = np.where((codes == 1).any(axis=2), 1, np.where((codes == -1).all(axis=2), -1, 0))
+    decided = code != 0
+    first = np.where(decided.any(axis=1), decided.argmax(axis=1), len(at) - 1)
+    return code[np.arange(reps), first], at[first]
+
+
+class Running:
+    """Sums of paired differences per measure (count, sum, sum of squares, shifted by the first deal
+    for precision): the mean and spread of every look without keeping the deals."""
+
+    def __init__(self, k):
+        self.n = 0
+        self.shift = None
+        self.s1 = np.zeros(k)
+        self.s2 = np.zeros(k)
+
+    def add(self, d):
+        d = np.asarray(d, dtype=float)
+        if not len(d):
+            return
+        if self.shift is None:
+            self.shift = d[0].copy()
+        x = d - self.shift
+        self.n += len(d)
+        self.s1 += x.sum(axis=0)
+        self.s2 += (x * x).sum(axis=0)
+
+    def mean_sd(self):
+        if self.n == 0:
+            return np.zeros_like(self.s1), np.zeros_like(self.s1)
+        m = self.s1 / self.n
+        var = np.maximum(self.s2 / self.n - m * m, 0.0) * (self.n / max(self.n - 1, 1))
+        return m + self.shift, np.sqrt(var)
+
+
+# =========================================================================== the sets of a run
+
+
+@dataclass
+class Unit:
+    """One set's verdict: ``cell`` against ``reference`` (cell indices) in department ``dept``."""
+
+    cell: int
+    reference: int
+    dept: int
+    players: int
+    judge: str
+    instrument: str
+
+
+def units(cells, judge_of):
+    """``(units, references, refused)``: a unit per set judged against its group's first set, the
+    reference cell of each group (``(players, judge)``), and the sets that differ from it in more than
+    one department (``[(cell, departments)]``)."""
+    first, out, refused = {}, [], []
+    for c in cells:
+        key = (c.players, judge_of(c))
+        if key not in first:
+            first[key] = c
+            continue
+        ref = first[key]
+        differ = [i for i, (a, b) in enumerate(zip(c.instruments, ref.instruments, strict=True)) if a != b]
+        if len(differ) == 1:
+            out.append(Unit(c.index, ref.index, differ[0], c.players, judge_of(c), c.instruments[differ[0]]))
+        else:
+            refused.append((c.index, len(differ)))
+    return out, {k: v.index for k, v in first.items()}, refused
+
+
+def columns(players, depts):
+    """Names of the per-deal measure columns of one cell: per department its three measures, then
+    game length and each seat's win."""
+    return [*(f"{m}:{d}" for d in depts for m in DEPT_MEASURES), "rounds", *(f"seat_win:{s}" for s in range(players))]
+
+
+def unit_columns(unit, players, depts):
+    """``(column positions, measure keys, who)`` of one unit's K measures in :func:`columns` order."""
+    cols = columns(players, depts)
+    d = depts[unit.dept]
+    names = [*(f"{m}:{d}" for m in DEPT_MEASURES), "rounds", *(f"seat_win:{s}" for s in range(players))]
+    pos = [cols.index(x) for x in names]
+    keys = [x.partition(":")[0] for x in names]
+    who = [x.partition(":")[2] if x.startswith("seat_win") else "" for x in names]
+    return pos, keys, who
+
+
+def chunk_measures(seats, games, players, depts):
+    """Per-deal measures of one chunk (a cell's deals ``start..stop``): rows in deal order, the
+    :func:`columns`; a deal's seat rotations averaged. ``seats`` and ``games``: dicts of arrays
+    (``deal``, ``game``, ``seat``, ``won``, ``objective_<dept>``; ``deal``, ``game``, ``winner``,
+    ``rounds``, ``built_<dept>``)."""
+    deal = np.asarray(games["deal"], dtype=np.int64)
+    first = int(deal.min())
+    idx = deal - first
+    nd = int(idx.max()) + 1
+    count = np.bincount(idx, minlength=nd).astype(float)
+    game_pos = {int(g): i for i, g in enumerate(np.asarray(games["game"]))}
+    seat_game = np.array([game_pos[int(g)] for g in np.asarray(seats["game"])], dtype=np.int64)
+    won = np.asarray(seats["won"]) == 1
+    winner = np.asarray(games["winner"], dtype=np.int64)
+    cols = []
+    for d in depts:
+        obj = np.asarray(seats[f"objective_{d}"], dtype=float)
+        per_game_obj = np.bincount(seat_game, weights=obj, minlength=len(deal))
+        per_game_win = np.bincount(seat_game, weights=np.where(won, obj, 0.0), minlength=len(deal))
+        unbuilt = (np.asarray(games[f"built_{d}"]) == 0).astype(float)
+        cols += [per_game_obj, per_game_win, unbuilt]
+    cols.append(np.asarray(games["rounds"], dtype=float))
+    cols += [(winner == s).astype(float) for s in range(players)]
+    per_game = np.stack(cols, axis=1)
+    sums = np.zeros((nd, per_game.shape[1]))
+    np.add.at(sums, idx, per_game)
+    return sums / count[:, None]
+
+
+class SetPolicy:
+    """Which sets play the next round and which are decided (module doc): the play-next policy of a
+    run whose verdicts are the instruments'. The run loop feeds it each played chunk's per-deal
+    measures (:meth:`add`), asks it to judge after a round (:meth:`judge`) and for the next round
+    (:meth:`allocate`); :meth:`records` is what the manifest keeps."""
+
+    def __init__(self, cells, judge_of, depts, margins=None, zone=DEFAULT_ZONE, confidence=0.95):
+        self.cells = {c.index: c for c in cells}
+        self.judge_of = judge_of
+        self.depts = tuple(depts)
+        self.units, self.refs, self.refused = units(cells, judge_of)
+        self.margins = {**MARGINS, **(margins or {})}
+        self.zone = zone
+        self.confidence = confidence
+        self.rows = {}  # cell -> {start: per-deal rows}
+        self.looks = {u.cell: [] for u in self.units}
+        self.result = {u.cell: None for u in self.units}
+        self.decided_at = {u.cell: None for u in self.units}
+        self.group_of = {}
+        for u in self.units:
+            self.group_of[u.cell] = (u.players, u.judge)
+        for key, ref in self.refs.items():
+            self.group_of[ref] = key
+
+    # ------------------------------------------------------------------ the data
+    def add(self, cell, start, rows):
+        """Per-deal measure rows of ``cell`` from deal ``start`` (:func:`chunk_measures`)."""
+        self.rows.setdefault(cell, {})[int(start)] = np.asarray(rows, dtype=float)
+
+    def _deals(self, cell, n):
+        parts = self.rows.get(cell, {})
+        if not parts:
+            return np.zeros((0, len(columns(self.cells[cell].players, self.depts))))
+        full = np.concatenate([parts[s] for s in sorted(parts)])
+        return full[:n]
+
+    def look(self, unit, n):
+        """The verdict of ``unit`` on its first ``n`` paired deals, with the margins and columns."""
+        players = self.cells[unit.cell].players
+        pos, keys, who = unit_columns(unit, players, self.depts)
+        d = self._deals(unit.cell, n)[:, pos] - self._deals(unit.reference, n)[:, pos]
+        acc = Running(len(pos))
+        acc.add(d)
+        mean, sd = acc.mean_sd()
+        m = np.array([self.margins[k] for k in keys])
+        res = verdict(mean, sd, acc.n, m, self.zone, self.confidence)
+        res.update(mean=mean, sd=sd, n=acc.n, keys=keys, who=who, margins=m)
+        return res
+
+    # ------------------------------------------------------------------ the policy
+    def open_units(self, states):
+        return [u for u in self.units if states[u.cell].open]
+
+    def judge(self, states, played):
+        """After a round: judge every open set that played (``played``: cell indices); a decided set
+        stops, and a reference stops once no set of its group is open."""
+        for u in self.units:
+            s = states[u.cell]
+            if not s.open or u.cell not in played:
+                continue
+            n = min(s.n, states[u.reference].n)
+            self.looks[u.cell].append(n)
+            res = self.look(u, n)
+            self.result[u.cell] = res
+            if res["verdict"] != OPEN:
+                s.stop = STOP_SET
+                self.decided_at[u.cell] = n
+        for key, ref in self.refs.items():
+            s = states[ref]
+            if s.open and not any(states[u.cell].open for u in self.units if self.group_of[u.cell] == key):
+                s.stop = STOP_REFERENCE
+
+    def need(self, unit, states):
+        """Deals the set is projected to need still (from 0 before its first look)."""
+        res = self.result.get(unit.cell)
+        n = states[unit.cell].n
+        if res is None or res["n"] < MIN_LOOK:
+            return float(max(MIN_LOOK - n, 0)) or float(MIN_LOOK)
+        return max(deals_to_decide(res["mean"], res["sd"], res["n"], res["margins"], self.zone, self.confidence)
+                   - n, 0.0)
+
+    def allocate(self, states, plan, spent, seconds_spent=0.0):
+        """Deals per cell for the next round ({cell: deals}); marks the cells that must stop. The
+        open sets of a group and its reference get the same deals (module doc, "The schedule")."""
+        left_s = math.inf if plan.seconds is None else plan.seconds - seconds_spent
+        left_g = {j: plan.budget[j] - spent.get(j, 0) for j in plan.budget}
+        groups = {}
+        for u in self.open_units(states):
+            groups.setdefault(self.group_of[u.cell], []).append(u)
+        ranked = []
+        for key, us in groups.items():
+            judge = key[1]
+            need = max(self.need(u, states) for u in us)
+            cells = [u.cell for u in us] + [self.refs[key]]
+            price = plan.price(judge) * len(cells)
+            ranked.append(((need * price, plan.strong.index(judge), key), key, us, cells, need, price))
+        ranked.sort(key=lambda r: r[0])
+        alloc = {}
+        for _, key, us, cells, need, price in ranked:
+            judge = key[1]
+            n = states[self.refs[key]].n
+            room = min(min(self.cells[c].games - states[c].n for c in cells), left_g[judge] // len(cells))
+            want = plan.round[judge]
+            if math.isfinite(need):
+                want = min(want, max(plan.round[judge] // ROUND_FLOOR, int(math.ceil(need))))
+            add = min(want, room)
+            if price > 0 and math.isfinite(left_s):
+                add = min(add, int(left_s / price + 1e-9))
+            add = max(int(add), 0)
+            if add <= 0:
+                continue
+            for c in cells:
+                if states[c].n != n:  # cannot happen: a group plays in lock-step
+                    raise RuntimeError(f"cell {c} at {states[c].n} deals, its reference at {n}")
+                alloc[c] = add
+            left_g[judge] -= add * len(cells)
+            left_s -= add * price
+        for key, us in groups.items():  # a group that got nothing stops, with the reason
+            if any(u.cell in alloc for u in us):
+                continue
+            cells = [u.cell for u in us] + [self.refs[key]]
+            if min(self.cells[c].games - states[c].n for c in cells) <= 0:
+                why = "cap"
+            elif left_g[key[1]] < len(cells):
+                why = "budget"
+            else:
+                why = "seconds"
+            for c in cells:
+                states[c].stop = why
+        return alloc
+
+    # ------------------------------------------------------------------ the record
+    def records(self, states):
+        """One record per judged set (docs/guide/sequential.md, "The record of the sets")."""
+        out = []
+        for u in self.units:
+            res = self.result.get(u.cell)
+            rec = {"cell": u.cell, "reference": u.reference, "department": self.depts[u.dept],
+                   "instrument": u.instrument, "players": u.players, "judge": u.judge,
+                   "verdict": res["verdict"] if res else OPEN, "deals": res["n"] if res else 0,
+                   "decided_at": self.decided_at[u.cell], "looks": list(self.looks[u.cell]),
+                   "stop": states[u.cell].stop, "zone": self.zone}
+            if res is not None:
+                w = res["worst"]
+                rec.update(measure=res["keys"][w], who=res["who"][w], effect=float(res["mean"][w]),
+                           lo=float(res["lo"][w]), hi=float(res["hi"][w]), margin=float(res["margins"][w]))
+                if res["verdict"] == OPEN:
+                    more = deals_to_decide(res["mean"], res["sd"], res["n"], res["margins"], self.zone,
+                                           self.confidence) - res["n"]
+                    rec["more_deals"] = int(math.ceil(more)) if math.isfinite(more) else None
+            out.append(rec)
+        return out
