@@ -46,6 +46,8 @@ JUDGE_WORDS = {
     "search_strong": "strong players",
     "search_deep": "the strongest players",
     "search_lean": "the strongest players",
+    "search_leaf": "the strongest players",
+    "search_quick": "strong players",
 }
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")

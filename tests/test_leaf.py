@@ -170,3 +170,46 @@ def test_profiles_without_a_leaf_model_keep_their_rows():
             assert row[P_LEAF_MODEL] == 0.0 and not row[P_LEAF_COEF:].any(), name
         else:
             assert row[P_LEAF_MODEL] == 1.0 and (LEAF_DIR / f"{s.leaf_model}.toml").is_file()
+
+
+def _head_to_head_wins(challenger, opponent, nplayers, deals, seed):
+    """Wins of ``challenger`` in every seat against ``opponent`` in the others (2 players: both seatings)."""
+    from simulator.shuffle_swing.layout import S_WINNER
+    from simulator.shuffle_swing.playout import play_many
+
+    setup = GameSetup(nplayers=nplayers)
+    seeds = [game_seed(seed, d) for d in range(deals)]
+    wins = 0
+    for seat in range(nplayers):
+        names = [opponent] * nplayers
+        names[seat] = challenger
+        states, _ = play_many(setup, LIB.matrix(names), seeds)
+        wins += int((states[:, S_WINNER] == seat).sum())
+    return wins
+
+
+def test_search_leaf_is_the_top_rung_on_the_learned_leaf():
+    """``search_leaf``: search_deep's field (4 actions) on 12 rollouts of 8 turns and the learned leaf,
+    the top default rung. Measured (docs/guide/skill-ladder.md) at par with search_deep head to head
+    and about 70% over search at 2 players; 30 deals of both seatings against search must give more
+    than 55% (a true 70% gives 33 or fewer of 60 with odds below 1 in 100)."""
+    from simulator.shuffle_swing.strategies import DEFAULT_RUNGS
+
+    leaf, deep = LIB.get("search_leaf"), LIB.get("search_deep")
+    assert leaf.leaf_model == "tuned" and leaf.param("candidates") == deep.param("candidates")
+    assert leaf.param("horizon") == deep.param("horizon") // 2 and leaf.param("first_rollouts") == 2
+    assert search.halving_width(4, leaf.budget, 2) == 4  # the whole field, 2 rollouts each first
+    assert DEFAULT_RUNGS[-1] == "search_leaf"
+    wins = _head_to_head_wins("search_leaf", "search", 2, 30, 2031)
+    assert wins > 33, f"search_leaf won {wins} of 60"
+
+
+def test_search_quick_beats_three_greedy():
+    """``search_quick``: search's field and budget on 2-turn rollouts and the learned leaf. Measured at
+    least search's equal head to head (docs/guide/skill-ladder.md); one seat of it against three
+    greedy, every rotation of 8 deals, must win more than half of 32 (par 25%)."""
+    quick, fast = LIB.get("search_quick"), LIB.get("search")
+    assert quick.budget == fast.budget and quick.param("candidates") == fast.param("candidates")
+    assert quick.param("horizon") == 2 and quick.leaf_model == "tuned"
+    wins = _head_to_head_wins("search_quick", "greedy", 4, 8, 2026)
+    assert wins > 16, f"search_quick won {wins} of 32"

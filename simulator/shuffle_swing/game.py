@@ -71,10 +71,10 @@ GAME = Game(
         skill_pair=("tuned", "greedy"),
         # The answers' judges, weakest first, from the ladder's measured steps (docs/guide/skill-ladder.md):
         # tuned beats three greedy, search beats three tuned, search_deep is the rung above search;
-        # decisive is at par with tuned, search_strong (retired) with search, search_lean with
+        # decisive is at par with tuned, search_strong (retired) and search_quick with search, search_lean and search_leaf with
         # search_deep; the lookahead (the search's fallback rung) sits between tuned and search.
-        judges=("random", "greedy", ("tuned", "decisive"), "lookahead", ("search", "search_strong"),
-                ("search_deep", "search_lean")),
+        judges=("random", "greedy", ("tuned", "decisive"), "lookahead", ("search", "search_strong", "search_quick"),
+                ("search_deep", "search_lean", "search_leaf")),
     ),
     # The play/check/ladder options only this game reads: its instrument set (and the soak over every set).
     cli_options=("instruments", "instrument_dirs", "all_sets"),
