@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The main job: the starter set at 2, 3 and 4 players judged at four skill levels (greedy, tuned,
-# search and search_lean mirrors), each cell played in rounds until its seat verdict is decided (fair or
+# search and search_leaf mirrors), each cell played in rounds until its seat verdict is decided (fair or
 # unfair), within one budget of declared CPU seconds for the whole run (scenarios/starter.toml,
 # docs/guide/sequential.md), then the balance report; prints the answer per player count, the headline
 # verdicts per judge and the report's path. Re-running reuses the finished games (a raised budget goes on).

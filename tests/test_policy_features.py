@@ -166,7 +166,7 @@ def test_phase_row_is_refreshed_each_turn_and_games_stay_deterministic():
     assert np.array_equal(a, b)
     # A late row equal to the early one plays exactly as no phase at all.
     flat = strat.copy()
-    flat[:, P_WEIGHTS_LATE:P_WEIGHTS_EARLY] = flat[:, P_WEIGHTS_EARLY:]
+    flat[:, P_WEIGHTS_LATE:P_WEIGHTS_EARLY] = flat[:, P_WEIGHTS_EARLY : P_WEIGHTS_EARLY + P_WEIGHTS_EARLY - P_WEIGHTS_LATE]
     off = flat.copy()
     off[:, P_PHASE] = 0.0
     c, _ = play_many(setup, flat, [game_seed(5, i) for i in range(6)])

@@ -52,14 +52,14 @@ def test_shipped_scenarios_load_and_expand():
     starter = load_scenario("starter")
     # Three judge levels per player count: greedy and tuned mirrors at full size, search mirrors capped.
     assert [c.players for c in starter.cells] == [2] * 4 + [3] * 4 + [4] * 4
-    assert [set(c.lineup) for c in starter.cells] == [{"greedy"}, {"tuned"}, {"search"}, {"search_lean"}] * 3
+    assert [set(c.lineup) for c in starter.cells] == [{"greedy"}, {"tuned"}, {"search"}, {"search_leaf"}] * 3
     assert all(c.instruments == STARTER for c in starter.cells)
     # Sequential (docs/guide/sequential.md): games are each cell's cap; one budget of declared CPU
     # seconds for the whole run, each judge priced by its cost; the zone test; the top judge first.
     assert [c.games for c in starter.cells] == [100000] * 12
     assert starter.sequential.test == "zone" and starter.sequential.indifference == 0.01
-    assert starter.sequential.seconds > 0 and set(starter.sequential.cost) == {"greedy", "tuned", "search", "search_lean"}
-    assert starter.sequential.strong[0] == "search_lean"
+    assert starter.sequential.seconds > 0 and set(starter.sequential.cost) == {"greedy", "tuned", "search", "search_leaf"}
+    assert starter.sequential.strong[0] == "search_leaf"
     # The top judge is one word: swapping it in lineup.mirror needs no other key.
     swapped = load_scenario("starter", sets=['lineup.mirror=["greedy", "tuned", "search", "lookahead"]'])
     assert swapped.sequential.strong[0] == "lookahead"

@@ -264,7 +264,7 @@ def test_search_deep_is_the_rung_above_search():
     deep, fast = LIB.get("search_deep"), LIB.get("search")
     assert deep.kind == fast.kind == "search"
     assert deep.budget >= 4 * fast.budget and deep.param("candidates") < fast.param("candidates")
-    assert DEFAULT_RUNGS[-2:] == ("search", "search_lean")
+    assert DEFAULT_RUNGS[-2:] == ("search", "search_leaf")
     setup = GameSetup(nplayers=2)
     seeds = [game_seed(2031, d) for d in range(30)]
     wins = 0

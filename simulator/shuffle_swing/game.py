@@ -89,14 +89,15 @@ GAME = Game(
         meta_strong=("search", "search_deep", "tuned"),
         # The answers' judges, weakest first, from the ladder's measured steps (docs/guide/skill-ladder.md):
         # tuned beats three greedy, search beats three tuned, search_deep is the rung above search;
-        # decisive is at par with tuned, search_strong (retired) with search, search_lean with
+        # decisive is at par with tuned, search_strong (retired) and search_quick with search, search_lean and search_leaf with
         # search_deep; the lookahead (the search's fallback rung) sits between tuned and search.
-        judges=("random", "greedy", ("tuned", "decisive"), "lookahead", ("search", "search_strong"),
-                ("search_deep", "search_lean")),
+        judges=("random", "greedy", ("tuned", "decisive"), "lookahead", ("search", "search_strong", "search_quick"),
+                ("search_deep", "search_lean", "search_leaf")),
         words=(("random", "random players"), ("greedy", "greedy's level"), ("tuned", "tuned players"),
                ("decisive", "decisive players"), ("lookahead", "players who look ahead"),
-               ("search", "strong players"), ("search_strong", "strong players"),
-               ("search_deep", "the strongest players"), ("search_lean", "the strongest players")),
+               ("search", "strong players"), ("search_strong", "strong players"), ("search_quick", "strong players"),
+               ("search_deep", "the strongest players"), ("search_lean", "the strongest players"),
+               ("search_leaf", "the strongest players")),
     ),
     # The play/check/ladder options only this game reads: its instrument set (and the soak over every set).
     cli_options=("instruments", "instrument_dirs", "all_sets"),

@@ -283,7 +283,9 @@ STATE_SIZE = S_DECISIONS + 4
 #   [0 .. P_WEIGHTS)                     kind and parameters (PARAMS below)
 #   [P_WEIGHTS .. P_WEIGHTS_LATE)        weights, early game (the only row unless P_PHASE is 1)
 #   [P_WEIGHTS_LATE .. P_WEIGHTS_EARLY)  weights, late game
-#   [P_WEIGHTS_EARLY .. STRAT_SIZE)      a copy of the early row (read only when P_PHASE is 1)
+#   [P_WEIGHTS_EARLY .. P_LEAF_COEF)     a copy of the early row (read only when P_PHASE is 1)
+#   [P_LEAF_COEF .. STRAT_SIZE)          the search leaf's fitted coefficients, one block of
+#                                        N_LEAF_FEAT per player count 2, 3, 4 (read when P_LEAF_MODEL is 1)
 P_KIND = 0
 KIND_RANDOM = 0
 KIND_GREEDY = 1
@@ -304,6 +306,7 @@ P_LEAF_POTENTIAL = 11  # search: share of the brag award between min(disc, cube)
 P_PRIOR = 12  # search: weight of an action's greedy worth added to its mean rollout outcome
 P_FIRST_ROLLOUTS = 13  # search: least rollouts per action in every halving round (0: as the budget splits, at least 1)
 P_SETTLE = 14  # search: end the halving after a round whose leader is this many points ahead on the mean (0: never)
+P_LEAF_MODEL = 15  # search: 1 = the leaf is the fitted linear model at P_LEAF_COEF (a profile's leaf_model); 0 = the hand leaf
 P_WEIGHTS = 16
 WEIGHT_NAMES = (
     "points",  # an immediate victory point
@@ -339,7 +342,30 @@ P_WEIGHTS_LATE = P_WEIGHTS + N_WEIGHTS
 # on the two instruments nearest completion (1 when the game end is triggered, R11). A row built by
 # hand with P_PHASE 1 must therefore fill P_WEIGHTS_EARLY as well (``Strategy.row`` does).
 P_WEIGHTS_EARLY = P_WEIGHTS_LATE + N_WEIGHTS
-STRAT_SIZE = P_WEIGHTS_EARLY + N_WEIGHTS
+# The search's learned leaf (kernel/leaf.py): a seat's expected final score as a linear sum of these
+# features of a state (the hand leaf's terms, each also scaled by the share of the game left).
+LEAF_FEATURES = (
+    "score",  # points so far
+    "brag_award",  # end-game brag awards of min(disc, cube level), times the chance the instrument is built (R12)
+    "brag_reach",  # the award between min and max(disc, cube level), times the same chance
+    "penalty",  # minus the expected penalty for last place on an unbuilt instrument's track (R12)
+    "objectives",  # what the open sections would pay now, times the chance they are completed (R10)
+    "cats",  # ready cats
+    "tokens",  # boost tokens held
+    "brag_award_left",  # each of the six above times the share of the game left (1 - progress)
+    "brag_reach_left",
+    "penalty_left",
+    "objectives_left",
+    "cats_left",
+    "tokens_left",
+    "order_left",  # seats to play before this one (0 for the seat to play), over seats - 1, times the share left
+    "left",  # the share of the game left
+    "one",  # a constant
+)
+N_LEAF_FEAT = len(LEAF_FEATURES)
+LEAF_COUNTS = (2, 3, 4)  # player counts with a block of coefficients each
+P_LEAF_COEF = P_WEIGHTS_EARLY + N_WEIGHTS
+STRAT_SIZE = P_LEAF_COEF + len(LEAF_COUNTS) * N_LEAF_FEAT
 
 # The parameters a profile may set in its [strategy] table: name -> (offset, lowest, highest,
 # default, integer). ``strategies.library`` validates against this table, so a new parameter is one

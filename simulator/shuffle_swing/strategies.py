@@ -2,7 +2,8 @@
 
 A profile names a policy kind (``simulator.shuffle_swing.layout.KIND_NAMES``), optional flags (``focus``: the
 department or instrument a specialist favours; the parameters of ``simulator.shuffle_swing.layout.PARAMS`` such as
-``budget``, ``horizon`` or ``temperature``) and the weights of the greedy evaluation
+``budget``, ``horizon`` or ``temperature``; ``leaf_model``: a search's learned leaf, a file of
+``data/leaf/``) and the weights of the greedy evaluation
 (``simulator.shuffle_swing.layout.WEIGHT_NAMES``; unspecified weights take the ``greedy`` profile's values). A
 ``[weights_late]`` table gives a second row for the late game: the kernel then interpolates from
 ``[weights]`` to it by game progress (unspecified late weights take the early row's values). A
@@ -17,12 +18,19 @@ import numpy as np
 
 from simulator.errors import DataError
 from simulator.profiles import STRATEGY_ARG, ProfileLibrary, read_profile_head, weight_table
+from simulator.validate import Checker, read_toml
 from simulator.shuffle_swing.layout import (
     DEPT_NAMES,
     KIND_NAMES,
     KIND_RANDOM,
+    KIND_SEARCH,
+    LEAF_COUNTS,
+    LEAF_FEATURES,
+    N_LEAF_FEAT,
     P_FOCUS,
     P_KIND,
+    P_LEAF_COEF,
+    P_LEAF_MODEL,
     P_PHASE,
     P_WEIGHTS,
     P_WEIGHTS_EARLY,
@@ -33,6 +41,37 @@ from simulator.shuffle_swing.layout import (
 )
 
 PROFILE_DIR = Path(__file__).resolve().parent / "data" / "strategies"
+LEAF_DIR = Path(__file__).resolve().parent / "data" / "leaf"
+MAX_LEAF_COEF = 1e4  # |coefficient| of a learned leaf: a fit gives numbers near 1, never this
+
+
+def leaf_file(name):
+    """The learned-leaf file a profile's ``leaf_model = "NAME"`` names."""
+    return LEAF_DIR / f"{name}.toml"
+
+
+def load_leaf_model(path):
+    """The coefficients of one learned-leaf file: a tuple of ``N_LEAF_FEAT`` numbers per player
+    count of ``layout.LEAF_COUNTS``, in that order (``[coefficients]`` keys ``players_2`` ...). The
+    file's ``features`` must list ``layout.LEAF_FEATURES`` in order (a file fitted on other features
+    is refused, not misread); its ``[provenance]`` (seed, games, fit) is not read here."""
+    path = Path(path)
+    raw = read_toml(path)
+    ck = Checker(path)
+    keys = tuple(f"players_{n}" for n in LEAF_COUNTS)
+    ck.table(raw, "", required=("leaf", "coefficients"), optional=("provenance",))
+    head = ck.table(raw["leaf"], "leaf", required=("features",), optional=("description",))
+    feats = tuple(ck.str_list(head["features"], "leaf.features", unique=True))
+    if feats != LEAF_FEATURES:
+        raise DataError(path, "leaf.features", f"expected the kernel's features {', '.join(LEAF_FEATURES)}; "
+                        "re-fit the file (python -m simulator.shuffle_swing.leaf_model fit)")
+    table = ck.table(raw["coefficients"], "coefficients", required=keys)
+    blocks = []
+    for key in keys:
+        values = ck.array(table[key], f"coefficients.{key}", N_LEAF_FEAT, N_LEAF_FEAT, what="numbers")
+        blocks.append(tuple(_number(v, path, f"coefficients.{key}[{i}]", -MAX_LEAF_COEF, MAX_LEAF_COEF)
+                            for i, v in enumerate(values)))
+    return tuple(blocks)
 
 
 @dataclass(frozen=True)
@@ -52,6 +91,10 @@ class Strategy:
     weights_from: str = ""
     own_weights: dict | None = None
     own_late: dict | None = None
+    # ``leaf_model = "NAME"``: a search's leaf is the fitted model of ``data/leaf/NAME.toml``, its
+    # coefficients one tuple per player count of ``layout.LEAF_COUNTS``.
+    leaf_model: str = ""
+    leaf_coef: tuple = ()
 
     @property
     def budget(self):
@@ -75,6 +118,10 @@ class Strategy:
             r[P_WEIGHTS + i] = self.weights.get(name, 0.0)
             r[P_WEIGHTS_LATE + i] = late.get(name, 0.0)
             r[P_WEIGHTS_EARLY + i] = r[P_WEIGHTS + i]
+        if self.leaf_coef:
+            r[P_LEAF_MODEL] = 1.0
+            for b, block in enumerate(self.leaf_coef):
+                r[P_LEAF_COEF + b * N_LEAF_FEAT : P_LEAF_COEF + (b + 1) * N_LEAF_FEAT] = block
         return r
 
     def with_focus(self, focus):
@@ -97,7 +144,7 @@ def load_strategy(path, base_weights=None):
     """Read and validate one strategy profile; errors name the file and the key."""
     path = Path(path)
     raw, ck, head, name, kind, description = read_profile_head(
-        path, KIND_NAMES, tables=("weights", "weights_late", "provenance"), keys=("focus", "weights_from", *PARAMS)
+        path, KIND_NAMES, tables=("weights", "weights_late", "provenance"), keys=("focus", "weights_from", "leaf_model", *PARAMS)
     )
     focus = _focus_index(head["focus"], path, "strategy.focus") if "focus" in head else -1
     params = {}
@@ -121,7 +168,18 @@ def load_strategy(path, base_weights=None):
             own_late = weight_table(raw["weights_late"], "weights_late", {}, ck, path, WEIGHT_NAMES)
     if kind != KIND_NAMES[KIND_RANDOM] and not weights and not source:
         raise DataError(path, "weights", "a non-random strategy needs weights")
-    return Strategy(name, kind, description, weights, focus, params, str(path), late, source, own, own_late)
+    leaf_name, leaf_coef = "", ()
+    if "leaf_model" in head:
+        leaf_name = ck.name(head["leaf_model"], "strategy.leaf_model")
+        if kind != KIND_NAMES[KIND_SEARCH]:
+            raise DataError(path, "strategy.leaf_model", f"only a search strategy has a leaf; this one is {kind}")
+        file = leaf_file(leaf_name)
+        if not file.is_file():
+            known = ", ".join(sorted(f.stem for f in LEAF_DIR.glob("*.toml"))) or "none"
+            raise DataError(path, "strategy.leaf_model", f"no learned leaf '{leaf_name}' (known: {known})")
+        leaf_coef = load_leaf_model(file)
+    return Strategy(name, kind, description, weights, focus, params, str(path), late, source, own, own_late,
+                    leaf_name, leaf_coef)
 
 
 MAX_WEIGHTS_CHAIN = 32  # profiles a weights_from chain may pass through (the shipped ones use 1 or 2)
@@ -225,15 +283,16 @@ class StrategyLibrary(ProfileLibrary):
 # =========================================================================== the skill ladder
 
 # The shipped ladder, weakest first. Rungs whose strategy the library does not hold are left out.
-# The top rung, ``search_lean`` (at par with ``search_deep`` at half its cost), costs several times
-# ``search``'s per game (the cost table says how much); ``--rungs`` without it gives a quicker ladder.
+# The top rung, ``search_leaf`` (at par with ``search_deep`` at a fifth of its cost: 8-turn rollouts
+# ended by a learned leaf), costs a little more than ``search`` per game (the cost table says how
+# much); ``--rungs`` without it gives a quicker ladder.
 DEFAULT_RUNGS = (
     "greedy@temperature=2",
     "greedy@temperature=0.5",
     "greedy",
     "tuned",
     "search",
-    "search_lean",
+    "search_leaf",
 )
 FALLBACK_SEARCH = ("lookahead@budget=1", "lookahead@budget=4")
 

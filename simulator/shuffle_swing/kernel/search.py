@@ -16,7 +16,9 @@ Two kinds live here:
   seat on its greedy evaluation (the searching seat with its own weights), and is scored by a leaf
   evaluation (``leaf_scores``): the points so far plus the projected end-game brag awards, the
   expected objective awards of the sections still open and the risk of an unbuilt-instrument
-  penalty, as the margin over the best opponent plus a bonus for the chance of winning.
+  penalty, as the margin over the best opponent plus a bonus for the chance of winning. A profile
+  with a learned leaf (``P_LEAF_MODEL``) scores it by the fitted model of ``leaf.learned_scores``
+  instead: the same terms, weighed by coefficients fitted on self-play.
 
 One decision of the search seat allocates nothing on the heap: the copy of the state a rollout
 plays on, the rollout strategies and the halving's bookkeeping are scratch arrays on the stack of
@@ -27,6 +29,7 @@ import numpy as np
 
 from simulator.kernel_common import rng_next, stack_empty, stack_full
 from simulator.shuffle_swing.kernel.core import kernel, kernel_alloc, owner_present
+from simulator.shuffle_swing.kernel.leaf import LEAF_COEF, LEAF_MODEL, LEAF_SIZE, built_chances, learned_scores  # noqa: F401
 from simulator.shuffle_swing.kernel.objectives import preview_section, section_open_spaces
 from simulator.shuffle_swing.kernel.policy import W_CAT, W_TOKEN
 from simulator.shuffle_swing.kernel.rules import cube_level, inst_base
@@ -40,12 +43,15 @@ from simulator.shuffle_swing.layout import (
     KIND_SEARCH,
     MAX_SECTIONS,
     N_DEPT,
+    N_LEAF_FEAT,
     N_OWNERS,
     P_BUDGET,
     P_CANDIDATES,
     P_FIRST_ROLLOUTS,
     P_HORIZON,
     P_KIND,
+    P_LEAF_COEF,
+    P_LEAF_MODEL,
     P_LEAF_POTENTIAL,
     P_LEAF_RESOURCES,
     P_PRIOR,
@@ -53,7 +59,6 @@ from simulator.shuffle_swing.layout import (
     P_WIN_BONUS,
     S_BRAG_POS,
     S_EMPTY,
-    S_ENDING,
     S_NPLAYERS,
     S_OVER,
     S_READY,
@@ -194,26 +199,6 @@ def keep_best(arm_idx, arm_prior, na, k):
 
 
 @kernel
-def built_chances(st, chance):
-    """``chance[d]``: a rough probability that instrument ``d`` is built when the game ends (R11: the
-    end comes once two are built). A built one is certain; once the end is triggered no other is
-    counted on; otherwise the unbuilt ones share the builds still needed, the fewer empty spaces the
-    likelier: ``1 - e_d^2 / sum(e^2)`` over the unbuilt instruments, which sums to the builds needed."""
-    total = 0.0
-    for d in range(N_DEPT):
-        e = st[S_EMPTY + d]
-        total += float(e) * e
-    for d in range(N_DEPT):
-        e = st[S_EMPTY + d]
-        if e == 0:
-            chance[d] = 1.0
-        elif st[S_ENDING] != 0:
-            chance[d] = 0.0
-        else:
-            chance[d] = 1.0 - float(e) * e / total
-
-
-@kernel
 def leaf_scores(st, geo, leaf, potential, out):
     """``out[o]``: seat ``o``'s expected final score from a state before the end (R10, R12).
 
@@ -287,7 +272,10 @@ def outcome(st, geo, p, win_bonus, leaf, scratch):
             if o != p and st[S_SCORE + o] > other:
                 other = st[S_SCORE + o]
         return float(mine - other) + (win_bonus if st[S_WINNER] == p else 0.0)
-    leaf_scores(st, geo, leaf, leaf[2], scratch)
+    if leaf[LEAF_MODEL] != 0.0:
+        learned_scores(st, geo, leaf, scratch)
+    else:
+        leaf_scores(st, geo, leaf, leaf[2], scratch)
     other = -1e18
     for o in range(npl):
         if o != p and scratch[o] > other:
@@ -316,15 +304,20 @@ def rollout(st, geo, rs, sim, srng, log, p, spot, die, slice_idx, brag, seed, ho
 
 
 @kernel
-def search_setup(strat, p, rs, leaf):
+def search_setup(strat, p, npl, rs, leaf):
     """The parts of a decision that depend only on the strategies: the rollout strategies and the
-    leaf's settings ``leaf``: the worth of a ready cat and of a token (the seat's cat and token
-    weights times its ``leaf_resources``), then its ``leaf_potential``."""
+    leaf's settings ``leaf`` (``LEAF_SIZE``): the worth of a ready cat and of a token (the seat's cat
+    and token weights times its ``leaf_resources``), its ``leaf_potential``, then whether the leaf is
+    the learned model (``P_LEAF_MODEL``) and that model's coefficients for ``npl`` players."""
     fill_rollout_strat(strat, rs)
     sp = strat[p]
     leaf[0] = sp[P_LEAF_RESOURCES] * sp[W_CAT]
     leaf[1] = sp[P_LEAF_RESOURCES] * sp[W_TOKEN]
     leaf[2] = sp[P_LEAF_POTENTIAL]
+    leaf[LEAF_MODEL] = sp[P_LEAF_MODEL]
+    block = P_LEAF_COEF + (min(max(npl, 2), 4) - 2) * N_LEAF_FEAT
+    for k in range(N_LEAF_FEAT):
+        leaf[LEAF_COEF + k] = sp[block + k] if sp[P_LEAF_MODEL] != 0.0 else 0.0
 
 
 @kernel_alloc
@@ -333,8 +326,8 @@ def arm_outcomes(st, geo, strat, p, c_spot, c_die, c_slice, arms, base_seed, hor
     with the seeds ``search_pick`` uses. For tests and benchmarks: equal actions must get equal rows
     (common random numbers)."""
     rs = np.empty((N_OWNERS, STRAT_SIZE), dtype=np.float64)
-    leaf = np.empty(3, dtype=np.float64)
-    search_setup(strat, p, rs, leaf)
+    leaf = np.empty(LEAF_SIZE, dtype=np.float64)
+    search_setup(strat, p, st[S_NPLAYERS], rs, leaf)
     sim = np.empty(STATE_SIZE, dtype=np.int32)
     srng = np.empty(1, dtype=np.uint64)
     log = np.zeros((1, 8), dtype=np.int32)
@@ -424,8 +417,8 @@ def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     # Scratch for the whole decision, on the stack: the rollout strategies, the state copy, the
     # generator, an empty log, the leaf's per-seat scores.
     rs = stack_empty(RS_SIZE, np.float64).reshape((N_OWNERS, STRAT_SIZE))
-    leaf = stack_empty(3, np.float64)
-    search_setup(strat, p, rs, leaf)
+    leaf = stack_empty(LEAF_SIZE, np.float64)
+    search_setup(strat, p, st[S_NPLAYERS], rs, leaf)
     sim = stack_empty(STATE_SIZE, np.int32)
     srng = stack_empty(1, np.uint64)
     log = stack_full(8, 0, np.int32).reshape((1, 8))
