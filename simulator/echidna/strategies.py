@@ -7,16 +7,65 @@ Shuffle and Swing library (``strategies/library.py``, a non-recursive glob of ``
 never reads.
 """
 
+import functools
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from simulator.echidna.layout import KIND_NAMES, KIND_RANDOM, P_DEPTH, P_KIND, P_WEIGHTS, STRAT_SIZE, WEIGHT_NAMES
+from simulator.echidna.layout import (
+    KIND_NAMES,
+    KIND_RANDOM,
+    LEAF_F,
+    LEAF_FEATURES,
+    LEAF_SIZE,
+    MAX_PLAYERS,
+    P_DEPTH,
+    P_KIND,
+    P_LEAF,
+    P_WEIGHTS,
+    STRAT_SIZE,
+    WEIGHT_NAMES,
+)
 from simulator.errors import DataError
 from simulator.profiles import ProfileLibrary, check_weight, read_profile_head, weight_table
+from simulator.validate import Checker, read_toml
 
 PROFILE_DIR = Path(__file__).resolve().parent / "data" / "strategies"
+SETUP_VALUE = Path(__file__).resolve().parent / "data" / "setup_value.toml"
+
+
+@functools.lru_cache(maxsize=4)
+def setup_value_block(path=SETUP_VALUE):
+    """The set-up value's coefficients as the row block from ``P_LEAF`` on: per player count 2..6,
+    the ``LEAF_FEATURES`` coefficients, then one per seat position after the seat to move. Read from
+    ``simulator/echidna/data/setup_value.toml`` (written by ``python -m simulator.echidna.value_fit``);
+    errors name the file and the key."""
+    path = Path(path)
+    raw = read_toml(path)
+    ck = Checker(path)
+    ck.table(raw, "", required=("fit", "players"))
+    fit = ck.table(raw["fit"], "fit", required=("features",), optional=("seed", "games", "play", "boards", "rounds",
+                                                                         "command"))
+    names = ck.str_list(fit["features"], "fit.features", what="features")
+    if tuple(names) != LEAF_FEATURES:
+        ck.fail("fit.features", f"the features are {', '.join(names)}; the kernel reads {', '.join(LEAF_FEATURES)}: "
+                                "fit again (python -m simulator.echidna.value_fit)")
+    block = np.zeros((MAX_PLAYERS - 1) * LEAF_SIZE, dtype=np.float64)
+    players = ck.table(raw["players"], "players", required=tuple(str(n) for n in range(2, MAX_PLAYERS + 1)))
+    for n in range(2, MAX_PLAYERS + 1):
+        key = f"players.{n}"
+        t = ck.table(players[str(n)], key, required=("coefficients", "seat"))
+        coef = ck.array(t["coefficients"], f"{key}.coefficients", LEAF_F, LEAF_F, "coefficients")
+        seat = ck.array(t["seat"], f"{key}.seat", n - 1, n - 1, "seat positions")
+        base = (n - 2) * LEAF_SIZE
+        for i, v in enumerate(list(coef) + list(seat)):
+            where = f"{key}.coefficients[{i}]" if i < LEAF_F else f"{key}.seat[{i - LEAF_F}]"
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                ck.fail(where, f"expected a finite number, got {v!r}")
+            block[base + i] = float(v)
+    return block
 
 
 @dataclass(frozen=True)
@@ -35,6 +84,9 @@ class EchidnaStrategy:
         r[P_DEPTH] = self.depth
         for i, name in enumerate(WEIGHT_NAMES):
             r[P_WEIGHTS + i] = self.weights.get(name, 0.0)
+        if self.weights.get("setup_leaf", 0.0) > 0:
+            block = setup_value_block()
+            r[P_LEAF : P_LEAF + len(block)] = block
         return r
 
 
