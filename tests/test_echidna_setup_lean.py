@@ -66,7 +66,9 @@ def test_seat_features_after_the_set_up():
         assert f[4] == L.BUGS * min(dists)
         assert f[8] == sum(dists)
         assert 0 <= f[5] <= f[2] <= KV.WAIT_CAP  # the nearest empty echidna, then the second
-        assert f[6] >= 0 and f[7] == st[L.S_TOKENS + q]
+        assert 0 <= f[6] <= f[10] and f[7] == st[L.S_TOKENS + q]  # the wide radius counts more
+        assert f[9] == geo[L.G_NPRED + pk]
+        assert f[11] == sum(KV.upstream(geo, st, u, KV.STUMP_RADIUS) for u in stumps)
 
 
 @pytest.mark.parametrize("n", [2, 4, 6])
@@ -110,6 +112,15 @@ def test_the_data_file_is_checked(tmp_path):
     bad.write_text(f"[fit]\nfeatures = {feats}\n" + body.replace("[players.3]\ncoefficients = [0.0,", '[players.3]\ncoefficients = ["x",'))
     with pytest.raises(DataError, match=r"players\.3\.coefficients\[0\]"):
         setup_value_block(bad)
+
+
+def test_a_horizon_past_the_fitted_rounds_is_refused():
+    from simulator.echidna.strategies import parse_rung, setup_value
+
+    rounds = setup_value()[1]
+    parse_rung(f"setup-lean@setup_horizon={rounds}", LIB).row()
+    with pytest.raises(DataError, match="setup_horizon"):
+        parse_rung(f"setup-lean@setup_horizon={rounds + 1}", LIB).row()
 
 
 def test_value_samples_record_open_games_by_round():

@@ -184,6 +184,9 @@ LEAF_FEATURES = (
     "pickup_traffic",  # echidna traffic within 8 steps of the pick-up space (with bugs in hand)
     "tokens",  # catch-up tokens held
     "stump_steps",  # steps from the pick-up space to every stump left, summed
+    "pickup_arrows_in",  # arrows into the pick-up space (with bugs in hand)
+    "pickup_traffic_wide",  # echidna traffic within 16 steps of the pick-up space (with bugs in hand)
+    "stump_traffic",  # echidna traffic within 4 steps of each stump left, summed
 )
 LEAF_F = len(LEAF_FEATURES)
 LEAF_SIZE = LEAF_F + MAX_PLAYERS - 1

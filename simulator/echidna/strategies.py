@@ -36,12 +36,17 @@ PROFILE_DIR = Path(__file__).resolve().parent / "data" / "strategies"
 SETUP_VALUE = Path(__file__).resolve().parent / "data" / "setup_value.toml"
 
 
-@functools.lru_cache(maxsize=4)
 def setup_value_block(path=SETUP_VALUE):
     """The set-up value's coefficients as the row block from ``P_LEAF`` on: per player count 2..6,
     the ``LEAF_FEATURES`` coefficients, then one per seat position after the seat to move. Read from
     ``simulator/echidna/data/setup_value.toml`` (written by ``python -m simulator.echidna.value_fit``);
     errors name the file and the key."""
+    return setup_value(path)[0]
+
+
+@functools.lru_cache(maxsize=4)
+def setup_value(path=SETUP_VALUE):
+    """``(block, rounds)``: ``setup_value_block`` and the last round the value was fitted at."""
     path = Path(path)
     raw = read_toml(path)
     ck = Checker(path)
@@ -49,6 +54,7 @@ def setup_value_block(path=SETUP_VALUE):
     fit = ck.table(raw["fit"], "fit", required=("features",), optional=("seed", "games", "play", "boards", "rounds",
                                                                          "command"))
     names = ck.str_list(fit["features"], "fit.features", what="features")
+    rounds = ck.integer(fit.get("rounds", 0), "fit.rounds", 0, 1000)
     if tuple(names) != LEAF_FEATURES:
         ck.fail("fit.features", f"the features are {', '.join(names)}; the kernel reads {', '.join(LEAF_FEATURES)}: "
                                 "fit again (python -m simulator.echidna.value_fit)")
@@ -65,7 +71,8 @@ def setup_value_block(path=SETUP_VALUE):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 ck.fail(where, f"expected a finite number, got {v!r}")
             block[base + i] = float(v)
-    return block
+    block.setflags(write=False)
+    return block, rounds
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,12 @@ class EchidnaStrategy:
         for i, name in enumerate(WEIGHT_NAMES):
             r[P_WEIGHTS + i] = self.weights.get(name, 0.0)
         if self.weights.get("setup_leaf", 0.0) > 0:
-            block = setup_value_block()
+            block, rounds = setup_value()
+            if self.weights.get("setup_horizon", 0.0) > rounds:
+                raise DataError(self.path or "strategy", "weights.setup_horizon",
+                                f"{self.weights['setup_horizon']:g} rounds, but the set-up value ({SETUP_VALUE.name}) is "
+                                f"fitted on the states of rounds 0..{rounds}: fit it further (python -m "
+                                f"simulator.echidna.value_fit --rounds N) or shorten the horizon")
             r[P_LEAF : P_LEAF + len(block)] = block
         return r
 

@@ -1,12 +1,14 @@
 """Fit the set-up value (``simulator/echidna/kernel/value.py``) and write its data file.
 
-    .venv/bin/python -m simulator.echidna.value_fit [--games 3000] [--seed 20261202] [--rounds 4] [--out FILE]
+    .venv/bin/python -m simulator.echidna.value_fit [--games 20000] [--seed 20261202] [--rounds 0]
+        [--play greedy|lookahead] [--out FILE]
 
-Games of lookahead play (the judges' own play) from varied set-ups: each seat of a batch takes its
-set-up by one of ``SETUP_VARIANTS`` (the greedy's, other traffic radii, other stump mixes, at
-random), so the set-ups the search compares are among those seen. Every seat's features are taken
-at the start of rounds 0..``--rounds`` of every game still open, on both shipped boards; the
-winner is the outcome (stalled games are left out). Per player count a conditional logit (the
+Games of greedy play (the set-up search's own rollouts; ``--play lookahead``: the judges' play, some
+15 times the cost) from varied set-ups: each seat of a batch takes its set-up by one of
+``SETUP_VARIANTS`` (the greedy's, other traffic radii, other stump mixes, at random), so the set-ups
+the search compares are among those seen. Every seat's features are taken at the start of rounds
+0..``--rounds`` (0: right after the set-up, the set-up value proper) of every game still open, on
+both shipped boards; the winner is the outcome (stalled games are left out). Per player count a conditional logit (the
 seat that wins among the seats of one state; statsmodels' ``ConditionalLogit``, the well-kept
 fit of exactly this model) gives one coefficient per feature and one per seat position after the
 seat to move. The file records the seed, the games and this command.
@@ -24,7 +26,7 @@ from simulator.echidna.strategies import SETUP_VALUE, EchidnaStrategyLibrary
 from simulator.seeds import game_seed
 
 BOARDS = ("forest", "snow")
-BATCH = 100
+BATCH = 200
 # (weight, value) changes of the lookahead's set-up, one drawn per seat and batch.
 SETUP_VARIANTS = (
     {},
@@ -39,12 +41,12 @@ SETUP_VARIANTS = (
 )
 
 
-def samples(nplayers, board, games, seed, rounds):
-    """(features: states x seats x LEAF_F, winner seat per state) of ``games`` lookahead games."""
+def samples(nplayers, board, games, seed, rounds, play="greedy"):
+    """(features: states x seats x LEAF_F, winner seat per state) of ``games`` games of ``play``."""
     from simulator.echidna.kernel.engine import value_samples
 
     setup = EchidnaSetup(nplayers, board)
-    base = EchidnaStrategyLibrary().get("lookahead").row()
+    base = EchidnaStrategyLibrary().get(play).row()
     pick = np.random.default_rng([seed, nplayers, BOARDS.index(board)])
     xs, ys = [], []
     for b0 in range(0, games, BATCH):
@@ -105,10 +107,11 @@ def write(path, fits, args):
         "# seat features, per player count. Written by the command below; refit, never edit by hand.",
         "",
         "[fit]",
-        f'command = "python -m simulator.echidna.value_fit --games {args.games} --seed {args.seed} --rounds {args.rounds}"',
+        f'command = "python -m simulator.echidna.value_fit --games {args.games} --seed {args.seed} --rounds {args.rounds}'
+        f' --play {args.play}"',
         f"seed = {args.seed}",
         f"games = {args.games}  # per player count and board",
-        'play = "lookahead"',
+        f'play = "{args.play}"',
         f"boards = [{', '.join(repr(b).replace(chr(39), chr(34)) for b in BOARDS)}]",
         f"rounds = {args.rounds}  # features at the start of rounds 0..rounds",
         "features = [" + ", ".join(f'"{f}"' for f in L.LEAF_FEATURES) + "]",
@@ -126,15 +129,16 @@ def write(path, fits, args):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=3000, help="games per player count and board")
+    ap.add_argument("--games", type=int, default=20000, help="games per player count and board")
     ap.add_argument("--seed", type=int, default=20261202)
-    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=0)
+    ap.add_argument("--play", default="greedy", choices=("greedy", "lookahead"))
     ap.add_argument("--players", default="2,3,4,5,6")
     ap.add_argument("--out", default=str(SETUP_VALUE))
     args = ap.parse_args(argv)
     fits = {}
     for n in (int(v) for v in args.players.split(",")):
-        parts = [samples(n, b, args.games, args.seed, args.rounds) for b in BOARDS]
+        parts = [samples(n, b, args.games, args.seed, args.rounds, args.play) for b in BOARDS]
         x = np.concatenate([p[0] for p in parts])
         y = np.concatenate([p[1] for p in parts])
         coef, seat = fit(x, y, n)

@@ -13,6 +13,7 @@ from simulator.echidna.kernel.core import can_take, kernel, rider_dist
 from simulator.echidna.kernel.turn import pick_minima
 from simulator.echidna.layout import (
     G_DIST,
+    G_NPRED,
     LEAF_F,
     LEAF_SIZE,
     MAX_SPACES,
@@ -30,9 +31,24 @@ from simulator.echidna.layout import (
     S_TOKENS,
 )
 
-# The pick-up traffic's radius and the cap on the wait for an empty echidna (none left: the cap).
+# The pick-up traffic's radii, the stumps' and the cap on the wait for an empty echidna (none left:
+# the cap).
 VALUE_RADIUS = 8
+WIDE_RADIUS = 16
+STUMP_RADIUS = 4
 WAIT_CAP = 16
+
+
+@kernel
+def upstream(geo, st, s, radius):
+    """Echidnas within ``radius`` steps upstream of ``s``, the nearer the more."""
+    t = 0.0
+    for e in range(N_ECHIDNAS):
+        x = st[S_EPOS + e]
+        d = 0 if x == s else geo[G_DIST + x * MAX_SPACES + s]
+        if d < radius:
+            t += radius - d
+    return t
 
 
 @kernel
@@ -52,26 +68,31 @@ def seat_features(geo, st, q, f):
     wait = 0.0
     wait2 = 0.0
     trf = 0.0
+    wide = 0.0
+    arrows = 0.0
     if hand > 0 and can_take(geo, st, q):
         d1, e1, d2 = pick_minima(geo, st, q)
         wait = min(d1, WAIT_CAP)
         wait2 = min(d2, WAIT_CAP)
-        for e in range(N_ECHIDNAS):
-            x = st[S_EPOS + e]
-            d = 0 if x == pk else geo[G_DIST + x * MAX_SPACES + pk]
-            if d < VALUE_RADIUS:
-                trf += VALUE_RADIUS - d
+        trf = upstream(geo, st, pk, VALUE_RADIUS)
+        wide = upstream(geo, st, pk, WIDE_RADIUS)
+        arrows = geo[G_NPRED + pk]
     f[2] = wait2
     f[5] = wait
     f[6] = trf
     f[7] = st[S_TOKENS + q]
     total = 0
+    strf = 0.0
     m = stumps
     while m != 0:
         u = lowest_bit(m)
         m &= m - 1
         total += geo[G_DIST + pk * MAX_SPACES + u]
+        strf += upstream(geo, st, u, STUMP_RADIUS)
     f[8] = total
+    f[9] = arrows
+    f[10] = wide
+    f[11] = strf
 
 
 @kernel
