@@ -52,7 +52,7 @@ def setup_value(path=SETUP_VALUE):
     ck = Checker(path)
     ck.table(raw, "", required=("fit", "players"))
     fit = ck.table(raw["fit"], "fit", required=("features",), optional=("seed", "games", "play", "boards", "rounds",
-                                                                         "command"))
+                                                                         "first_round", "command"))
     names = ck.str_list(fit["features"], "fit.features", what="features")
     rounds = ck.integer(fit.get("rounds", 0), "fit.rounds", 0, 1000)
     if tuple(names) != LEAF_FEATURES:

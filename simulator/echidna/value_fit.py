@@ -41,7 +41,7 @@ SETUP_VARIANTS = (
 )
 
 
-def samples(nplayers, board, games, seed, rounds, play="greedy"):
+def samples(nplayers, board, games, seed, rounds, play="greedy", first=0):
     """(features: states x seats x LEAF_F, winner seat per state) of ``games`` games of ``play``."""
     from simulator.echidna.kernel.engine import value_samples
 
@@ -60,7 +60,7 @@ def samples(nplayers, board, games, seed, rounds, play="greedy"):
         feats = np.zeros((k, rounds + 1, nplayers, L.LEAF_F))
         seen = np.zeros((k, rounds + 1), dtype=np.int64)
         winners = value_samples(setup.geo, np.ascontiguousarray(strat), seeds, rounds, feats, seen)
-        ok = (seen == 1) & (winners[:, None] >= 0)
+        ok = (seen == 1) & (winners[:, None] >= 0) & (np.arange(rounds + 1)[None, :] >= first)
         xs.append(feats[ok])
         ys.append(np.repeat(winners[:, None], rounds + 1, axis=1)[ok])
     return np.concatenate(xs), np.concatenate(ys)
@@ -108,12 +108,13 @@ def write(path, fits, args):
         "",
         "[fit]",
         f'command = "python -m simulator.echidna.value_fit --games {args.games} --seed {args.seed} --rounds {args.rounds}'
-        f' --play {args.play}"',
+        f' --first-round {args.first_round} --play {args.play}"',
         f"seed = {args.seed}",
         f"games = {args.games}  # per player count and board",
         f'play = "{args.play}"',
         f"boards = [{', '.join(repr(b).replace(chr(39), chr(34)) for b in BOARDS)}]",
-        f"rounds = {args.rounds}  # features at the start of rounds 0..rounds",
+        f"first_round = {args.first_round}",
+        f"rounds = {args.rounds}  # features at the start of rounds first_round..rounds",
         "features = [" + ", ".join(f'"{f}"' for f in L.LEAF_FEATURES) + "]",
     ]
     for n, (coef, seat, states, loss, even) in sorted(fits.items()):
@@ -133,12 +134,13 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=20261202)
     ap.add_argument("--rounds", type=int, default=0)
     ap.add_argument("--play", default="greedy", choices=("greedy", "lookahead"))
-    ap.add_argument("--players", default="2,3,4,5,6")
+    ap.add_argument("--first-round", type=int, default=0, help="the first round whose states are taken")
+    ap.add_argument("--players", default="2,3,4,5,6", help="player counts (the data file needs every one of 2..6)")
     ap.add_argument("--out", default=str(SETUP_VALUE))
     args = ap.parse_args(argv)
     fits = {}
     for n in (int(v) for v in args.players.split(",")):
-        parts = [samples(n, b, args.games, args.seed, args.rounds, args.play) for b in BOARDS]
+        parts = [samples(n, b, args.games, args.seed, args.rounds, args.play, args.first_round) for b in BOARDS]
         x = np.concatenate([p[0] for p in parts])
         y = np.concatenate([p[1] for p in parts])
         coef, seat = fit(x, y, n)

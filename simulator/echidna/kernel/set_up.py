@@ -207,7 +207,7 @@ def searches_setup(row):
 # rollout of every candidate starts from the same seed (common random numbers).
 SETUP_SALT = np.uint64(0x5DEECE66D2545F49)
 SETUP_STEP = np.uint64(0xD1B54A32D192ED03)
-MAX_SETUP_CANDIDATES = 16
+MAX_SETUP_CANDIDATES = MAX_SPACES  # every space (the lean search can afford them all)
 RS_SIZE = MAX_PLAYERS * STRAT_SIZE  # the rollouts' strategy rows
 
 
