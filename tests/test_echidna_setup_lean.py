@@ -12,7 +12,7 @@ from simulator.echidna.kernel import set_up as KS
 from simulator.echidna.kernel import value as KV
 from simulator.echidna.kernel.engine import value_samples
 from simulator.echidna.playout import play_many, play_one
-from simulator.echidna.strategies import EchidnaStrategyLibrary, setup_value_block
+from simulator.echidna.strategies import RUNGS, EchidnaStrategyLibrary, setup_value_block
 from simulator.errors import DataError
 from simulator.seeds import game_seed
 
@@ -46,6 +46,7 @@ def test_the_profile_is_the_lookahead_with_a_lean_set_up_search():
     assert s.weights["setup_leaf"] > 0 and s.weights["setup_candidates"] >= 2
     keys = ("setup_rollouts", "setup_candidates", "setup_halving", "setup_leaf", "setup_horizon")
     assert {k: v for k, v in s.weights.items() if k not in keys} == {k: v for k, v in la.weights.items() if k not in keys}
+    assert RUNGS[-2:] == ("lookahead", "setup-lean")  # the third level
     # The value's coefficients ride in its row; every other profile's block is zero.
     assert np.any(s.row()[L.P_LEAF :] != 0)
     for name in ("greedy", "lookahead", "setup-search", "random"):
