@@ -130,9 +130,9 @@ GAME = Game(
         meta_pool=("random", "plain-setup", "greedy", "saboteur", "lookahead"),
         skill_pair=("lookahead", "greedy"),
         # The answers' judges, weakest first: the lookahead is a step above greedy, so the convergence
-        # call compares those two. The set-up search (the ladder's top rung) is not ranked: it is a
-        # step above the lookahead on the forest board, not shown above it on the snow board at 4
-        # players (docs/guide/skill-ladder.md).
+        # call compares those two. The set-up searches (setup-lean, the ladder's top rung, and
+        # setup-search) are not ranked: a step above the lookahead on the forest board, not shown
+        # above it on the snow board at 2 players (docs/guide/skill-ladder.md).
         judges=("random", "plain-setup", "greedy", "lookahead"),
         words=(("random", "random players"), ("plain-setup", "players who set up at random"),
                ("greedy", "greedy's level"), ("lookahead", "players who look ahead")),

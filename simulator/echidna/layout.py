@@ -146,6 +146,9 @@ WEIGHT_NAMES = (
     "setup_random",  # 1: set-up choices at random
     "setup_rollouts",  # set-up search: greedy games played per candidate (0: no search, the greedy set-up)
     "setup_candidates",  # set-up search: pick-up spaces (by traffic) and stump sets tried
+    "setup_halving",  # set-up search: 1 = sequential halving, ``setup_rollouts`` a candidate in its first round
+    "setup_leaf",  # set-up search: 1 = rollouts end after ``setup_horizon`` rounds, scored by the set-up value
+    "setup_horizon",  # set-up search with ``setup_leaf``: rounds played before the value (0: right after the set-up)
 )
 (
     W_OWN,
@@ -164,8 +167,31 @@ WEIGHT_NAMES = (
     W_SETUP_RANDOM,
     W_SETUP_ROLLOUTS,
     W_SETUP_CANDIDATES,
+    W_SETUP_HALVING,
+    W_SETUP_LEAF,
+    W_SETUP_HORIZON,
 ) = (P_WEIGHTS + i for i in range(len(WEIGHT_NAMES)))
-STRAT_SIZE = P_WEIGHTS + len(WEIGHT_NAMES)
+# The set-up value (``simulator/echidna/data/setup_value.toml``, read by a row whose ``setup_leaf`` is
+# set; zeros otherwise): per player count 2..MAX_PLAYERS, ``LEAF_SIZE`` coefficients (the seat
+# features of ``kernel/value.py``, then one per seat position after the seat to move).
+LEAF_FEATURES = (
+    "home",  # bugs delivered
+    "riding",  # bugs on an echidna
+    "second_wait",  # steps from the second-nearest empty echidna to the pick-up space (with bugs in hand)
+    "rider_steps",  # steps the riders still have to go to their nearest stumps
+    "hand_x_stump_steps",  # bugs in hand x steps from the pick-up space to the nearest stump
+    "pickup_wait",  # steps from the nearest empty echidna to the pick-up space (with bugs in hand)
+    "pickup_traffic",  # echidna traffic within 8 steps of the pick-up space (with bugs in hand)
+    "tokens",  # catch-up tokens held
+    "stump_steps",  # steps from the pick-up space to every stump left, summed
+    "pickup_arrows_in",  # arrows into the pick-up space (with bugs in hand)
+    "pickup_traffic_wide",  # echidna traffic within 16 steps of the pick-up space (with bugs in hand)
+    "stump_traffic",  # echidna traffic within 4 steps of each stump left, summed
+)
+LEAF_F = len(LEAF_FEATURES)
+LEAF_SIZE = LEAF_F + MAX_PLAYERS - 1
+P_LEAF = P_WEIGHTS + len(WEIGHT_NAMES)
+STRAT_SIZE = P_LEAF + (MAX_PLAYERS - 1) * LEAF_SIZE
 
 # --------------------------------------------------------------------------- event log (int64 rows)
 # Row 0: log[0, 0] counts the events written from row 1 on. Columns: turn, seat, code, a, b, c, d.

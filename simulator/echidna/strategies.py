@@ -7,16 +7,72 @@ Shuffle and Swing library (``strategies/library.py``, a non-recursive glob of ``
 never reads.
 """
 
+import functools
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from simulator.echidna.layout import KIND_NAMES, KIND_RANDOM, P_DEPTH, P_KIND, P_WEIGHTS, STRAT_SIZE, WEIGHT_NAMES
+from simulator.echidna.layout import (
+    KIND_NAMES,
+    KIND_RANDOM,
+    LEAF_F,
+    LEAF_FEATURES,
+    LEAF_SIZE,
+    MAX_PLAYERS,
+    P_DEPTH,
+    P_KIND,
+    P_LEAF,
+    P_WEIGHTS,
+    STRAT_SIZE,
+    WEIGHT_NAMES,
+)
 from simulator.errors import DataError
 from simulator.profiles import ProfileLibrary, check_weight, read_profile_head, weight_table
+from simulator.validate import Checker, read_toml
 
 PROFILE_DIR = Path(__file__).resolve().parent / "data" / "strategies"
+SETUP_VALUE = Path(__file__).resolve().parent / "data" / "setup_value.toml"
+
+
+def setup_value_block(path=SETUP_VALUE):
+    """The set-up value's coefficients as the row block from ``P_LEAF`` on: per player count 2..6,
+    the ``LEAF_FEATURES`` coefficients, then one per seat position after the seat to move. Read from
+    ``simulator/echidna/data/setup_value.toml`` (written by ``python -m simulator.echidna.value_fit``);
+    errors name the file and the key."""
+    return setup_value(path)[0]
+
+
+@functools.lru_cache(maxsize=4)
+def setup_value(path=SETUP_VALUE):
+    """``(block, rounds)``: ``setup_value_block`` and the last round the value was fitted at."""
+    path = Path(path)
+    raw = read_toml(path)
+    ck = Checker(path)
+    ck.table(raw, "", required=("fit", "players"))
+    fit = ck.table(raw["fit"], "fit", required=("features",), optional=("seed", "games", "play", "boards", "rounds",
+                                                                         "first_round", "command"))
+    names = ck.str_list(fit["features"], "fit.features", what="features")
+    rounds = ck.integer(fit.get("rounds", 0), "fit.rounds", 0, 1000)
+    if tuple(names) != LEAF_FEATURES:
+        ck.fail("fit.features", f"the features are {', '.join(names)}; the kernel reads {', '.join(LEAF_FEATURES)}: "
+                                "fit again (python -m simulator.echidna.value_fit)")
+    block = np.zeros((MAX_PLAYERS - 1) * LEAF_SIZE, dtype=np.float64)
+    players = ck.table(raw["players"], "players", required=tuple(str(n) for n in range(2, MAX_PLAYERS + 1)))
+    for n in range(2, MAX_PLAYERS + 1):
+        key = f"players.{n}"
+        t = ck.table(players[str(n)], key, required=("coefficients", "seat"))
+        coef = ck.array(t["coefficients"], f"{key}.coefficients", LEAF_F, LEAF_F, "coefficients")
+        seat = ck.array(t["seat"], f"{key}.seat", n - 1, n - 1, "seat positions")
+        base = (n - 2) * LEAF_SIZE
+        for i, v in enumerate(list(coef) + list(seat)):
+            where = f"{key}.coefficients[{i}]" if i < LEAF_F else f"{key}.seat[{i - LEAF_F}]"
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                ck.fail(where, f"expected a finite number, got {v!r}")
+            block[base + i] = float(v)
+    block.setflags(write=False)
+    return block, rounds
 
 
 @dataclass(frozen=True)
@@ -35,6 +91,14 @@ class EchidnaStrategy:
         r[P_DEPTH] = self.depth
         for i, name in enumerate(WEIGHT_NAMES):
             r[P_WEIGHTS + i] = self.weights.get(name, 0.0)
+        if self.weights.get("setup_leaf", 0.0) > 0:
+            block, rounds = setup_value()
+            if self.weights.get("setup_horizon", 0.0) > rounds:
+                raise DataError(self.path or "strategy", "weights.setup_horizon",
+                                f"{self.weights['setup_horizon']:g} rounds, but the set-up value ({SETUP_VALUE.name}) is "
+                                f"fitted on the states of rounds 0..{rounds}: fit it further (python -m "
+                                f"simulator.echidna.value_fit --rounds N) or shorten the horizon")
+            r[P_LEAF : P_LEAF + len(block)] = block
         return r
 
 
@@ -65,7 +129,9 @@ class EchidnaStrategyLibrary(ProfileLibrary):
 # =========================================================================== the skill ladder
 
 # The ladder, weakest first, and strategies placed where they fall (not rungs).
-RUNGS = ("random", "plain-setup", "greedy", "lookahead", "setup-search")  # setup-search: the third judge
+# setup-lean: the third judge; setup-search (the same search judged by greedy games, x130 its cost) is
+# the reference it is held to, not a rung (docs/guide/skill-ladder.md).
+RUNGS = ("random", "plain-setup", "greedy", "lookahead", "setup-lean")
 PLACED = ("saboteur", "lookahead-near")  # lookahead-near: not shown above lookahead on both boards
 AGAINST = ("lookahead",)  # besides greedy
 

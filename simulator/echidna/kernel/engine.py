@@ -8,7 +8,18 @@ from simulator.echidna.kernel.core import EPR_SETUP, kernel, kernel_alloc
 from simulator.echidna.kernel.invariants import check_invariants
 from simulator.echidna.kernel.set_up import setup_game
 from simulator.echidna.kernel.turn import play_turn
-from simulator.echidna.layout import MAX_SPACES, S_STALLED, S_TURN, S_WINNER, STATE_SIZE
+from simulator.echidna.kernel.value import seat_features
+from simulator.echidna.layout import (
+    G_NPLAYERS,
+    LEAF_F,
+    MAX_SPACES,
+    S_CUR,
+    S_ROUND,
+    S_STALLED,
+    S_TURN,
+    S_WINNER,
+    STATE_SIZE,
+)
 
 
 @kernel
@@ -69,3 +80,40 @@ def play_batch(geo, strat, seeds, out, check):
             bad[nbad, 2] = turn
             nbad += 1
     return bad[:nbad].copy()
+
+
+@kernel_alloc
+def value_samples(geo, strat, seeds, max_round, feats, seen):
+    """The set-up value's training data: one game per seed, every seat's features
+    (``value.seat_features``) at the start of rounds 0..``max_round`` (round 0: right after the
+    set-up) into ``feats`` (games x rounds x seats x LEAF_F), ``seen[g, r]`` = 1 where the game was
+    still open then. Returns the winners (-1: stalled)."""
+    g = len(seeds)
+    n = geo[G_NPLAYERS]
+    winners = np.zeros(g, dtype=np.int64)
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    log = np.zeros((1, 7), dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    nolog = np.zeros((1, 7), dtype=np.int64)
+    tmp = np.zeros(STATE_SIZE, dtype=np.int64)
+    order = np.zeros(MAX_SPACES, dtype=np.int64)
+    score = np.zeros(MAX_SPACES, dtype=np.float64)
+    f = np.zeros(LEAF_F, dtype=np.float64)
+    for i in range(g):
+        rng[0] = seeds[i]
+        rng_next(rng)
+        setup_game(geo, st, strat, rng, log, order, score)
+        while True:
+            if st[S_CUR] == 0 and st[S_ROUND] <= max_round and st[S_WINNER] < 0 and st[S_STALLED] == 0:
+                r = st[S_ROUND]
+                if seen[i, r] == 0:
+                    seen[i, r] = 1
+                    for q in range(n):
+                        seat_features(geo, st, q, f)
+                        for k in range(LEAF_F):
+                            feats[i, r, q, k] = f[k]
+            if st[S_WINNER] >= 0 or st[S_STALLED] != 0:
+                break
+            play_turn(geo, st, strat, rng, log, nolog, tmp)
+        winners[i] = st[S_WINNER]
+    return winners

@@ -8,6 +8,7 @@ import numpy as np
 from simulator.kernel_common import lowest_bit, rng_below, rng_next, stack_empty, stack_full
 from simulator.echidna.kernel.core import BIG, emit, kernel, stat_add
 from simulator.echidna.kernel.turn import play_turn
+from simulator.echidna.kernel.value import leaf_value
 from simulator.echidna.layout import (
     EV_ECHIDNA,
     EV_PICKSPACE,
@@ -38,6 +39,7 @@ from simulator.echidna.layout import (
     S_NPLAYERS,
     S_OCC,
     S_PICK,
+    S_ROUND,
     S_SPACE,
     S_STALLED,
     S_STUMPS,
@@ -51,6 +53,9 @@ from simulator.echidna.layout import (
     W_SETUP_RANDOM,
     W_SETUP_ROLLOUTS,
     W_SETUP_CANDIDATES,
+    W_SETUP_HALVING,
+    W_SETUP_HORIZON,
+    W_SETUP_LEAF,
     W_SETUP_TRAFFIC,
     W_STUMP_FAR,
     W_STUMP_TRAFFIC,
@@ -202,16 +207,17 @@ def searches_setup(row):
 # rollout of every candidate starts from the same seed (common random numbers).
 SETUP_SALT = np.uint64(0x5DEECE66D2545F49)
 SETUP_STEP = np.uint64(0xD1B54A32D192ED03)
-MAX_SETUP_CANDIDATES = 16
+MAX_SETUP_CANDIDATES = MAX_SPACES  # every space (the lean search can afford them all)
 RS_SIZE = MAX_PLAYERS * STRAT_SIZE  # the rollouts' strategy rows
 
 
 @kernel
-def setup_rollout(geo, st, strat, rs, sim, srng, nolog, tmp, order, score, seq, k0, taken, c0, me):
+def setup_rollout(geo, st, strat, rs, sim, srng, nolog, tmp, order, score, seq, k0, taken, c0, me, horizon):
     """From the set-up state ``st`` (picks of the first ``k0`` choosers in ``seq`` made, ``taken``
     their mask; stumps of colours below ``c0`` placed), finish the set-up with every seat's own set-up
     policy (no search: ``rs``) and play the game out with every seat greedy (``rs``); 1 if seat ``me``
-    wins, ``1/n`` for a stalled game (E9), else 0."""
+    wins, ``1/n`` for a stalled game (E9), else 0. With ``horizon`` >= 0 the play stops after that
+    many rounds and a game still open is scored by the set-up value of ``me``'s row (``leaf_value``)."""
     for i in range(STATE_SIZE):
         sim[i] = st[i]
     n = sim[S_NPLAYERS]
@@ -225,6 +231,8 @@ def setup_rollout(geo, st, strat, rs, sim, srng, nolog, tmp, order, score, seq, 
         set_stumps(sim, nolog, placer, c, greedy_stumps(geo, sim, rs[placer], srng, c, order, score))
     give_tokens(geo, sim, nolog)
     while sim[S_WINNER] < 0 and sim[S_STALLED] == 0:
+        if horizon >= 0 and sim[S_ROUND] >= horizon:
+            return leaf_value(geo, sim, strat[me], me)
         play_turn(geo, sim, rs, srng, nolog, nolog, tmp)
     if sim[S_WINNER] == me:
         return 1.0
@@ -244,11 +252,25 @@ def rollout_rows(strat, n, rs):
 
 
 @kernel
+def candidate_state(st, probe, nolog, me, c0, cand, taken, n, k0):
+    """``probe``: ``st`` with candidate ``cand`` taken (a pick-up space when ``c0 < 0``, else the
+    stump mask for colour ``c0``); returns (taken mask, next chooser, next colour) for the rollout."""
+    for k in range(STATE_SIZE):
+        probe[k] = st[k]
+    if c0 < 0:
+        set_pick(probe, nolog, me, cand)
+        return taken | (np.int64(1) << cand), k0 + 1, 0
+    set_stumps(probe, nolog, me, c0, cand)
+    return taken, n, c0 + 1
+
+
+@kernel
 def search_setup(geo, st, strat, rng, me, seq, k0, taken, c0, cand, ncand, order, score):
     """The set-up search's choice among ``ncand`` candidates ``cand`` (pick-up spaces when ``c0 < 0``,
     else stump masks for colour ``c0``): each tried in ``setup_rollouts`` greedy games on the same
     sub-stream seeds; the best mean for seat ``me`` wins, the earlier candidate on a tie. Returns
-    the index into ``cand``."""
+    the index into ``cand``. With ``setup_halving`` the candidates are halved round by round
+    (``halving_choice``); with ``setup_leaf`` the rollouts are cut at ``setup_horizon`` rounds."""
     n = st[S_NPLAYERS]
     rs = stack_empty(RS_SIZE, np.float64).reshape((MAX_PLAYERS, STRAT_SIZE))
     rollout_rows(strat, n, rs)
@@ -259,28 +281,68 @@ def search_setup(geo, st, strat, rng, me, seq, k0, taken, c0, cand, ncand, order
     nolog = stack_full(7, 0, np.int64).reshape((1, 7))
     budget = np.int64(strat[me, W_SETUP_ROLLOUTS])
     base = rng[0] ^ SETUP_SALT ^ (np.uint64(me + 1) * SETUP_STEP) ^ np.uint64(c0 + 2)
+    horizon = np.int64(strat[me, W_SETUP_HORIZON]) if strat[me, W_SETUP_LEAF] > 0 else np.int64(-1)
+    if strat[me, W_SETUP_HALVING] > 0:
+        return halving_choice(geo, st, strat, rs, sim, tmp, probe, srng, nolog, order, score, seq, k0, taken, c0, me,
+                              cand, ncand, budget, base, horizon)
     best = -1.0
     bi = 0
     for i in range(ncand):
-        for k in range(STATE_SIZE):
-            probe[k] = st[k]
-        if c0 < 0:
-            set_pick(probe, nolog, me, cand[i])
-            t2 = taken | (np.int64(1) << cand[i])
-            k1, c1 = k0 + 1, 0
-        else:
-            set_stumps(probe, nolog, me, c0, cand[i])
-            t2 = taken
-            k1, c1 = n, c0 + 1
+        t2, k1, c1 = candidate_state(st, probe, nolog, me, c0, cand[i], taken, n, k0)
         total = 0.0
         for j in range(budget):
             srng[0] = base + np.uint64(j) * SETUP_STEP
             rng_next(srng)
-            total += setup_rollout(geo, probe, strat, rs, sim, srng, nolog, tmp, order, score, seq, k1, t2, c1, me)
+            total += setup_rollout(geo, probe, strat, rs, sim, srng, nolog, tmp, order, score, seq, k1, t2, c1, me,
+                                   horizon)
         if total > best:
             best = total
             bi = i
     return bi
+
+
+@kernel
+def halving_choice(geo, st, strat, rs, sim, tmp, probe, srng, nolog, order, score, seq, k0, taken, c0, me, cand, ncand,
+                   r0, base, horizon):
+    """Sequential halving over the candidates: every candidate still in gets ``r0`` rollouts in the
+    first round, twice as many in each next; after each round the better half (rounded up) by total
+    stays, the earlier candidate on a tie. The j-th rollout of every candidate starts from the same
+    sub-stream seed (common random numbers), so the totals of the candidates still in compare the
+    same futures."""
+    n = st[S_NPLAYERS]
+    alive = stack_empty(MAX_SETUP_CANDIDATES, np.int64)
+    total = stack_empty(MAX_SETUP_CANDIDATES, np.float64)
+    for i in range(ncand):
+        alive[i] = i
+        total[i] = 0.0
+    na = ncand
+    done = 0
+    r = max(np.int64(1), r0)
+    while True:
+        for a in range(na):
+            i = alive[a]
+            t2, k1, c1 = candidate_state(st, probe, nolog, me, c0, cand[i], taken, n, k0)
+            for j in range(done, done + r):
+                srng[0] = base + np.uint64(j) * SETUP_STEP
+                rng_next(srng)
+                total[i] += setup_rollout(geo, probe, strat, rs, sim, srng, nolog, tmp, order, score, seq, k1, t2, c1,
+                                          me, horizon)
+        done += r
+        if na <= 1:
+            return alive[0]
+        # Order the candidates still in by total, best first (insertion sort, stable: the earlier
+        # candidate first on a tie), and keep the better half.
+        for a in range(1, na):
+            x = alive[a]
+            b = a
+            while b > 0 and total[alive[b - 1]] < total[x]:
+                alive[b] = alive[b - 1]
+                b -= 1
+            alive[b] = x
+        na = (na + 1) // 2
+        if na == 1:
+            return alive[0]
+        r *= 2
 
 
 @kernel
