@@ -22,7 +22,7 @@ from simulator.shuffle_swing.layout import (
 )
 from simulator.shuffle_swing.playout import GameSetup, strategy_matrix
 from simulator.shuffle_swing.strategies import LEAF_DIR, StrategyLibrary, load_leaf_model
-from strategies import leaf_model as LM
+from simulator.shuffle_swing import leaf_model as LM
 from tests.test_search import mid_game
 
 LIB = StrategyLibrary()
