@@ -241,9 +241,6 @@ class Game:
     report: ReportSpec = ReportSpec()
     # The skill ladder (``ssb strategies ladder``), if the game has one.
     ladder: LadderSpec | None = None
-    # Kept for the readers of older code: the scenario schema is one for every game, and what it reads
-    # beyond the shared keys is the game's :attr:`setting` module.
-    scenario_keys: str = "boards"
     # The cell columns naming a cell's setting, after ``players`` (text; the report groups by them).
     setting_columns: tuple = ("board", "variant")
     # How the compile notice names this game's kernel (default: "the <title> rules kernel").

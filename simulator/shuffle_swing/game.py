@@ -104,7 +104,6 @@ GAME = Game(
     weight_tune=WeightTuneSpec(weight_names=tuple(WEIGHT_NAMES), setup=_tune_setup, winners=_tune_winners,
                                opponents=("greedy", "majority")),
     commands="shuffle_swing",  # ssb/games/shuffle_swing/: instruments, bench, the instrument-set options
-    scenario_keys="instruments",
     gate_scenario="ci",
     # The skill ladder: the matrix at 2, 3 and 4 players, one seat against three greedy and three
     # tuned, and the skill depth of the search player.
