@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from simulator.errors import DataError
-from simulator.setting_api import SettingRow, sha256_file
+from simulator.setting_api import SettingRow, set_path, sha256_file  # noqa: F401 (set_path: ssb tune's changes)
 
 KEYS = ("boards", "variants", "reference")
 REQUIRED = ()

@@ -138,6 +138,20 @@ class LadderSpec:
 
 
 @dataclass(frozen=True)
+class WeightTuneSpec:
+    """What ``ssb strategies tune`` (:mod:`strategies.tune`) needs of a game whose strategies are rows
+    of named weights (a profile's ``[weights]``): ``weight_names``, the weights in the row's order;
+    ``opponents``: the named strategies of the default population (the tune adds its ``champion``);
+    ``setup(nplayers, setting, setting_dirs)``: the game's setup for a setting (e.g. an instrument
+    set and its extra folders); ``winners(setup, strat, seeds)``: the winner seat of each game."""
+
+    weight_names: tuple
+    setup: Callable
+    winners: Callable
+    opponents: tuple = ()
+
+
+@dataclass(frozen=True)
 class ReportSpec:
     """What a game's balance report says in its own words, beyond the sections every game's report has
     (``reports.build``: seats, strategies, variants compared on the same deals, game shape, game feel).
@@ -193,8 +207,17 @@ class Game:
     aliases: tuple = field(default_factory=tuple)
     gate: GateSpec = GateSpec()
     # The compiled batch entry point the runner warms up before its workers start
-    # (``simulator.warmup``): an attribute of the first game's engine, or ``module:attr``.
+    # (``simulator.warmup``): an attribute of :attr:`kernel_module`, or ``module:attr``.
     kernel_entry: str = "play_batch"
+    # The module of the compiled entry points a bare :attr:`kernel_entry` names (the default game's
+    # is where ``simulator.warmup`` looks a bare entry name up); empty: every entry is ``module:attr``.
+    kernel_module: str = ""
+    # The game's own setting a command plays when it is given none (``ssb strategies ladder``, ``meta``,
+    # ``tune``), e.g. an instrument set; empty: the game's boards and variants decide.
+    starter: tuple = ()
+    # Optional, for ``ssb strategies tune``: the game's strategies are weight rows (:class:`WeightTuneSpec`).
+    # ``None``: the command refuses the game, naming it.
+    weight_tune: WeightTuneSpec | None = None
     # Optional, for ``ssb tune``: ``tunable(table)`` gives a variant table (a scenario's
     # ``[variants]`` entry) with every switch filled in from the game's data, the values a balance
     # search starts from (keys of a search space name these switches, or one entry of a list).
@@ -218,9 +241,6 @@ class Game:
     report: ReportSpec = ReportSpec()
     # The skill ladder (``ssb strategies ladder``), if the game has one.
     ladder: LadderSpec | None = None
-    # Kept for the readers of older code: the scenario schema is one for every game, and what it reads
-    # beyond the shared keys is the game's :attr:`setting` module.
-    scenario_keys: str = "boards"
     # The cell columns naming a cell's setting, after ``players`` (text; the report groups by them).
     setting_columns: tuple = ("board", "variant")
     # How the compile notice names this game's kernel (default: "the <title> rules kernel").

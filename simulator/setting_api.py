@@ -1,12 +1,14 @@
 """What a game's setting module (``Game.setting``) gives the one scenario schema: a
 :class:`SettingRow` per setting of its cells, the SHA-256 of the data files it read, and dotted keys
 of nested tables flattened (overrides, a tuning file's [space]). A leaf
-module: a setting module imports it, and it imports nothing of the lab."""
+module: a setting module imports it, and it imports nothing of the lab but its errors."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+
+from simulator.errors import DataError
 
 
 def flatten_overrides(table, prefix=""):
@@ -19,6 +21,48 @@ def flatten_overrides(table, prefix=""):
         else:
             out[key] = v
     return out
+
+
+def set_path(doc, parts, value, path, key, inst):
+    """Set ``doc[parts...] = value``; a list of tables is indexed by position or by entry id. A
+    mistake raises ``DataError(path, key, ...)`` naming ``inst.name`` (what the document is: an
+    instrument, a variant) and the keys or ids there are. A game's setting module offers it (or its
+    own, with its fixed keys) as ``set_path``: ``ssb tune`` changes a setting's data through it."""
+    cur = doc
+    walked = inst.name
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if isinstance(cur, dict):
+            if last:
+                cur[part] = value
+                return
+            if part not in cur:
+                known = ", ".join(cur) or "none"
+                raise DataError(path, key, f"{walked} has no key '{part}' (keys: {known})")
+            nxt = cur[part]
+        elif isinstance(cur, list):
+            idx = None
+            if part.lstrip("-").isdigit():
+                idx = int(part)
+                if not 0 <= idx < len(cur):
+                    raise DataError(path, key, f"{walked} has {len(cur)} entries; index {idx} is out of range")
+            else:
+                ids = [e.get("id") for e in cur if isinstance(e, dict)]
+                for j, e in enumerate(cur):
+                    if isinstance(e, dict) and e.get("id") == part:
+                        idx = j
+                        break
+                if idx is None:
+                    known = ", ".join(str(x) for x in ids if x is not None) or "none"
+                    raise DataError(path, key, f"{walked} has no entry with id '{part}' (ids: {known})")
+            if last:
+                cur[idx] = value
+                return
+            nxt = cur[idx]
+        else:
+            raise DataError(path, key, f"{walked} is a value, not a table or list; cannot go into '{part}'")
+        cur = nxt
+        walked = f"{walked}.{part}"
 
 
 def sha256_file(path):

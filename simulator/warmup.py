@@ -29,13 +29,22 @@ DEFAULT_COMPILE_SECONDS = 60
 RECORD_FILE = "last-compile.json"
 
 
+def _default_module():
+    """The kernel module where a bare entry name is looked up: the default game's
+    (``simulator.game_api.Game.kernel_module`` of its registry entry)."""
+    from simulator import games as registry
+
+    return registry.get().kernel_module
+
+
 def _entry(name):
-    """The compiled entry point ``name``: an attribute of the first game's engine, or ``module:attr``
-    (another game's kernel, as its registry entry names it: ``simulator.game_api.Game.kernel_entry``)."""
+    """The compiled entry point ``name``: an attribute of the default game's kernel module, or
+    ``module:attr`` (another game's kernel, as its registry entry names it:
+    ``simulator.game_api.Game.kernel_entry``)."""
     import importlib
 
     module, _, attr = name.rpartition(":")
-    return getattr(importlib.import_module(module or "simulator.shuffle_swing.kernel.engine"), attr)
+    return getattr(importlib.import_module(module or _default_module()), attr)
 
 
 entry_point = _entry  # the public name (the run's workers count their compiles through it)
@@ -75,7 +84,7 @@ def _record_path(entry="play_batch"):
 
     base = Path(cache_root())
     module = entry.rpartition(":")[0]
-    if not module or module == "simulator.shuffle_swing.kernel.engine":
+    if not module or module == _default_module():
         return base / RECORD_FILE
     return base / f"last-compile-{module.replace('.', '-')}.json"
 

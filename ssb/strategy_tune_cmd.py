@@ -7,8 +7,9 @@ import click
 
 from simulator import games as registry
 from simulator.errors import DataError
-from simulator.shuffle_swing.library import STARTER
 from ssb.common import DEFAULT_SEED
+
+STARTER = registry.get().starter  # the default game's own setting (Game.starter): the commands' default
 
 
 def name_list(value, what):
@@ -40,13 +41,13 @@ def _check_profile_name(name, out, strategy_dirs):
     not a strategy name, or one another profile already defines (a shipped one, or one of
     --strategy-dir other than the file to write)."""
     from simulator.validate import name_problem
-    from simulator.shuffle_swing.strategies import StrategyLibrary
+    from strategies.tune import TUNED_GAME
 
     problem = name_problem(name)
     if problem:
         raise click.BadParameter(f"'{name}' {problem}", param_hint="--name")
     try:
-        taken = StrategyLibrary(extra_dirs=tuple(strategy_dirs))._by_name.get(name.lower())
+        taken = TUNED_GAME.strategies(tuple(strategy_dirs))._by_name.get(name.lower())
     except DataError:
         return  # (the tune itself reports the broken folder)
     if taken is not None and Path(taken.path).resolve() != Path(out).resolve():
@@ -61,7 +62,7 @@ def _check_profile_name(name, out, strategy_dirs):
 @click.option("--start", default="greedy", show_default=True, help="Profile whose weights the search starts from (a greedy-kind strategy).")
 @click.option("--players", "players", default="4", show_default=True, metavar="2,3,4", help="Player counts the weights are scored at (one row for all of them).")
 @click.option(
-    "--opponents", default="greedy,majority,champion", show_default=True, metavar="A,B,...",
+    "--opponents", default=",".join((*registry.get().weight_tune.opponents, "champion")), show_default=True, metavar="A,B,...",
     help="The population a candidate meets: named strategies, and 'champion' (the search's current estimate).",
 )
 @click.option("--weights", "weight_names", default="", metavar="W1,W2,...", help="Weights to search (default: all but points and focus).")
@@ -82,10 +83,11 @@ def _check_profile_name(name, out, strategy_dirs):
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False), default=None, metavar="FILE", help="Profile file to write (default: NAME.toml).")
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False), default=None, metavar="PROFILE", help="Tune again with the settings of PROFILE's provenance and check the result is identical (exit 1 if not).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
+@click.option("--game", default=registry.DEFAULT_GAME, show_default=True, metavar="NAME", help="The game whose strategy is tuned: one whose strategies are rows of weights (another is refused, with the reason).")
 def strategies_tune(
     name, start, players, opponents, weight_names, late, deals, generations, popsize, sigma0, runs,
     rescore_deals, verify_deals, seed, instruments, instrument_dirs, strategy_dirs, description, jobs,
-    out, replay_path, quiet,
+    out, replay_path, quiet, game,
 ):
     """Tune a strategy's weight row with CMA-ES (the `cma` library).
 
@@ -107,6 +109,8 @@ def strategies_tune(
     """
     from strategies import tune as T
 
+    if T.tuned_game(game) is not T.TUNED_GAME:  # (one game's weights are tuned: the default game's)
+        raise DataError("--game", "game", f"ssb strategies tune serves {T.TUNED_GAME.title} only")
     log = (lambda m: None) if quiet else (lambda m: click.echo(m, err=True))
     jobs = job_count(jobs)
     if replay_path:

@@ -39,7 +39,6 @@ import numpy as np
 from simulator import games as registry
 from simulator.errors import DataError
 from simulator.seeds import stage_seeds
-from simulator.shuffle_swing.library import STARTER
 from strategies.tune import deal_interval
 
 MONOTONE_PLAYERS = (2, 4)
@@ -53,7 +52,7 @@ class LadderConfig:
     depth_budgets: tuple = (1, 2, 4, 8)
     depth_rung: str | None = None
     depth_deals: int = 30
-    instruments: tuple = STARTER
+    instruments: tuple = registry.get().starter  # the default game's starter setting (Game.starter)
     instrument_dirs: tuple = ()
     strategy_dirs: tuple = ()
     seed: int = 2024

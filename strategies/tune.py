@@ -40,14 +40,28 @@ from pathlib import Path
 
 import numpy as np
 
+from simulator import games as registry
 from simulator.errors import DataError
 from simulator.seeds import label_seed, stage_seeds
-from simulator.shuffle_swing.library import STARTER
 from simulator.validate import read_toml
-from simulator.shuffle_swing.layout import S_WINNER, WEIGHT_NAMES
-from simulator.shuffle_swing.game import GAME as TUNED_GAME
 
+
+def tuned_game(name=None, file="--game", key="game"):
+    """The registered game ``name`` (``None``: the default) if its strategies are weight rows
+    (``Game.weight_tune``); another game is refused with the reason (a ``DataError``)."""
+    game = registry.get(name, file, key)
+    if game.weight_tune is None:
+        tunable = ", ".join(g.title for g in map(registry.get, registry.names()) if g.weight_tune is not None)
+        raise DataError(file, key, f"{game.title}'s strategies are not rows of weights (its entry declares no "
+                        f"weight_tune): ssb strategies tune serves {tunable or 'no game'}")
+    return game
+
+
+TUNED_GAME = tuned_game()  # the default game: the tune's settings default to its own
+_SPEC = TUNED_GAME.weight_tune
 PLAYER_COUNTS = TUNED_GAME.player_counts  # the player counts of the game whose weights are tuned
+STARTER = TUNED_GAME.starter  # the setting its games are played on by default
+WEIGHT_NAMES = _SPEC.weight_names
 
 TUNE_FORMAT = 1
 CHAMPION = "champion"
@@ -66,7 +80,7 @@ class TuneSettings:
     description: str = ""
     start: str = "greedy"
     players: tuple = (4,)
-    opponents: tuple = ("greedy", "majority", CHAMPION)
+    opponents: tuple = (*_SPEC.opponents, CHAMPION)
     weights: tuple = ()  # empty: every weight but FIXED_BY_DEFAULT
     late: bool = False
     deals: int = 64
@@ -139,30 +153,19 @@ class TuneSettings:
 # =========================================================================== playing
 
 
-_SETUPS = {}
-
-
 def _setup(nplayers, instruments, instrument_dirs):
-    key = (nplayers, tuple(instruments), tuple(instrument_dirs))
-    if key not in _SETUPS:
-        from simulator.shuffle_swing.playout import GameSetup
-
-        _SETUPS[key] = GameSetup(nplayers=nplayers, instruments=tuple(instruments), instrument_dirs=tuple(instrument_dirs))
-    return _SETUPS[key]
+    return _SPEC.setup(nplayers, instruments, instrument_dirs)
 
 
 def seat_wins(row, opponent, nplayers, seeds, instruments=STARTER, instrument_dirs=()):
     """Wins per deal (0..n) of ``row`` in one seat against ``opponent`` in every other, over every
     seat rotation of each deal (the same deal seed in each rotation)."""
-    from simulator.shuffle_swing.playout import play_many
-
     setup = _setup(nplayers, instruments, instrument_dirs)
     wins = np.zeros(len(seeds), dtype=np.int64)
     for seat in range(nplayers):
         strat = np.repeat(np.asarray(opponent, dtype=np.float64)[None, :], nplayers, axis=0)
         strat[seat] = row
-        states, _ = play_many(setup, strat, seeds)
-        wins += states[:, S_WINNER] == seat
+        wins += _SPEC.winners(setup, strat, seeds) == seat
     return wins
 
 
@@ -206,12 +209,10 @@ class Tuner:
     """One tune: resolves the strategies, runs CMA-ES, re-scores, verifies, builds the profile."""
 
     def __init__(self, settings, jobs=1, log=None):
-        from simulator.shuffle_swing.strategies import StrategyLibrary
-
         self.s = settings.checked()
         self.jobs = jobs
         self.log = log or (lambda msg: None)
-        self.lib = StrategyLibrary(extra_dirs=tuple(self.s.strategy_dirs))
+        self.lib = TUNED_GAME.strategies(tuple(self.s.strategy_dirs))
         self.start = self.lib.get(self.s.start)
         if self.start.kind != "greedy":
             raise DataError("tune", "start", f"'{self.start.name}' is a {self.start.kind} strategy; tune a greedy-kind profile")

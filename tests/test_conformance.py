@@ -140,3 +140,27 @@ def test_tune_serves_the_game_or_refuses_it_with_the_reason(game, tmp_path):
     with pytest.raises(DataError) as e:
         load_tuning(tmp_path / "tune.toml")
     assert e.value.key == "scenario" and game.title in e.value.reason and "declares no tunable" in e.value.reason
+
+
+def test_strategy_tune_serves_the_game_or_refuses_it_with_the_reason(game):
+    """``ssb strategies tune``: a game whose entry declares its weight rows (``Game.weight_tune``)
+    plays a candidate's seat on its starter setting; any other game is refused with exit 2 naming
+    the game and what it does not declare, before any game is played."""
+    import numpy as np
+    from click.testing import CliRunner
+
+    from ssb.cli import cli
+    from strategies import tune as T
+
+    if game.weight_tune is not None:
+        spec = game.weight_tune
+        lib = game.strategies(())
+        row, opp = lib.get(game.default_strategy).row(), lib.get(spec.opponents[0]).row()
+        assert set(lib.get(game.default_strategy).weights) <= set(spec.weight_names)
+        n = game.player_counts[0]
+        wins = T.seat_wins(row, opp, n, np.arange(1, 4, dtype=np.uint64), game.starter)
+        assert wins.shape == (3,) and ((wins >= 0) & (wins <= n)).all()
+        return
+    res = CliRunner().invoke(cli, ["strategies", "tune", "--game", game.name, "--deals", "1"])
+    assert res.exit_code == 2, res.output
+    assert game.title in res.output and "declares no weight_tune" in res.output and "Traceback" not in res.output

@@ -8,7 +8,6 @@ import json
 import math
 from dataclasses import dataclass
 
-from simulator.shuffle_swing.setting import set_path
 from scenarios.load import scenario_from_doc
 from simulator import games as registry
 from simulator.errors import DataError
@@ -101,8 +100,9 @@ def _get_path(doc, parts):
     return cur, None
 
 
-def _instrument_doc(library, inst, base_overrides, path):
-    """The instrument's document with the scenario's own overrides applied (and its track filled in)."""
+def _instrument_doc(library, inst, base_overrides, path, set_path):
+    """The instrument's document with the scenario's own overrides applied (and its track filled in),
+    each through ``set_path``, the scenario's game's (its setting module's)."""
     doc = copy.deepcopy(read_toml(inst.path))
     track = doc.setdefault("track", {})
     if isinstance(track, dict):
@@ -127,7 +127,8 @@ def space_param(ck, key, raw, scenario, path):
     parts = rest.split(".")
     if parts in (["instrument", "name"], ["instrument", "department"]):
         ck.fail(where, f"'{rest}' identifies the instrument and cannot be searched")
-    doc = _instrument_doc(scenario.instruments.library, inst, scenario.overrides, path)
+    doc = _instrument_doc(scenario.instruments.library, inst, scenario.overrides, path,
+                          registry.get(scenario.game).setting_module().set_path)
     if parts == ["instrument", "penalty_per_space"] and "penalty_per_space" not in doc.get("instrument", {}):
         base = inst.penalty_per_space
     else:
@@ -205,7 +206,7 @@ def _range_or_values(ck, where, raw, key, owner, label, base, probe):
 
 
 def _owner(variant):
-    """What :func:`simulator.shuffle_swing.setting.set_path` names in its errors: the variant."""
+    """What a setting module's ``set_path`` names in its errors: the variant."""
     return type("VariantName", (), {"name": f"variant {variant}"})()
 
 
@@ -214,6 +215,7 @@ def apply_switches(game, table, changes, file="space", key="space"):
     value}``, or ``{"switch.i": value}`` for one entry of a list switch (filled in from the game's
     data when the table does not write it, e.g. the token schedule of ``game.toml``)."""
     full = game.tunable(table)
+    set_path = game.setting_module().set_path
     new = copy.deepcopy(dict(table))
     for k, v in dict(changes).items():
         head, _, rest = k.partition(".")

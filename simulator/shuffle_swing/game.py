@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from simulator.errors import DataError
-from simulator.game_api import Game, GateFigure, GateKind, GateSpec, LadderSpec, Lazy, ReportSpec, package_entries
+from simulator.game_api import (Game, GateFigure, GateKind, GateSpec, LadderSpec, Lazy, ReportSpec, WeightTuneSpec,
+                                 package_entries)
+from simulator.shuffle_swing.layout import WEIGHT_NAMES
+from simulator.shuffle_swing.library import STARTER
 
 
 def _sns_setup(players, board=None, variants=None):
@@ -69,11 +72,38 @@ def _sns_warm(game):
         ("play_batch", lambda: play_many(GameSetup(nplayers=4), plain, np.arange(1, dtype=np.uint64))),
     ]
 
+_TUNE_SETUPS = {}
+
+
+def _tune_setup(nplayers, instruments, instrument_dirs):
+    """The set-up of a weight tune's games: an instrument set (and its extra folders), kept per key."""
+    key = (nplayers, tuple(instruments), tuple(instrument_dirs))
+    if key not in _TUNE_SETUPS:
+        from simulator.shuffle_swing.playout import GameSetup
+
+        _TUNE_SETUPS[key] = GameSetup(nplayers=nplayers, instruments=tuple(instruments),
+                                      instrument_dirs=tuple(instrument_dirs))
+    return _TUNE_SETUPS[key]
+
+
+def _tune_winners(setup, strat, seeds):
+    """The winner seat of each game of ``seeds`` (the kernel's final state)."""
+    from simulator.shuffle_swing.layout import S_WINNER
+    from simulator.shuffle_swing.playout import play_many
+
+    states, _ = play_many(setup, strat, seeds)
+    return states[:, S_WINNER]
+
+
 GAME = Game(
     name="shuffle-swing",
     kernel_label="the rules kernel",
+    kernel_module="simulator.shuffle_swing.kernel.engine",  # where its bare kernel_entry names live
+    starter=STARTER,  # the starter instrument set: what the ladder, the meta-game and the tune play
+    # ssb strategies tune: its strategies are weight rows, scored against greedy and majority seats.
+    weight_tune=WeightTuneSpec(weight_names=tuple(WEIGHT_NAMES), setup=_tune_setup, winners=_tune_winners,
+                               opponents=("greedy", "majority")),
     commands="shuffle_swing",  # ssb/games/shuffle_swing/: instruments, bench, the instrument-set options
-    scenario_keys="instruments",
     gate_scenario="ci",
     # The skill ladder: the matrix at 2, 3 and 4 players, one seat against three greedy and three
     # tuned, and the skill depth of the search player.

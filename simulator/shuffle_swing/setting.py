@@ -42,6 +42,7 @@ from pathlib import Path
 
 from simulator.errors import DataError
 from simulator.setting_api import SettingRow, flatten_overrides, sha256_file
+from simulator.setting_api import set_path as walk_set
 from simulator.shuffle_swing.board import load_board
 from simulator.shuffle_swing.instruments import instrument_from_doc
 from simulator.shuffle_swing.layout import DEPT_NAMES
@@ -356,44 +357,11 @@ def _override_key(key):
 
 
 def set_path(doc, parts, value, path, key, inst):
-    """Set ``doc[parts...] = value``; a list of tables is indexed by position or by entry id."""
+    """Set ``doc[parts...] = value`` (:func:`simulator.setting_api.set_path`), refusing the keys that
+    identify an instrument."""
     if tuple(parts[:2]) in FIXED_INSTRUMENT_KEYS and len(parts) == 2:
         raise DataError(path, key, f"'{'.'.join(parts)}' cannot be overridden (it identifies the instrument)")
-    cur = doc
-    walked = inst.name
-    for i, part in enumerate(parts):
-        last = i == len(parts) - 1
-        if isinstance(cur, dict):
-            if last:
-                cur[part] = value
-                return
-            if part not in cur:
-                known = ", ".join(cur) or "none"
-                raise DataError(path, key, f"{walked} has no key '{part}' (keys: {known})")
-            nxt = cur[part]
-        elif isinstance(cur, list):
-            idx = None
-            if part.lstrip("-").isdigit():
-                idx = int(part)
-                if not 0 <= idx < len(cur):
-                    raise DataError(path, key, f"{walked} has {len(cur)} entries; index {idx} is out of range")
-            else:
-                ids = [e.get("id") for e in cur if isinstance(e, dict)]
-                for j, e in enumerate(cur):
-                    if isinstance(e, dict) and e.get("id") == part:
-                        idx = j
-                        break
-                if idx is None:
-                    known = ", ".join(str(x) for x in ids if x is not None) or "none"
-                    raise DataError(path, key, f"{walked} has no entry with id '{part}' (ids: {known})")
-            if last:
-                cur[idx] = value
-                return
-            nxt = cur[idx]
-        else:
-            raise DataError(path, key, f"{walked} is a value, not a table or list; cannot go into '{part}'")
-        cur = nxt
-        walked = f"{walked}.{part}"
+    walk_set(doc, parts, value, path, key, inst)
 
 
 def _board_overrides(overrides, library, path):
