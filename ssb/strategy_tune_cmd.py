@@ -194,7 +194,7 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
     ladder is not monotone.
 
     Another game's ladder (--game) uses its own profiles, rungs and settings, e.g. Echidna Shuffle on one --board: rungs random, plain-setup,
-    greedy, lookahead, setup-search (NAME@weight=value or NAME@depth=k sets a parameter); saboteur and
+    greedy, lookahead, setup-lean (NAME@weight=value or NAME@depth=k sets a parameter); saboteur and
     lookahead-near are placed where they fall against the rungs (--placed); one seat against three
     greedy and three lookahead; no skill-depth figure.
 
