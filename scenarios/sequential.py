@@ -535,7 +535,8 @@ class SequentialRounds(Policy):
         if self.sets is not None:
             self.sets.judge(by_index, {r[1] for r in rows})
         if hasattr(loop.bar, "cells"):  # the log's progress line counts the decided cells
-            loop.bar.cells(sum(s.stop == STOP_DECIDED for s in self.states), len(self.states))
+            decided = (STOP_DECIDED,) if self.sets is None else (SQS.STOP_SET, SQS.STOP_REFERENCE)
+            loop.bar.cells(sum(s.stop in decided for s in self.states), len(self.states))
 
     def drive(self, loop):
         manifest, seq, plan = loop.manifest, self.seq, self.plan

@@ -496,7 +496,7 @@ def test_chunking_does_not_change_the_tables(mixed):
 
 def test_the_strong_expansion_scenario_asks_every_player_count_and_two_judges():
     """expansion-strong: the 10 sets (the starter set, then 3 alternatives per department) at 2, 3 and
-    4 players, judged by greedy and search mirrors; the starter set first in every player count and
+    4 players, judged by greedy and search_leaf mirrors; the starter set first in every player count and
     judge (each department's reference), and any subset one --set away."""
     sc = load_scenario("expansion-strong")
     assert len(sc.cells) == (1 + 3 * 3) * 3 * 2
@@ -504,15 +504,15 @@ def test_the_strong_expansion_scenario_asks_every_player_count_and_two_judges():
     for c in sc.cells:
         assert len(set(c.lineup)) == 1 and len(c.lineup) == c.players and c.paired
         groups.setdefault((c.players, c.lineup[0]), []).append(c)
-    assert sorted(groups) == [(n, j) for n in (2, 3, 4) for j in ("greedy", "search")]
+    assert sorted(groups) == [(n, j) for n in (2, 3, 4) for j in ("greedy", "search_leaf")]
     for (_, judge), cells in groups.items():
         assert len(cells) == 10 and cells[0].instruments == STARTER
         assert all(c.games == (20000 if judge == "greedy" else 10000) for c in cells)
         for c in cells[1:]:  # each alternative differs from the starter set in exactly one department
             assert sum(a != b for a, b in zip(c.instruments, STARTER)) == 1
-    sub = load_scenario("expansion-strong", sets=("players=[3]", 'lineup.mirror=["search"]',
+    sub = load_scenario("expansion-strong", sets=("players=[3]", 'lineup.mirror=["search_leaf"]',
                                                   'instruments.swaps=["orange"]'))
-    assert [(c.players, c.lineup[0]) for c in sub.cells] == [(3, "search")] * 4
+    assert [(c.players, c.lineup[0]) for c in sub.cells] == [(3, "search_leaf")] * 4
     assert sub.cells[0].instruments == STARTER
     # Decided sequentially: each set stops on its instrument verdict, within one budget of seconds.
     for s in (sc, sub, load_scenario("expansion")):

@@ -251,3 +251,16 @@ def test_bad_keys_name_the_key_and_exit_2(tmp_path):
     result = CliRunner().invoke(ssb_main, ["run", str(sc), "--set", "sequential.zone=0", "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert f"{sc}: sequential.zone: expected a number between 0 and 1" in result.output
+
+
+def test_a_run_decided_by_its_sets_counts_them_in_the_progress_line(tmp_path):
+    """Off a terminal the progress line counts the cells decided; in a run decided by its instrument
+    sets that is every set decided and every reference whose sets are all decided (here: all 3)."""
+    from click.testing import CliRunner
+
+    from ssb.cli import cli as ssb_main
+
+    sc = _twin_scenario(tmp_path, "[2]", '["greedy"]')
+    result = CliRunner().invoke(ssb_main, ["run", str(sc), "--out", str(tmp_path / "o"), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert "3 of 3 cells decided" in result.output, result.output
