@@ -173,9 +173,18 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
 
 def _sequential_line(manifest):
     """One line on the cells of a sequential run: how many were decided, and how (none: not one)."""
-    cells = [c for c in (manifest.get("sequential") or {}).get("cells") or [] if c]
+    seq = manifest.get("sequential") or {}
+    cells = [c for c in seq.get("cells") or [] if c]
     if not cells:
         return ""
+    if seq.get("sets"):  # a run decided by its instrument sets: the sets' verdicts, not the seats'
+        sets = seq["sets"]
+        counts = {}
+        for r in sets:
+            counts[r.get("verdict")] = counts.get(r.get("verdict"), 0) + 1
+        how = ", ".join(f"{n} {w}" for w, n in sorted(counts.items()))
+        decided = sum(n for w, n in counts.items() if w != "open")
+        return f"sequential: {decided} of {len(sets)} instrument verdicts decided ({how})"
     decided = [c for c in cells if c.get("stop") == "decided"]
     words = {"balanced": "fair", "imbalanced": "unfair"}
     counts = {}

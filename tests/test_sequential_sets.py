@@ -264,3 +264,4 @@ def test_a_run_decided_by_its_sets_counts_them_in_the_progress_line(tmp_path):
     result = CliRunner().invoke(ssb_main, ["run", str(sc), "--out", str(tmp_path / "o"), "-j", "1"])
     assert result.exit_code == 0, result.output
     assert "3 of 3 cells decided" in result.output, result.output
+    assert "sequential: 2 of 2 instrument verdicts decided (1 in line, 1 out of line)" in result.output
