@@ -194,7 +194,7 @@ def _validate(game, module, doc, path, set_args):
                 cells.append(Cell(len(cells), n, row, lineup, deals))
     if not cells:
         ck.fail("", "the scenario has no cells")
-    sequential = parse_sequential(ck, doc.get("sequential"), cells, MAX_GAMES)
+    sequential = parse_sequential(ck, doc.get("sequential"), cells, MAX_GAMES, getattr(setting, "reference", None))
 
     # The effective document, defaults filled in, in the game's order: its text identifies the run.
     shared = {"game": game.name, "name": common.name, "description": common.description, "seed": common.seed,

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scenarios import sequential_sets as SQS
+from scenarios import sequential_variants as SQV
 from scenarios import sequential_stats as SS
 from scenarios import sequential_zone as SZ
 from scenarios import results as R
@@ -57,7 +58,8 @@ from simulator.errors import DataError
 
 TESTS = ("zone", "interval")  # the indifference-zone SPRT (default) or "shown inside / outside"
 DEFAULT_COST_MS = 1.0  # CPU milliseconds per game of a judge the cost table leaves out
-VERDICTS = ("seats", "instruments")
+VERDICTS = ("seats", "instruments", "variants")
+SET_VERDICTS = ("instruments", "variants")  # decided per set against a reference (scenarios.sequential_sets)
 DEFAULT_ROUND = 1000
 ROUND_SECONDS = 10.0  # declared CPU seconds per cell and round, when a judge's cost is declared
 STOP_DECIDED, STOP_BUDGET, STOP_CAP, STOP_SECONDS = "decided", "budget", "cap", "seconds"
@@ -82,8 +84,8 @@ class SequentialPlan:
 
     @property
     def sets(self):
-        """True when the instrument verdicts decide the run (scenarios.sequential_sets)."""
-        return "instruments" in self.verdicts
+        """True when the instrument or the variant verdicts decide the run (scenarios.sequential_sets)."""
+        return any(v in SET_VERDICTS for v in self.verdicts)
 
     def price(self, judge):
         """Declared CPU seconds of one game of ``judge``."""
@@ -131,8 +133,9 @@ def _per_judge(ck, raw, key, judges, default, hi, strict=True):
     return {j: ck.integer(raw[j], f"{key}.{j}", lo=1, hi=hi) if j in raw else default(j) for j in judges}
 
 
-def parse_sequential(ck, raw, cells, max_games):
-    """The ``[sequential]`` table of a scenario (``true``: every default), checked against its cells.
+def parse_sequential(ck, raw, cells, max_games, reference=None):
+    """The ``[sequential]`` table of a scenario (``true``: every default), checked against its cells
+    (``reference``: the setting's reference variant, for ``verdicts = ["variants"]``).
 
     Errors name ``sequential.KEY``; every cell must be a mirror lineup."""
     if raw is False or raw is None:
@@ -183,14 +186,17 @@ def parse_sequential(ck, raw, cells, max_games):
         if v not in VERDICTS:
             ck.fail(
                 "sequential.verdicts",
-                f"'{v}' cannot decide a sequential run: the seat verdict ('seats') or the instrument verdicts "
-                "('instruments') are judged with anytime-valid tests; variant verdicts come from the games played",
+                f"'{v}' cannot decide a sequential run: one of {', '.join(repr(x) for x in VERDICTS)} (the seat "
+                "verdict, or the instrument or variant verdicts against their reference)",
             )
     if len(set(verdicts)) > 1:
-        ck.fail("sequential.verdicts", "one of 'seats' or 'instruments': a run stops its cells on one kind of verdict")
+        ck.fail("sequential.verdicts", f"one of {', '.join(repr(x) for x in VERDICTS)}: a run stops its cells on one "
+                "kind of verdict")
     zone = _number(ck, raw.get("zone", SQS.DEFAULT_ZONE), "sequential.zone", 0, 1)
     if "instruments" in verdicts:
         _check_sets(ck, cells)
+    if "variants" in verdicts:
+        _check_variants(ck, cells, reference)
     # A round's default: about ROUND_SECONDS of declared CPU per cell (a slow judge looks more often).
     def default_round(j):
         if j not in cost:
@@ -217,6 +223,20 @@ def _check_sets(ck, cells):
                 "built so), not in a full grid")
     if not found:
         ck.fail("sequential.verdicts", "'instruments' needs two or more instrument sets (swaps or a list of sets)")
+
+
+def _check_variants(ck, cells, reference):
+    """A run decided by its variant verdicts: a setting with variants and a reference, and every
+    group (player count, the other setting columns, judge) holding the reference and another variant."""
+    if reference is None or not SQV.has_variants(cells):
+        ck.fail("sequential.verdicts", "'variants' needs a scenario of variants ([variants] and a reference); this "
+                "scenario's cells have none")
+    found, _, missing = SQV.variant_units(cells, judge_of, reference)
+    if missing:
+        ck.fail("sequential.verdicts", f"the reference variant '{reference}' is not played at {missing[0][0]} players "
+                f"with {missing[0][1]}: every variant is judged against it on the same deals")
+    if not found:
+        ck.fail("sequential.verdicts", f"'variants' needs a variant besides the reference '{reference}'")
 
 
 # =========================================================================== the state of a run
@@ -389,16 +409,20 @@ def _policy(scenario, plan):
     """The play-next policy of a run decided by its instrument sets, or None (seat verdicts)."""
     if not plan.sets:
         return None
+    if "variants" in plan.verdicts:
+        return SQS.SetPolicy(scenario.cells, judge_of, margins={SQV.SEAT_WIN: plan.margin}, confidence=plan.confidence,
+                             zone=plan.zone, compare=SQV.VariantSets(scenario.reference))
     depts = list(scenario.cells[0].as_dict()["instruments"])
     return SQS.SetPolicy(scenario.cells, judge_of, depts, confidence=plan.confidence, zone=plan.zone)
 
 
-def _set_rows(out_dir, chunk, cell, players, depts):
-    """Per-deal measures of one played chunk (scenarios.sequential_sets.chunk_measures)."""
+def _set_rows(out_dir, chunk, players, compare):
+    """Per-deal measures of one played chunk (the comparison's ``chunk_measures``)."""
     seats, games = R.chunk_paths(out_dir, chunk)
-    s = R.read_columns(seats, ["game", "won", *(f"objective_{d}" for d in depts)], strings=frozenset())
-    g = R.read_columns(games, ["deal", "game", "winner", "rounds", *(f"built_{d}" for d in depts)], strings=frozenset())
-    return SQS.chunk_measures(s, g, players, depts)
+    seat_cols, game_cols = compare.fields()
+    s = R.read_columns(seats, seat_cols, strings=frozenset()) if seat_cols else {}
+    g = R.read_columns(games, game_cols, strings=frozenset())
+    return compare.chunk_measures(s, g, players)
 
 
 def _sync_manifest(manifest, states, plan, scenario, policy=None):
@@ -524,7 +548,7 @@ class SequentialRounds(Policy):
             s = by_index[c]
             s.wins += chunk_wins(loop.out_dir, k, s.cell.players)
             if self.sets is not None:
-                self.sets.add(c, a, _set_rows(loop.out_dir, k, c, s.cell.players, self.sets.depts))
+                self.sets.add(c, a, _set_rows(loop.out_dir, k, s.cell.players, self.sets.compare))
         for c in dict.fromkeys(r[1] for r in rows):
             s = by_index[c]
             s.n = max(b for _, cc, _, b in rows if cc == c)

@@ -230,6 +230,11 @@ class Unit:
     judge: str
     instrument: str
 
+    @property
+    def group(self):
+        """The unit's group: the sets of one player count and judge, which share their deals."""
+        return (self.players, self.judge)
+
 
 def units(cells, judge_of):
     """``(units, references, refused)``: a unit per set judged against its group's first set, the
@@ -296,17 +301,51 @@ def chunk_measures(seats, games, players, depts):
     return sums / count[:, None]
 
 
+class InstrumentSets:
+    """What a run of instrument sets compares with what (:func:`units`) and the per-deal measures of
+    a played chunk (:func:`chunk_measures`): the comparison :class:`SetPolicy` is given. A game whose
+    setting compares something else (``scenarios.sequential_variants``) gives its own, with the same
+    methods."""
+
+    kind = "instruments"
+
+    def __init__(self, depts):
+        self.depts = tuple(depts)
+
+    def units(self, cells, judge_of):
+        return units(cells, judge_of)
+
+    def columns(self, players):
+        return columns(players, self.depts)
+
+    def unit_columns(self, unit, players):
+        return unit_columns(unit, players, self.depts)
+
+    def fields(self):
+        """``(seat columns, game columns)`` a chunk's tables are read for."""
+        return (["game", "won", *(f"objective_{d}" for d in self.depts)],
+                ["deal", "game", "winner", "rounds", *(f"built_{d}" for d in self.depts)])
+
+    def chunk_measures(self, seats, games, players):
+        return chunk_measures(seats, games, players, self.depts)
+
+    def describe(self, unit):
+        """What the record names the unit by."""
+        return {"department": self.depts[unit.dept], "instrument": unit.instrument}
+
+
 class SetPolicy:
     """Which sets play the next round and which are decided (module doc): the play-next policy of a
     run whose verdicts are the instruments'. The run loop feeds it each played chunk's per-deal
     measures (:meth:`add`), asks it to judge after a round (:meth:`judge`) and for the next round
     (:meth:`allocate`); :meth:`records` is what the manifest keeps."""
 
-    def __init__(self, cells, judge_of, depts, margins=None, zone=DEFAULT_ZONE, confidence=0.95):
+    def __init__(self, cells, judge_of, depts=(), margins=None, zone=DEFAULT_ZONE, confidence=0.95, compare=None):
         self.cells = {c.index: c for c in cells}
         self.judge_of = judge_of
+        self.compare = compare if compare is not None else InstrumentSets(depts)
         self.depts = tuple(depts)
-        self.units, self.refs, self.refused = units(cells, judge_of)
+        self.units, self.refs, self.refused = self.compare.units(cells, judge_of)
         self.margins = {**MARGINS, **(margins or {})}
         self.zone = zone
         self.confidence = confidence
@@ -316,7 +355,7 @@ class SetPolicy:
         self.decided_at = {u.cell: None for u in self.units}
         self.group_of = {}
         for u in self.units:
-            self.group_of[u.cell] = (u.players, u.judge)
+            self.group_of[u.cell] = u.group
         for key, ref in self.refs.items():
             self.group_of[ref] = key
 
@@ -328,14 +367,14 @@ class SetPolicy:
     def _deals(self, cell, n):
         parts = self.rows.get(cell, {})
         if not parts:
-            return np.zeros((0, len(columns(self.cells[cell].players, self.depts))))
+            return np.zeros((0, len(self.compare.columns(self.cells[cell].players))))
         full = np.concatenate([parts[s] for s in sorted(parts)])
         return full[:n]
 
     def look(self, unit, n):
         """The verdict of ``unit`` on its first ``n`` paired deals, with the margins and columns."""
         players = self.cells[unit.cell].players
-        pos, keys, who = unit_columns(unit, players, self.depts)
+        pos, keys, who = self.compare.unit_columns(unit, players)
         d = self._deals(unit.cell, n)[:, pos] - self._deals(unit.reference, n)[:, pos]
         acc = Running(len(pos))
         acc.add(d)
@@ -433,8 +472,8 @@ class SetPolicy:
         out = []
         for u in self.units:
             res = self.result.get(u.cell)
-            rec = {"cell": u.cell, "reference": u.reference, "department": self.depts[u.dept],
-                   "instrument": u.instrument, "players": u.players, "judge": u.judge,
+            rec = {"cell": u.cell, "reference": u.reference, **self.compare.describe(u),
+                   "players": u.players, "judge": u.judge,
                    "verdict": res["verdict"] if res else OPEN, "deals": res["n"] if res else 0,
                    "decided_at": self.decided_at[u.cell], "looks": list(self.looks[u.cell]),
                    "stop": states[u.cell].stop, "zone": self.zone}

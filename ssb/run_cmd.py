@@ -184,7 +184,8 @@ def _sequential_line(manifest):
             counts[r.get("verdict")] = counts.get(r.get("verdict"), 0) + 1
         how = ", ".join(f"{n} {w}" for w, n in sorted(counts.items()))
         decided = sum(n for w, n in counts.items() if w != "open")
-        return f"sequential: {decided} of {len(sets)} instrument verdicts decided ({how})"
+        kind = "variant" if "variants" in (seq.get("settings") or {}).get("verdicts", []) else "instrument"
+        return f"sequential: {decided} of {len(sets)} {kind} verdicts decided ({how})"
     decided = [c for c in cells if c.get("stop") == "decided"]
     words = {"balanced": "fair", "imbalanced": "unfair"}
     counts = {}

@@ -188,3 +188,11 @@ def test_stalled_games_do_not_read_as_unfairness():
     _, _, settings = compare_variants(pd.DataFrame(rows), "base", margin=0.03)
     unfair = settings.set_index("variant")["unfairness"]
     assert unfair["stally"] < 0.03 and unfair["base"] < 0.03
+
+
+def test_variant_words_name_a_list_valued_switch_by_its_value():
+    from reports.sections.variants import variant_words
+
+    text = 'variants = { gentle = { catch_up = true, token_schedule = [0, 1, 1, 2, 2, 3] } }'
+    words = variant_words({"scenario": {"text": text}}, [("catch_up", True, "the catch-up tokens")])
+    assert words == {"gentle": "the catch-up tokens and token schedule [0, 1, 1, 2, 2, 3]"}

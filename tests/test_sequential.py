@@ -190,7 +190,7 @@ def test_sequential_needs_mirror_lineups_and_known_keys(tmp_path):
         load_scenario(_write(tmp_path, SEQ), sets=["sequential.budget.search=10"])
     with pytest.raises(DataError, match="needs two or more instrument sets"):
         load_scenario(_write(tmp_path, SEQ), sets=['sequential.verdicts=["instruments"]'])
-    with pytest.raises(DataError, match="variant verdicts come from the games played"):
+    with pytest.raises(DataError, match=r"sequential.verdicts: 'variants' needs a scenario of variants"):
         load_scenario(_write(tmp_path, SEQ), sets=['sequential.verdicts=["variants"]'])
     with pytest.raises(DataError, match="sequential.round: 0 is below the minimum 1"):
         load_scenario(_write(tmp_path, SEQ), sets=["sequential.round=0"])

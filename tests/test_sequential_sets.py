@@ -242,7 +242,7 @@ def test_bad_keys_name_the_key_and_exit_2(tmp_path):
     sc = _twin_scenario(tmp_path, "[4]", '["greedy"]')
     with pytest.raises(DataError, match=r"sequential.zone: expected a number between 0 and 1"):
         load_scenario(sc, sets=["sequential.zone=2"])
-    with pytest.raises(DataError, match="one of 'seats' or 'instruments'"):
+    with pytest.raises(DataError, match="a run stops its cells on one kind of verdict"):
         load_scenario(sc, sets=['sequential.verdicts=["seats", "instruments"]'])
     grid = sc.read_text().replace('["Violin", "Piano Twin", "Horns"]]', '["Banjo", "Organ", "Horns"]]')
     sc.write_text(grid)

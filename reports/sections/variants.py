@@ -37,7 +37,7 @@ def variant_words(manifest, switch_words=()):
     for name, switches in (doc.get("variants") or {}).items():
         words = []
         for key, value in (switches or {}).items():
-            w = known.get((key, value))
+            w = known.get((key, value)) if not isinstance(value, (list, dict)) else None  # a schedule: by value
             words.append(w if w else f"{key.replace('_', ' ')} {value}")
         if words:
             out[name] = " and ".join(words)
