@@ -81,6 +81,15 @@ def test_a_twin_reads_in_line_a_changed_order_out_of_line_whatever_the_workers(t
     ma = json.loads((tmp_path / "a" / "manifest.json").read_text())["sequential"]
     mb = json.loads((tmp_path / "b" / "manifest.json").read_text())["sequential"]
     assert [r["cells"] for r in ma["rounds"]] == [r["cells"] for r in mb["rounds"]]
+    from click.testing import CliRunner
+
+    from ssb.cli import cli as ssb_main
+
+    result = CliRunner().invoke(ssb_main, ["report", str(tmp_path / "a")])
+    assert result.exit_code == 0, result.output
+    summary = (tmp_path / "a" / "report" / "summary.md").read_text()
+    assert "4 players, forest, judge greedy x4, twin against base: **in line** after 100 deals" in summary
+    assert "4 players, forest, judge greedy x4, drawn against base: **out of line**" in summary
 
 
 @pytest.mark.parametrize("change, key, reason", [

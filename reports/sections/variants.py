@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import tomllib
 
+import pandas as pd
+
 from reports import present as P
 from reports.document import Table
 from reports.seats import level_label
@@ -99,6 +101,7 @@ def build(ctx):
             for r in changes.itertuples(index=False)
         ]
         sec.tables.append(Table("variant_changes", f"Change against '{reference}', paired by deal", changes, P.present(changes, ch_spec)))
+    _sequential(ctx, sec, groups)
     where = " and ".join(groups[1:-1]) or "setting"
     sec.notes.append(
         "Each line compares variants within one judge (the lineup named in the judge column, e.g. 'greedy x4': "
@@ -148,3 +151,58 @@ def answers(ctx):
     words = variant_words(ctx.run.manifest, ctx.game.report.switch_words)
     return variant_answers(ctx.adv, ctx.changes, reference_of(ctx.run), words, setting=ctx.setting.label,
                            values=ctx.setting.values(ctx.games))
+
+
+STOP_WORDS = {"seconds": "the run's budget of CPU seconds ran out", "budget": "its judge's cap of games ran out",
+              "cap": "the variant's cap of deals ran out"}
+
+
+def sequential_records(manifest):
+    """The variant verdicts of a run decided by them (``sequential.verdicts = ["variants"]``), else None."""
+    seq = (manifest or {}).get("sequential")
+    if not isinstance(seq, dict) or "variants" not in (seq.get("settings") or {}).get("verdicts", []):
+        return None
+    return list(seq.get("sets") or [])
+
+
+def _sequential(ctx, sec, groups):
+    """The verdicts that stopped a run decided by its variants (scenarios.sequential_variants)."""
+    recs = sequential_records(ctx.run.manifest)
+    if not recs:
+        return
+    zone = float(ctx.run.manifest["sequential"]["settings"].get("zone", 0.2))
+    t = pd.DataFrame(recs)
+    t["judge"] = [f"{r['judge']} x{r['players']}" for r in recs]
+    t["seat"] = [int(r["who"]) if r.get("who", "") != "" else -1 for r in recs]
+    for c in ("effect", "lo", "hi", "margin"):
+        if c not in t:
+            t[c] = float("nan")
+    where_cols = [g for g in groups[1:-1] if g in t]
+    spec = [("players", P.integer("players")), *((g, P.text(g)) for g in where_cols), ("judge (lineup)", P.text("judge")),
+            ("variant", P.text("variant")), ("vs", P.text("reference_variant")), ("verdict", P.text("verdict")),
+            ("deals", P.integer("deals")), ("seat it rests on", P.seat("seat")),
+            ("change of its win rate, pp [confidence sequence]", P.pp("effect", "lo", "hi")), ("stop", P.text("stop"))]
+    sec.tables.append(Table("variant_sequential", "Variant verdicts decided sequentially", t, P.present(t, spec)))
+    sec.notes.append(
+        "This run was decided by its variant verdicts: each variant played rounds of deals beside the reference on "
+        "the same deals until its verdict was decided. Out of line: some seat's change of win rate is shown beyond "
+        f"the margin less the zone ({100 * (1 - zone):.0f}% of the margin); in line: every seat's change is shown "
+        f"within the margin plus the zone ({100 * (1 + zone):.0f}%); each wrong at most 1 - confidence of the time. "
+        "The intervals are confidence sequences (valid at every look), simultaneous over the seats; the Holm "
+        "verdicts of the table above are the fixed-count ones on the games played."
+    )
+    for r in t.to_dict("records"):
+        where = _where(r[g] for g in where_cols)
+        head = f"{r['players']} players, {where}, judge {r['judge']}, {r['variant']} against {r['reference_variant']}"
+        if r["verdict"] == "open":
+            more = r.get("more_deals")
+            more = f"; about {int(more):,} more deals would decide it" if more is not None and not pd.isna(more) else ""
+            sec.findings.append(f"{head}: open after {int(r['deals']):,} deals ({STOP_WORDS.get(r['stop'], r['stop'])}{more}).")
+            continue
+        if pd.isna(r["effect"]):
+            continue
+        sec.findings.append(
+            f"{head}: **{r['verdict']}** after {int(r['deals']):,} deals (seat {r['seat'] + 1}'s win "
+            f"{100 * r['effect']:+.1f} pp [{100 * r['lo']:+.1f}, {100 * r['hi']:+.1f}], margin "
+            f"{100 * r['margin']:.1f} pp)."
+        )
