@@ -12,8 +12,9 @@ A scenario with a ``[sequential]`` table (or ``--set sequential=true``) is playe
     round = { greedy = 2000, search = 500 }  # optional: deals per open cell per round
     strong = ["search", "greedy"]   # strongest judge first (default: the lineup's order reversed)
     confidence = 0.95
-    verdicts = ["seats"]  # what decides a cell: "seats", or "instruments" (scenarios.sequential_sets)
-    zone = 0.2            # with "instruments": each measure's indifference zone, a share of its margin
+    verdicts = ["seats"]  # what decides a cell: "seats", "instruments" (scenarios.sequential_sets) or
+                          #   "variants" (scenarios.sequential_variants)
+    zone = 0.2            # with "instruments" or "variants": each measure's zone, a share of its margin
 
 The scenario's ``games`` (and ``lineup.max_games``) become each cell's cap. Every cell must be a
 mirror lineup (one strategy, the *judge*, in every seat), whose seat verdict is judged from its own
@@ -35,7 +36,9 @@ docs/guide/sequential.md ("The record").
 With ``verdicts = ["instruments"]`` the unit that stops is the instrument set, not the seat verdict:
 :class:`scenarios.sequential_sets.SetPolicy` says which cells play the next round and which are
 decided (the only hook: ``_policy`` below); the seat verdict of every cell is still looked at and
-recorded, and the sets' records are kept in ``manifest["sequential"]["sets"]``.
+recorded, and the sets' records are kept in ``manifest["sequential"]["sets"]``. With ``verdicts =
+["variants"]`` the same policy judges each variant against the reference variant
+(:class:`scenarios.sequential_variants.VariantSets` says what is compared with what).
 """
 
 from __future__ import annotations
