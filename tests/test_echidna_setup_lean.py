@@ -69,7 +69,7 @@ def test_seat_features_after_the_set_up():
         assert 0 <= f[5] <= f[2] <= KV.WAIT_CAP  # the nearest empty echidna, then the second
         assert 0 <= f[6] <= f[10] and f[7] == st[L.S_TOKENS + q]  # the wide radius counts more
         assert f[9] == geo[L.G_NPRED + pk]
-        assert f[11] == sum(KV.upstream(geo, st, u, KV.STUMP_RADIUS) for u in stumps)
+        assert f[11] == sum(KV.traffic(geo, st, u, KV.STUMP_RADIUS) for u in stumps)
 
 
 @pytest.mark.parametrize("n", [2, 4, 6])

@@ -8,7 +8,7 @@ import numpy as np
 from simulator.kernel_common import lowest_bit, rng_below, rng_next, stack_empty, stack_full
 from simulator.echidna.kernel.core import BIG, emit, kernel, stat_add
 from simulator.echidna.kernel.turn import play_turn
-from simulator.echidna.kernel.value import leaf_value
+from simulator.echidna.kernel.value import leaf_value, traffic
 from simulator.echidna.layout import (
     EV_ECHIDNA,
     EV_PICKSPACE,
@@ -60,18 +60,6 @@ from simulator.echidna.layout import (
     W_STUMP_FAR,
     W_STUMP_TRAFFIC,
 )
-
-
-@kernel
-def traffic(geo, st, s, radius):
-    """Echidnas within ``radius`` steps upstream of ``s``, the nearer the more (set-up policies)."""
-    t = 0.0
-    for e in range(N_ECHIDNAS):
-        x = st[S_EPOS + e]
-        d = 0 if x == s else geo[G_DIST + x * MAX_SPACES + s]
-        if d < radius:
-            t += radius - d
-    return t
 
 
 @kernel

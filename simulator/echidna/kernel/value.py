@@ -40,8 +40,9 @@ WAIT_CAP = 16
 
 
 @kernel
-def upstream(geo, st, s, radius):
-    """Echidnas within ``radius`` steps upstream of ``s``, the nearer the more."""
+def traffic(geo, st, s, radius):
+    """Echidnas within ``radius`` steps upstream of ``s``, the nearer the more (the set-up policies'
+    traffic and the set-up value's features)."""
     t = 0.0
     for e in range(N_ECHIDNAS):
         x = st[S_EPOS + e]
@@ -74,8 +75,8 @@ def seat_features(geo, st, q, f):
         d1, e1, d2 = pick_minima(geo, st, q)
         wait = min(d1, WAIT_CAP)
         wait2 = min(d2, WAIT_CAP)
-        trf = upstream(geo, st, pk, VALUE_RADIUS)
-        wide = upstream(geo, st, pk, WIDE_RADIUS)
+        trf = traffic(geo, st, pk, VALUE_RADIUS)
+        wide = traffic(geo, st, pk, WIDE_RADIUS)
         arrows = geo[G_NPRED + pk]
     f[2] = wait2
     f[5] = wait
@@ -88,7 +89,7 @@ def seat_features(geo, st, q, f):
         u = lowest_bit(m)
         m &= m - 1
         total += geo[G_DIST + pk * MAX_SPACES + u]
-        strf += upstream(geo, st, u, STUMP_RADIUS)
+        strf += traffic(geo, st, u, STUMP_RADIUS)
     f[8] = total
     f[9] = arrows
     f[10] = wide

@@ -80,6 +80,23 @@ def built_chances(st, chance):
 
 
 @kernel
+def last_brag(st, d):
+    """``(low, nlow)``: the lowest brag position on department ``d``'s track among the players present
+    and how many share it (who pays an unbuilt instrument's penalty, R12)."""
+    low = 99
+    nlow = 0
+    for o in range(N_OWNERS):
+        pos = st[S_BRAG_POS + d * N_OWNERS + o]
+        if pos >= 0 and owner_present(st, o):
+            if pos < low:
+                low = pos
+                nlow = 1
+            elif pos == low:
+                nlow += 1
+    return low, nlow
+
+
+@kernel
 def leaf_features(st, geo, feats):
     """``feats[o * N_LEAF_FEAT + k]``: feature ``k`` of ``layout.LEAF_FEATURES`` for seat ``o`` (0 for
     the seats past the player count). The same terms as ``search.leaf_scores`` (R10, R12, R14),
@@ -99,17 +116,7 @@ def leaf_features(st, geo, feats):
         base = inst_base(d)
         pb = chance[d]
         empty = st[S_EMPTY + d]
-        low = 99
-        nlow = 0
-        if empty > 0:
-            for o in range(N_OWNERS):
-                pos = st[S_BRAG_POS + d * N_OWNERS + o]
-                if pos >= 0 and owner_present(st, o):
-                    if pos < low:
-                        low = pos
-                        nlow = 1
-                    elif pos == low:
-                        nlow += 1
+        low, nlow = last_brag(st, d) if empty > 0 else (99, 0)
         for o in range(npl):
             f = o * N_LEAF_FEAT
             disc = st[S_BRAG_POS + d * N_OWNERS + o]

@@ -29,7 +29,7 @@ import numpy as np
 
 from simulator.kernel_common import rng_next, stack_empty, stack_full
 from simulator.shuffle_swing.kernel.core import kernel, kernel_alloc, owner_present
-from simulator.shuffle_swing.kernel.leaf import LEAF_COEF, LEAF_MODEL, LEAF_SIZE, built_chances, learned_scores  # noqa: F401
+from simulator.shuffle_swing.kernel.leaf import LEAF_COEF, LEAF_MODEL, LEAF_SIZE, built_chances, last_brag, learned_scores  # noqa: F401
 from simulator.shuffle_swing.kernel.objectives import preview_section, section_open_spaces
 from simulator.shuffle_swing.kernel.policy import W_CAT, W_TOKEN
 from simulator.shuffle_swing.kernel.rules import cube_level, inst_base
@@ -227,17 +227,7 @@ def leaf_scores(st, geo, leaf, potential, out):
         pb = chance[d]
         empty = st[S_EMPTY + d]
         # Penalty for last place if the instrument stays unbuilt (R12).
-        low = 99
-        nlow = 0
-        if empty > 0:
-            for o in range(N_OWNERS):
-                pos = st[S_BRAG_POS + d * N_OWNERS + o]
-                if pos >= 0 and owner_present(st, o):
-                    if pos < low:
-                        low = pos
-                        nlow = 1
-                    elif pos == low:
-                        nlow += 1
+        low, nlow = last_brag(st, d) if empty > 0 else (99, 0)
         for o in range(npl):
             disc = st[S_BRAG_POS + d * N_OWNERS + o]
             lvl = cube_level(st, geo, d, o)
