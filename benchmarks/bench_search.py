@@ -9,7 +9,7 @@
 ``--profile``) takes one seat of a 4-player starter-set game against three ``--opponent`` seats,
 in all four seat rotations of every deal (paired deals: every setting meets the same deals). Its
 win rate comes with a 95% interval that counts deals, not games, as the independent unit (Wilson
-on the design-effect-corrected count, ``reports.stats.wilson_clustered``); par is 25%. Its cost is
+on the design-effect-corrected count, ``stats.tests.wilson_clustered``); par is 25%. Its cost is
 the time per game of those games over the time per game of the same deals played by four
 ``greedy`` seats, both timed in the same run; the median over ``--runs`` runs is reported (the
 games are replayed, and must come out identical, which the benchmark checks).
@@ -36,7 +36,7 @@ import time
 
 import numpy as np
 
-from reports.stats import wilson_clustered
+from stats.tests import wilson_clustered
 from simulator.shuffle_swing.layout import PARAMS, S_WINNER
 from simulator.shuffle_swing.playout import GameSetup, play_many
 from simulator.seeds import game_seed

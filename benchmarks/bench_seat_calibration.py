@@ -31,9 +31,9 @@ import time
 import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
-from reports import stats
+from stats import tests as stats
 from reports.gate.regress import decide
-from reports.stats import margin_tests, mean_and_var
+from stats.tests import margin_tests, mean_and_var
 
 
 def ci(k, n):

@@ -3,13 +3,13 @@ interval design and a fixed count, on synthetic truth fed through the run's own 
 
 For each player count and true deviation of one seat (the others sharing the rest evenly), REPS
 sequences of deals (one winner per deal, multinomial) are judged after every LOOK deals with
-``scenarios.sequential_zone.verdicts`` (what ``ssb run`` stops on; ``ssb report`` reads the same
-word through ``scenarios.sequential_stats.cell_record``), stopping at the first decided look, up to
+``stats.zone.verdicts`` (what ``ssb run`` stops on; ``ssb report`` reads the same
+word through ``stats.sequences.cell_record``), stopping at the first decided look, up to
 CAP. The same sequences are judged by the interval design (``sequential.test = "interval"``,
-``scenarios.sequential_stats.verdicts``). Printed per truth: the share called fair / unfair / left
+``stats.sequences.verdicts``). Printed per truth: the share called fair / unfair / left
 open at the cap (Wilson 95% intervals over the sequences), the mean, 95th percentile and largest
 games to stop, the interval design's mean games and share left open, and the fixed-n count (90%
-power, alpha 5% each way, ``reports.stats``; none exists on the margin itself).
+power, alpha 5% each way, ``stats.tests``; none exists on the margin itself).
 
 Then the games saved on a mix that includes edge cells (fair, +1, +2, +3 (on the margin), +4, +5,
 +8 pp): mean games of each design over the mix (the interval design's edge cell counted at the cap
@@ -33,9 +33,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reports import stats  # noqa: E402
-from scenarios import sequential_stats as SS  # noqa: E402
-from scenarios import sequential_zone as SZ  # noqa: E402
+from stats import tests as stats  # noqa: E402
+from stats import sequences as SS  # noqa: E402
+from stats import zone as SZ  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_sequential import fixed_n  # noqa: E402  (the fixed count that decides a cell, same margin)

@@ -2,11 +2,11 @@
 
 Synthetic truth fed through the report's own code: for each player count and true seat deviation,
 REPS sequences of deals (one winner per deal, multinomial) are judged after every LOOK deals up to
-CAP with ``scenarios.sequential_stats.verdicts`` (what ``ssb run`` stops on and ``ssb report``
+CAP with ``stats.sequences.verdicts`` (what ``ssb run`` stops on and ``ssb report``
 prints), stopping at the first decided look, as the runner does. Printed per truth: the share
 called balanced / imbalanced / left open (Wilson 95% intervals over the sequences), the mean games
 to a decision, and the fixed-n design's count for the same errors (alpha 5% each way, 90% power,
-``reports.stats``). The games-saved ratio is over a mix of clear and close cells: the fixed-n
+``stats.tests``). The games-saved ratio is over a mix of clear and close cells: the fixed-n
 design must choose one count before it knows which cell is which (the count for the hardest cell
 of the mix), the sequential one adapts.
 
@@ -26,8 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scenarios import sequential_stats as SS  # noqa: E402
-from reports import stats  # noqa: E402
+from stats import sequences as SS  # noqa: E402
+from stats import tests as stats  # noqa: E402
 
 MARGIN = 0.03
 TRUTHS = (-0.03, 0.03, 0.0, 0.01, 0.05, 0.08)  # on the margin (both sides), fair, close, beyond, clear

@@ -1,8 +1,8 @@
-"""Calibration of the sequential instrument verdict (scenarios/sequential_sets.py): its two errors at
+"""Calibration of the sequential instrument verdict (stats/paired.py): its two errors at
 the zone's edges and its deals to a decision, on synthetic paired differences of known truth.
 
 For each kind of measure and true mean difference, REPS (200) sequences of per-deal differences are judged
-every LOOK deals up to a cap per measure with ``scenarios.sequential_sets.replay`` (the run's own look rule, first
+every LOOK deals up to a cap per measure with ``stats.paired.replay`` (the run's own look rule, first
 decided look), as one verdict of K measures: the measure under test at the truth, the K - 1 others
 at 0 with the same spread (K = 1, and K = 8 as at 4 players). Kinds: ``points`` (normal, spread 12,
 margin 5 points: objective points per game), ``seat`` (three-valued +1 / 0 / -1, the two sets'
@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scenarios import sequential_sets as SQS  # noqa: E402
+from stats import paired  # noqa: E402
 
 ZONE = 0.2
 KINDS = {"points": (5.0, 12.0, None), "seat": (0.05, None, 0.5), "unbuilt": (0.10, None, 0.25)}
@@ -59,7 +59,7 @@ def sequences(kind, mu, k, reps, look, cap, seed):
     codes, used = [], []
     block = max(1, 4_000_000 // (cap * k))
     for lo in range(0, reps, block):
-        c, u = SQS.replay(draw(rng, kind, mu, min(block, reps - lo), cap, k), [m] * k, look, ZONE)
+        c, u = paired.replay(draw(rng, kind, mu, min(block, reps - lo), cap, k), [m] * k, look, ZONE)
         codes.append(c)
         used.append(u)
     return np.concatenate(codes), np.concatenate(used)
@@ -87,7 +87,7 @@ def main(argv=None):
                 out = int((code == 1).sum())
                 inl = int((code == -1).sum())
                 spread_sd = sd if sd is not None else math.sqrt(spread - mu * mu)
-                proj = SQS.deals_to_decide([mu] + [0.0] * (k - 1), [spread_sd] * k, 0, [m] * k, ZONE)
+                proj = paired.deals_to_decide([mu] + [0.0] * (k - 1), [spread_sd] * k, 0, [m] * k, ZONE)
                 lo_o, hi_o = wilson(out, a.reps)
                 lo_i, hi_i = wilson(inl, a.reps)
                 print(f"| {kind} | {k} | {label} | {100 * out / a.reps:.1f}% [{lo_o:.1f}, {hi_o:.1f}] | "

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from reports import stats
+from stats import tests as stats
 from reports.seats import NOT_JUDGED, lineup_names, on_the_margin
 from simulator import games as registry
 from simulator.game_api import Game
@@ -284,7 +284,7 @@ def difference_intervals(top, below, confidence=0.95, games=None):
     else all; two cells), so that all of them hold at once, at every look. ``games``: read both cells
     at that count (at least their own) with their current rates (what more games would show if the
     rates held). ``[(seat, diff, lo, hi)]``."""
-    from scenarios import sequential_stats as SS
+    from stats import sequences as SS
 
     players = top.players
     seats = 1 if players == 2 else players

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from reports import stats
+from stats import tests as stats
 from reports.answers import answer_text, seat_answers
 from reports.context import Options, ReportContext, option_owners, parts_of
 from reports.document import Report

@@ -17,9 +17,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from reports import stats
+from stats import tests as stats
 from reports.frames import DEPTS
-from reports.moments import Histogram
+from stats.moments import Histogram
 
 # Okabe & Ito (2008), "Color Universal Design".
 OKABE_ITO = {

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from matplotlib.figure import Figure
 
-from reports import stats
+from stats import tests as stats
 from reports.answers import among, readings, seat_words
 from reports.charts import OKABE_ITO, Chart, to_png
 from reports.seats import NOT_JUDGED

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reports import stats
+from stats import tests as stats
 from reports.answers import across_text, judge_of, judge_ranks, readings
 from reports.frames import pct
 from reports.seats import MIRROR, NOT_JUDGED, margin_sentence
@@ -261,7 +261,7 @@ def headline_table(seat_advantage, strategies=None, margin=None, confidence=None
 
 def zone_of(cells):
     """The indifference of a sequential run judged by the zone test (None for any other run)."""
-    from scenarios.sequential_zone import DEFAULT_INDIFFERENCE
+    from stats.zone import DEFAULT_INDIFFERENCE
 
     if "seq_test" not in cells or not (cells["seq_test"] == "zone").any():
         return None

@@ -77,8 +77,9 @@ from scipy import stats as sps
 
 from reports.frames import DEPTS, varied_departments
 from reports.io import tables_of
-from reports.moments import DealRows
+from stats.moments import DealRows
 from scenarios import sequential_sets as SQS
+from stats import paired
 
 OUT = "out of line"
 IN_LINE = "in line"
@@ -389,7 +390,7 @@ def sequential_sets(manifest):
     if not isinstance(seq, dict) or "instruments" not in (seq.get("settings") or {}).get("verdicts", []):
         return None
     recs = {(r["department"], r["instrument"], int(r["players"]), r["judge"]): r for r in seq.get("sets") or []}
-    return {"zone": float(seq["settings"].get("zone", SQS.DEFAULT_ZONE)), "records": recs}
+    return {"zone": float(seq["settings"].get("zone", paired.DEFAULT_ZONE)), "records": recs}
 
 
 STOP_WORDS = {
@@ -415,10 +416,10 @@ def _sequential_intervals(raw, alpha, zone):
     """The confidence sequences and zone verdicts of a run decided by its sets (module doc)."""
     sd = raw["se"].to_numpy() * np.sqrt(raw["deals"].to_numpy())
     n = raw["deals"].to_numpy()
-    w = SQS.half_width(sd, n, alpha / raw["family"].to_numpy())
-    w = np.where(n >= SQS.MIN_LOOK, w, np.inf)
+    w = paired.half_width(sd, n, alpha / raw["family"].to_numpy())
+    w = np.where(n >= paired.MIN_LOOK, w, np.inf)
     lo, hi = raw["effect"].to_numpy() - w, raw["effect"].to_numpy() + w
-    codes = SQS.zone_codes(lo, hi, raw["margin"].to_numpy(), zone)
+    codes = paired.zone_codes(lo, hi, raw["margin"].to_numpy(), zone)
     return lo, hi, [{1: OUT, -1: IN_LINE, 0: UNCLEAR}[int(c)] for c in codes]
 
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from reports import moments as M
-from reports import stats
+from stats import moments as M
+from stats import tests as stats
 from reports.frames import DEPTS, varied_departments
 from reports.io import tables_of
-from reports.moments import Clustered
+from stats.moments import Clustered
 
 @dataclass
 class InstrumentComparison:

@@ -14,7 +14,7 @@ A report never holds a whole table. :class:`RunData` gives the sections
 * ``run.scan(seats=[...], games=[...])``: the games of one cell in one chunk at a time
   (:class:`Chunk`), with only the columns asked for, a seats column as a games x seats matrix.
 
-The sections aggregate chunk by chunk (``reports.moments``) and keep per-deal values only where
+The sections aggregate chunk by chunk (``stats.moments``) and keep per-deal values only where
 a verdict needs them, so a report's memory does not grow with the games of the run. Tables made
 by hand (tests, notebooks, ``ssb tune``'s candidates) go through :func:`from_frames`, or are
 handed to a section as DataFrames (:func:`tables_of` wraps them), and are read the same way.

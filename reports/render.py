@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports import stats
+from stats import tests as stats
 
 LONG_TABLE = 30  # rows beyond which a table starts folded
 

@@ -4,7 +4,8 @@ verdict of each cell (:func:`reports.seats.seat_advantage`), on the game's setti
 
 from __future__ import annotations
 
-from reports import charts, stats
+from reports import charts
+from stats import tests as stats
 from reports import present as P
 from reports.document import Section, Table
 from reports.frames import DEFAULT_SETTING

@@ -40,11 +40,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from reports import moments as M
-from reports import stats
+from stats import moments as M
+from stats import tests as stats
 from reports.frames import DEFAULT_SETTING, SETTING, games_text, pct, with_setting
 from reports.io import tables_of
-from reports.moments import ClusterOuter, Clustered
+from stats.moments import ClusterOuter, Clustered
 
 MIRROR = "mirror"
 MODEL = "model"

@@ -1,9 +1,9 @@
 """The seat verdicts of a sequential run, in the report's cells and rates tables.
 
 A sequential run (:mod:`scenarios.sequential`) stopped each mirror cell at the first look where
-its anytime-valid verdict was decided, so the fixed-n tests of :mod:`reports.stats` would overstate
+its anytime-valid verdict was decided, so the fixed-n tests of :mod:`stats.tests` would overstate
 what the games show. :func:`apply_sequential` judges those cells again from the result tables with
-the very tests the run stopped on (:mod:`scenarios.sequential_stats`), at the games played, and adds
+the very tests the run stopped on (:mod:`stats.sequences`), at the games played, and adds
 the record columns (``seq_*``, documented in docs/guide/sequential.md, "The record"):
 
 ``seq_decided`` (bool), ``seq_decided_at`` (games at the deciding look, NaN if undecided),
@@ -21,8 +21,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from scenarios import sequential_stats as SS
-from reports import stats
+from stats import sequences as SS
+from stats import tests as stats
 from reports.frames import games_text, pct
 
 SEQ_COLUMNS = (

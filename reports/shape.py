@@ -13,10 +13,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from reports import moments as M
+from stats import moments as M
 from reports.frames import SETTING, with_setting
 from reports.io import tables_of
-from reports.moments import Clustered, Histogram
+from stats.moments import Clustered, Histogram
 
 
 SHAPE_GAMES = ["deal", "rounds", "stalled"]

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from reports import moments as M
-from reports import stats
+from stats import moments as M
+from stats import tests as stats
 from reports.frames import DEFAULT_SETTING, with_setting
 from reports.io import tables_of
-from reports.moments import Clustered
+from stats.moments import Clustered
 
 # L2 regularisation of the Bradley-Terry fit: negligible against real counts, but keeps a strategy
 # that never lost (small runs) at a finite rating.
@@ -197,7 +197,7 @@ def strategy_rates(seats, confidence=0.95, setting=None):
 
     Columns: players, the setting label, strategy, seats_played, games, wins, win_rate, win_lo, win_hi,
     fair_share (1/N), score_mean, score_lo, score_hi, effective_n (seats played over the design
-    effect of deals, :func:`reports.stats.design_effect`).
+    effect of deals, :func:`stats.tests.design_effect`).
     """
     return _rates(*_read(seats, setting), confidence)
 

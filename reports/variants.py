@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from reports import stats
+from stats import tests as stats
 
 UNCHANGED = "unchanged"
 CHANGED = "changed"

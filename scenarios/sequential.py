@@ -3,7 +3,7 @@
 A scenario with a ``[sequential]`` table (or ``--set sequential=true``) is played in rounds::
 
     [sequential]
-    test = "zone"          # the indifference-zone test (scenarios.sequential_zone); "interval": the older one
+    test = "zone"          # the indifference-zone test (stats.zone); "interval": the older one
     margin = 0.03          # the equivalence margin of the seat verdict (as ``ssb report --margin``)
     indifference = 0.01    # the zone: fair = shown within margin + d, unfair = shown beyond margin - d
     seconds = 1100         # the run's budget in declared CPU seconds, shared by every judge and cell
@@ -50,14 +50,15 @@ import numpy as np
 
 from scenarios import sequential_sets as SQS
 from scenarios import sequential_variants as SQV
-from scenarios import sequential_stats as SS
-from scenarios import sequential_zone as SZ
 from scenarios import results as R
 from scenarios import rundir as RD
 from scenarios.run_loop import Policy
 from scenarios.spec import SEQUENTIAL_KEYS as KEYS
 from scenarios.spec import set_sequential_key as apply_set  # noqa: F401  (importable from here)
 from simulator.errors import DataError
+from stats import paired
+from stats import sequences as SS
+from stats import zone as SZ
 
 TESTS = ("zone", "interval")  # the indifference-zone SPRT (default) or "shown inside / outside"
 DEFAULT_COST_MS = 1.0  # CPU milliseconds per game of a judge the cost table leaves out
@@ -83,7 +84,7 @@ class SequentialPlan:
     test: str = "zone"
     indifference: float = SZ.DEFAULT_INDIFFERENCE
     cost: dict = None  # judge -> declared CPU milliseconds per game
-    zone: float = SQS.DEFAULT_ZONE  # the instrument verdicts' zone, a share of each margin
+    zone: float = paired.DEFAULT_ZONE  # the instrument verdicts' zone, a share of each margin
 
     @property
     def sets(self):
@@ -195,7 +196,7 @@ def parse_sequential(ck, raw, cells, max_games, reference=None):
     if len(set(verdicts)) > 1:
         ck.fail("sequential.verdicts", f"one of {', '.join(repr(x) for x in VERDICTS)}: a run stops its cells on one "
                 "kind of verdict")
-    zone = _number(ck, raw.get("zone", SQS.DEFAULT_ZONE), "sequential.zone", 0, 1)
+    zone = _number(ck, raw.get("zone", paired.DEFAULT_ZONE), "sequential.zone", 0, 1)
     if "instruments" in verdicts:
         _check_sets(ck, cells)
     if "variants" in verdicts:
@@ -299,7 +300,7 @@ def look(wins, n, players, plan):
 
 def need(state, plan):
     """Deals the cell is projected to need still if its seats kept their current win rates: for the
-    zone test its expected remaining deals (:func:`scenarios.sequential_zone.remaining`, from the
+    zone test its expected remaining deals (:func:`stats.zone.remaining`, from the
     start at a fair share before its first look); for the interval test the games from which it would
     be decided (0 before its first look, ``inf`` when no count would: an estimate on a margin edge)."""
     if plan.test == "zone":

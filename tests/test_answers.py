@@ -11,7 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from report_tables import synthetic_run  # noqa: E402
 
-from reports import stats  # noqa: E402
+from stats import tests as stats  # noqa: E402
 from reports.answers import convergence, readings, seat_answers, seat_words  # noqa: E402
 from reports.headline import headline_frame  # noqa: E402
 from reports.seats import seat_advantage  # noqa: E402

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from click.testing import CliRunner
 
-from reports import stats
+from stats import tests as stats
 from reports.document import write_report
 from reports.build import build_report, game_headline
 from reports.frames import setting_of

@@ -10,7 +10,7 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from report_tables import synthetic_run  # noqa: E402
 
-from reports import stats  # noqa: E402
+from stats import tests as stats  # noqa: E402
 from reports.answers import readings  # noqa: E402
 from reports.first_screen import edge_text, first_screen, ladder_order, short_line, verdict_word  # noqa: E402
 from reports.headline import headline_frame  # noqa: E402

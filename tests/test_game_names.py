@@ -1,7 +1,7 @@
 """No game is special-cased by name in the shared code, and a game that is not shipped (the toy game
 of ``tests/toy_ring``) gets its own behaviour from its declaration, with no shared file edited.
 
-The guard parses every shared module (``simulator/`` at the top level, ``strategies/``,
+The guard parses every shared module (``simulator/`` at the top level, ``stats/``, ``strategies/``,
 ``scenarios/``, ``reports/``, ``ssb/``; not the games' own folders) and fails on a string constant
 that is a registered game's name, alias or title (a branch ``game == "..."``, a refusal naming a
 game by hand) or that tells the user ``--game NAME``. Docstrings (command help with its examples,
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from report_tables import synthetic_run  # noqa: E402
 
-SHARED_PACKAGES = ("strategies", "scenarios", "reports", "ssb")
+SHARED_PACKAGES = ("stats", "strategies", "scenarios", "reports", "ssb")
 GAME_FOLDERS = ("shuffle_swing", "echidna")  # simulator/<game>/: a game's own files
 ALLOWED = {("simulator/games.py", "DEFAULT_GAME")}  # the registry's default game
 

@@ -22,7 +22,7 @@ from reports.gate.regress import (
     gate_status,
     paired_moments,
 )
-from reports.stats import margin_tests, mean_and_var
+from stats.tests import margin_tests, mean_and_var
 from ssb.cli import cli
 
 ALPHA = 0.05
@@ -69,7 +69,7 @@ def test_paired_gate_passes_a_small_change_the_independent_gate_cannot_decide():
     base, now = _pairs(rng, 500, 1, 400, rho=0.9, shift=0.02)
     paired = _paired_codes(base, now, 0.1)
     b_n, b_s, b_ss = 400, base.sum(-1), np.square(base).sum(-1)
-    from reports.stats import difference
+    from stats.tests import difference
 
     d, se, df = difference((b_n, b_s, b_ss), (400, now.sum(-1), np.square(now).sum(-1)))
     p_eq, p_out = margin_tests(d, se, df, 0.1)

@@ -1,15 +1,16 @@
-"""The shape of the house: the layers import downwards only (simulator <- strategies <- scenarios <-
-reports <- ssb), with no circle between modules, imports written as strings included (importlib,
+"""The shape of the house: the layers import downwards only (stats <- simulator <- strategies <- scenarios
+<- reports <- ssb; the statistics core on the ground floor imports nothing of the project), with no circle between modules, imports written as strings included (importlib,
 the registry's lazy entries, ``module:attr`` entry points); the reports import no kernel; no
 module imports another module's private name; no module of one game's folder imports another game's
-folder; no product file grows past 800 lines."""
+folder; no product file grows past 800 lines; no statistical test is computed outside the statistics
+core."""
 
 import ast
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("simulator", "strategies", "scenarios", "reports", "ssb")
+LAYERS = ("stats", "simulator", "strategies", "scenarios", "reports", "ssb")
 RANK = {name: i for i, name in enumerate(LAYERS)}
 MODULE_TEXT = re.compile(r"^(%s)(\.[A-Za-z_][A-Za-z0-9_]*)+(:[A-Za-z_][A-Za-z0-9_]*)?$" % "|".join(LAYERS))
 MAX_LINES = 800
@@ -71,6 +72,76 @@ def test_layers_import_downwards_only():
         if RANK[t.split(".")[0]] > RANK[m.split(".")[0]]
     ]
     assert climbs == []
+
+
+def test_stats_imports_nothing_of_the_project_and_no_file_library():
+    """The statistics core (``stats/``) takes plain arrays: numpy, scipy, statsmodels and the standard
+    library only, nothing of the project above it, no file or table library."""
+    assert "stats.tests" in MODULES and "stats.paired" in MODULES  # the check looks at real modules
+    bad = [f"{MODULES[m].relative_to(ROOT)}:{line}: {m} -> {t}" for m, targets in GRAPH.items() if m.startswith("stats.")
+           for t, line in targets.items() if not t.startswith("stats.")]
+    assert bad == []
+    allowed = {"numpy", "scipy", "statsmodels", "stats", "__future__"}
+    third = []
+    for m, path in MODULES.items():
+        if not m.startswith("stats"):
+            continue
+        for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in n.names] if isinstance(n, ast.Import) else (
+                [n.module] if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module else [])
+            third += [f"{m}: {x}" for x in names if x.split(".")[0] not in allowed | STDLIB]
+    assert third == []
+
+
+STDLIB = {"math", "functools", "warnings", "dataclasses", "itertools", "collections", "typing", "numbers"}
+
+# Modules outside the statistics core that still compute a test or an interval from a distribution
+# (scipy.stats, statsmodels.stats): the list may only shrink (each is to move into ``stats/``).
+STATS_ELSEWHERE = {
+    "reports.seats",
+    "reports.variants",
+    "reports.instrument_verdicts",
+    "reports.sections.shuffle_swing.instrument_judges",
+    "reports.feel.measures",
+    "strategies.tune",
+    "simulator.shuffle_swing.leaf_model",
+}
+
+
+def statistical_modules(modules):
+    """Modules (outside ``stats/``) importing scipy.stats or statsmodels.stats, or calling a test."""
+    out = set()
+    for m, path in modules.items():
+        if m == "stats" or m.startswith("stats."):
+            continue
+        for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module:
+                full = [n.module] + [f"{n.module}.{a.name}" for a in n.names]
+            elif isinstance(n, ast.Import):
+                full = [a.name for a in n.names]
+            else:
+                continue
+            if any(x.startswith(("scipy.stats", "statsmodels.stats")) for x in full):
+                out.add(m)
+    return out
+
+
+def test_no_statistical_test_outside_the_statistics_core():
+    found = statistical_modules(MODULES)
+    bad = sorted(found - STATS_ELSEWHERE)
+    assert bad == [], "compute the test in stats/ and call it from there:\n" + "\n".join(bad)
+    gone = sorted(STATS_ELSEWHERE - found)
+    assert gone == [], f"these modules no longer compute a test: take them off STATS_ELSEWHERE: {gone}"
+
+
+def test_the_statistics_guard_sees_a_test(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("def f(x):\n    from scipy import stats\n    return stats.ttest_1samp(x, 0)\n")
+    g = tmp_path / "n.py"
+    g.write_text("from statsmodels.stats.proportion import proportion_confint\n")
+    h = tmp_path / "k.py"
+    h.write_text("from stats import tests\nimport numpy as np\n")
+    assert statistical_modules({"reports.m": f, "reports.n": g, "reports.k": h, "stats.tests": g}) == {"reports.m", "reports.n"}
 
 
 def test_no_import_circle():

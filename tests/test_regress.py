@@ -36,7 +36,7 @@ from reports.gate.regress import (
     parse_margins,
     sequential_verdicts,
 )
-from reports.stats import difference, holm_adjusted as holm, margin_tests, mean_and_var
+from stats.tests import difference, holm_adjusted as holm, margin_tests, mean_and_var
 from simulator.seeds import round_seed
 from scenarios.results import load_results
 from scenarios.runner import run_scenario

@@ -1,5 +1,5 @@
 """The report reads a run chunk by chunk, only the columns it uses, and gives the same tables as on
-the whole tables at once (reports.io.RunData.scan, reports.moments)."""
+the whole tables at once (reports.io.RunData.scan, stats.moments)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from reports import io as report_io
-from reports import moments as M
-from reports import stats
+from stats import moments as M
+from stats import tests as stats
 from reports.build import build_report
 from reports.io import from_frames, load_run
 from reports.make import make_report

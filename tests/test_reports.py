@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from fixtures.report_tables import complete, synthetic_run, write_run
 from PIL import Image
 
-from reports import stats
+from stats import tests as stats
 from reports.build import build_report
 from reports.make import make_report
 from reports.document import write_report

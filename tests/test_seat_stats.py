@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from fixtures.report_tables import synthetic_run
 
-from reports import stats
+from stats import tests as stats
 from reports.headline import ROBUST, SKILL_SENSITIVE, agreement, headline_table
 from reports.seats import MIRROR, MODEL, NOT_JUDGED, seat_advantage
 

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 import scenarios.rundir as runner_mod
-from scenarios import sequential_stats as SS
-from reports import stats
+from stats import sequences as SS
+from stats import tests as stats
 from reports.io import from_frames
 from reports.seats import seat_advantage
 from scenarios.results import RunDirError, load_results, read_manifest
@@ -114,7 +114,7 @@ def test_on_the_margin_both_errors_stay_within_five_percent(players):
 
 
 def fixed_n(players, dev, power=0.9, margin=0.03, alpha=0.05):
-    """Games the fixed-n design (reports.stats) needs to decide a cell with one seat at 1/N + dev."""
+    """Games the fixed-n design (stats.tests) needs to decide a cell with one seat at 1/N + dev."""
     c = 1.0 / players
     if abs(dev) < margin:
         return stats.games_for_equivalence(c + dev, c, margin, alpha, power=power)

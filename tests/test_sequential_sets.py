@@ -1,4 +1,4 @@
-"""Instrument verdicts decided sequentially (scenarios/sequential_sets.py): the confidence sequence
+"""Instrument verdicts decided sequentially (scenarios/sequential_sets.py, stats/paired.py): the confidence sequence
 of a mean difference holds at every look, both errors of the zone verdict stay within alpha at the
 zone's edges (normal differences like objective points, three-valued ones like a seat's win), every
 sequence ends, the expected stop and its projection, the family of one verdict, which sets can be
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from scenarios import sequential_sets as SQS
+from stats import paired
 
 ALPHA = 0.05
 
@@ -36,7 +37,7 @@ def test_the_confidence_sequence_holds_at_every_look_at_once():
     s2 = np.cumsum(x * x, axis=1)[:, n - 1]
     mean = s1 / n
     sd = np.sqrt((s2 / n - mean**2) * n / (n - 1))
-    w = SQS.half_width(sd, n, ALPHA)
+    w = paired.half_width(sd, n, ALPHA)
     missed = (np.abs(mean - 3.0) > w).any(axis=1)
     assert missed.mean() <= ALPHA + 0.03
     assert np.all(np.diff(w.mean(axis=0)) < 0)  # it narrows as the deals grow
@@ -55,8 +56,8 @@ def test_both_errors_within_alpha_at_the_zone_edges_and_every_sequence_ends(kind
         return normal(rng, mu, 12.0, 300, deals) if kind == "normal" else three_valued(rng, mu, 300, deals)
 
     for sign in (+1, -1):
-        inside, _ = SQS.replay(draw(sign * (m - z)), [m], 200, zone)
-        outside, _ = SQS.replay(draw(sign * (m + z)), [m], 200, zone)
+        inside, _ = paired.replay(draw(sign * (m - z)), [m], 200, zone)
+        outside, _ = paired.replay(draw(sign * (m + z)), [m], 200, zone)
         assert (inside == 1).mean() <= ALPHA + 0.03, "false out of line at m - z"
         assert (outside == -1).mean() <= ALPHA + 0.03, "false in line at m + z"
         assert (inside != 0).all() and (outside != 0).all()
@@ -69,10 +70,10 @@ def test_the_expected_stop_is_largest_on_the_margin_and_the_projection_follows_i
     rng = np.random.default_rng(5)
     means = {}
     for mu in (0.0, 4.0, 5.0, 6.0, 10.0):
-        code, used = SQS.replay(normal(rng, mu, 12.0, 200, 30000), [5.0], 100, 0.2)
+        code, used = paired.replay(normal(rng, mu, 12.0, 200, 30000), [5.0], 100, 0.2)
         assert (code != 0).all()
         means[mu] = used.mean()
-        proj = SQS.deals_to_decide([mu], [12.0], 0, [5.0], 0.2)
+        proj = paired.deals_to_decide([mu], [12.0], 0, [5.0], 0.2)
         assert 0.5 * means[mu] <= proj <= 2.0 * means[mu] + 200, (mu, proj, means[mu])
     assert means[5.0] == max(means.values())
     assert means[10.0] < 500 and means[0.0] < 1000
@@ -81,16 +82,16 @@ def test_the_expected_stop_is_largest_on_the_margin_and_the_projection_follows_i
 def test_the_family_of_one_verdict_and_a_twin():
     """K measures, each interval at alpha / K; one measure out: out of line; all within m + z: in
     line; a twin (every difference 0) reads in line at its first look."""
-    res = SQS.verdict([0.1, 30.0, 0.0], [5.0, 5.0, 0.2], 2000, [5.0, 5.0, 0.1])
-    assert res["verdict"] == SQS.OUT and res["worst"] == 1 and math.isclose(res["alpha_each"], ALPHA / 3)
-    w1 = SQS.half_width(5.0, 2000, ALPHA / 3)
+    res = paired.verdict([0.1, 30.0, 0.0], [5.0, 5.0, 0.2], 2000, [5.0, 5.0, 0.1])
+    assert res["verdict"] == paired.OUT and res["worst"] == 1 and math.isclose(res["alpha_each"], ALPHA / 3)
+    w1 = paired.half_width(5.0, 2000, ALPHA / 3)
     assert math.isclose(res["hi"][0] - res["lo"][0], 2 * w1)
-    twin = SQS.verdict(np.zeros(8), np.zeros(8), SQS.MIN_LOOK, [5, 2, 0.1, 1, 0.05, 0.05, 0.05, 0.05])
-    assert twin["verdict"] == SQS.IN_LINE
-    early = SQS.verdict([30.0], [1.0], SQS.MIN_LOOK - 1, [5.0])
-    assert early["verdict"] == SQS.OPEN  # no verdict before MIN_LOOK deals
-    near = SQS.verdict([5.0], [12.0], 300, [5.0])
-    assert near["verdict"] == SQS.OPEN
+    twin = paired.verdict(np.zeros(8), np.zeros(8), paired.MIN_LOOK, [5, 2, 0.1, 1, 0.05, 0.05, 0.05, 0.05])
+    assert twin["verdict"] == paired.IN_LINE
+    early = paired.verdict([30.0], [1.0], paired.MIN_LOOK - 1, [5.0])
+    assert early["verdict"] == paired.OPEN  # no verdict before MIN_LOOK deals
+    near = paired.verdict([5.0], [12.0], 300, [5.0])
+    assert near["verdict"] == paired.OPEN
 
 
 class _Cell:
@@ -171,10 +172,10 @@ def test_a_twin_reads_in_line_at_every_player_count_for_every_judge_and_the_repo
     assert len(recs) == 12
     for r in recs:
         if r["instrument"] == "Piano Twin":
-            assert r["verdict"] == SQS.IN_LINE and r["decided_at"] == r["looks"][0] == r["deals"], r
+            assert r["verdict"] == paired.IN_LINE and r["decided_at"] == r["looks"][0] == r["deals"], r
             assert r["effect"] == 0.0
         else:
-            assert r["verdict"] == SQS.OUT and r["measure"] in ("objective_points", "winner_points"), r
+            assert r["verdict"] == paired.OUT and r["measure"] in ("objective_points", "winner_points"), r
             assert r["effect"] > 10, r
     m = read_manifest(tmp_path / "run")
     cells = {r["cell"]: r for r in m["sequential"]["cells"]}

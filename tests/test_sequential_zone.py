@@ -1,4 +1,4 @@
-"""The indifference-zone seat verdict (scenarios/sequential_zone.py), the default of a sequential run:
+"""The indifference-zone seat verdict (stats/zone.py), the default of a sequential run:
 its two errors on synthetic truth at 2, 3 and 4 players, that it always ends, the seat and the
 direction it names, its games against the interval design and a fixed count, the one budget of
 declared CPU seconds, and a resume with a raised budget."""
@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from reports import stats
-from scenarios import sequential_stats as SS
-from scenarios import sequential_zone as SZ
+from stats import tests as stats
+from stats import sequences as SS
+from stats import zone as SZ
 from scenarios.results import read_manifest
 from scenarios.runner import run_scenario
 from scenarios.sequential import CellState, allocate, look, parse_sequential

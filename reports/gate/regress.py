@@ -40,7 +40,7 @@ same holds for a false pass (claiming equivalence of a figure that moved by the 
 round (:func:`round_seed`), so they are new, independent deals, and their moments add to the
 earlier ones (:func:`reports.gate.baseline.merge_figures`).
 
-The statistics on moments (Welch differences, the margin tests, Holm) live in :mod:`reports.stats`,
+The statistics on moments (Welch differences, the margin tests, Holm) live in :mod:`stats.tests`,
 the texts of a regression (Markdown, terminal, JSON) in :mod:`reports.gate.format`.
 
 Everything here works on plain arrays and is vectorised over leading axes, so the tests can replay
@@ -65,7 +65,7 @@ from reports.gate.baseline import (
     merge_figures,
     run_identity,
 )
-from reports.stats import (
+from stats.tests import (
     confidence_interval,
     difference,
     holm_adjusted,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from reports import present as P
-from reports import stats
+from stats import tests as stats
 from reports.document import Table
 from reports.frames import deal_ids
 from reports.seats import level_label

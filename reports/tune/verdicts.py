@@ -56,7 +56,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from reports import stats
+from stats import tests as stats
 from reports.frames import DEFAULT_SETTING, deal_ids, decided_games, setting_of_table
 from reports.instrument_verdicts import IN_LINE, OUT, instrument_effect, interval_verdict, simultaneous_interval
 from reports.instruments import instrument_stats

@@ -23,7 +23,7 @@ undecided, is said as "the effect is larger (smaller) under the strong judge".
 
 In a run decided sequentially (``sequential.verdicts = ["instruments"]``) each judge's effect stopped
 when its verdict was decided, so the difference gets an anytime-valid interval instead: the two
-judges' confidence sequences (:mod:`scenarios.sequential_sets`), each at level alpha / (2 K), give
+judges' confidence sequences (:mod:`stats.paired`), each at level alpha / (2 K), give
 ``diff +- (w_weak + w_strong)``, which holds whenever both do.
 
 The seat effect of a swap is the seat-win measure of the verdicts: each seat's win rate with the
@@ -39,7 +39,7 @@ import math
 import pandas as pd
 from scipy import stats as sps
 
-from scenarios import sequential_sets as SQS
+from stats import paired
 
 from reports.instrument_verdicts import (
     IN_LINE,
@@ -91,8 +91,8 @@ def _diff_row(a, b, alpha, k):
     va, vb = a["se"] ** 2, b["se"] ** 2
     se = math.sqrt(va + vb)
     if _sequential(a) and _sequential(b):
-        w = sum(float(SQS.half_width(r["se"] * math.sqrt(r["deals"]), r["deals"], alpha / (2 * k)))
-                if r["deals"] >= SQS.MIN_LOOK else math.inf for r in (a, b))
+        w = sum(float(paired.half_width(r["se"] * math.sqrt(r["deals"]), r["deals"], alpha / (2 * k)))
+                if r["deals"] >= paired.MIN_LOOK else math.inf for r in (a, b))
         lo, hi = diff - w, diff + w
     elif se > 0:
         den = (va**2 / max(a["df"], 1)) + (vb**2 / max(b["df"], 1))

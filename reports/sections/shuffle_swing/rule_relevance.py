@@ -37,12 +37,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from reports import moments as M
-from reports import stats
+from stats import moments as M
+from stats import tests as stats
 from reports.document import Section, Table
 from reports.frames import DEPTS
 from reports.io import tables_of
-from reports.moments import Clustered
+from stats.moments import Clustered
 
 RARE = 0.05  # a rule biting in fewer than 5% of its opportunities "rarely bites"
 RARELY = "rarely bites"

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reports import moments as M
+from stats import moments as M
 from reports.frames import DEPTS, SETTING, with_setting
 from reports.io import tables_of
-from reports.moments import Clustered
+from stats.moments import Clustered
 
 # The score sources of a seat's total, in the result columns' words.
 SOURCES = (

@@ -23,12 +23,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from reports import moments as M
-from reports import stats
+from stats import moments as M
+from stats import tests as stats
 from reports.answers import seat_words
 from reports.frames import with_setting
 from reports.io import tables_of
-from reports.moments import Clustered
+from stats.moments import Clustered
 from reports.seats import CELL, is_mirror
 
 COLUMNS = [

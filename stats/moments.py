@@ -1,7 +1,7 @@
 """Aggregating the result tables chunk by chunk: the moments every interval of the report needs.
 
 The report's intervals count deals, not games (the games of one deal share its setup), through
-the design effect of :func:`reports.stats.design_effect`: the cluster-robust variance of a mean
+the design effect of :func:`stats.tests.design_effect`: the cluster-robust variance of a mean
 over the naive one. Both come from a few running sums, so a section reads a run one chunk at a
 time and keeps, per group, only
 
@@ -16,7 +16,7 @@ lineup) needs its totals kept until the end (``contiguous=False``).
 
 Values are shifted by an integer near their mean before they are summed, so sums of integers stay
 exact and the centred sums of squares lose no digits; the figures equal those of the whole-table
-functions of :mod:`reports.stats` to the last digit or two of a float. :class:`Histogram` keeps the
+functions of :mod:`stats.tests` to the last digit or two of a float. :class:`Histogram` keeps the
 counts of each whole value (exact quantiles); :class:`DealRows` keeps one row per deal where a
 verdict resamples or pairs the deals.
 """
@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy import stats as sps
 
-from reports import stats
+from stats import tests as stats
 
 CELL_SHIFT = 32  # cluster id of (cell k, deal d): k << 32 | d
 
@@ -165,7 +165,7 @@ class Clustered:
         return np.maximum(between, 0.0), np.maximum(within, 0.0)
 
     def design_effect(self):
-        """:func:`reports.stats.design_effect` of the values over the clusters (pooled over columns)."""
+        """:func:`stats.tests.design_effect` of the values over the clusters (pooled over columns)."""
         self.finish()
         n, d = self.n, self.d
         if n < 2 or d < 2 or self.max_size == 1:
@@ -184,7 +184,7 @@ class Clustered:
 
 
 def mean_interval(acc, confidence=0.95, clustered=True, col=0):
-    """:func:`reports.stats.mean_interval` of one column of a :class:`Clustered` (NaNs left out by the
+    """:func:`stats.tests.mean_interval` of one column of a :class:`Clustered` (NaNs left out by the
     caller): ``(mean, lo, hi)``, the t interval widened by the design effect, on the clusters' df."""
     acc.finish()
     n = acc.n
@@ -215,7 +215,7 @@ def _one_column(acc, col):
 
 
 def wilson_clustered(acc, confidence=0.95, col=0):
-    """:func:`reports.stats.wilson_clustered` of 0/1 values: ``(rate, lo, hi, effective n)``."""
+    """:func:`stats.tests.wilson_clustered` of 0/1 values: ``(rate, lo, hi, effective n)``."""
     acc.finish()
     if acc.n == 0:
         return math.nan, math.nan, math.nan, 0.0

@@ -2,7 +2,7 @@
 indifference zone, which always ends.
 
 The margin ``m`` says how far from the fair share 1/N a seat may be and still count as fair. A
-test of "shown inside" against "shown outside" the margin (:mod:`scenarios.sequential_stats`, kept
+test of "shown inside" against "shown outside" the margin (:mod:`stats.sequences`, kept
 as ``sequential.test = "interval"``) needs more and more games as the truth nears the margin, and
 never ends on it. This test gives up a zone of width ``2 d`` around each margin edge (``d``:
 ``sequential.indifference``, default 1 point) and in return ends with one of two words:
@@ -39,7 +39,7 @@ inference", section 4).
 
 At two players seat 2's rate is one minus seat 1's, so only seat 1 is judged (S = 2). Closed form on
 numpy; nothing here draws at random. The confidence sequences printed beside these verdicts are
-those of :mod:`scenarios.sequential_stats`, simultaneous over the seats (level alpha / S per side).
+those of :mod:`stats.sequences`, simultaneous over the seats (level alpha / S per side).
 """
 
 from __future__ import annotations

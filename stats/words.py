@@ -1,5 +1,5 @@
 """What a seat verdict is, in one place below both the runner's stopping rule
-(:mod:`scenarios.sequential_stats`) and the report's statistics (:mod:`reports.stats`): its three
+(:mod:`stats.sequences`) and the report's statistics (:mod:`stats.tests`): its three
 words, the test level that goes with a confidence level, and the games an equivalence test needs.
 """
 

@@ -33,7 +33,7 @@ from statsmodels.stats.proportion import (
     tost_proportions_2indep,
 )
 
-from scenarios.verdicts import (  # the verdict words and levels the runner stops on too
+from stats.words import (  # the verdict words and levels the runner stops on too
     BALANCED,
     IMBALANCED,
     INCONCLUSIVE,

@@ -2,7 +2,7 @@
 
 A sequential run (``[sequential]`` in a scenario, :mod:`scenarios.sequential`) judges each cell
 after every round of deals and stops the cell once its verdict is decided. The fixed-n tests of
-:mod:`reports.stats` lose their error guarantee under such optional stopping (look often enough
+:mod:`stats.tests` lose their error guarantee under such optional stopping (look often enough
 and a fair seat is eventually "shown" unfair). This module gives the same verdicts from
 *anytime-valid* tests instead: e-processes whose error bound holds at every look at once, so at
 whatever look the runner stops.
@@ -17,7 +17,7 @@ one game per deal, so deals are the independent unit). For a margin edge ``e`` a
   the chance that it *ever* reaches 1/alpha is at most alpha;
 * ``E-(e)``: the same for "rate q < e", a supermartingale under p >= e.
 
-The verdict keeps the meaning of the fixed-n one (:func:`reports.stats.seat_verdicts`):
+The verdict keeps the meaning of the fixed-n one (:func:`stats.tests.seat_verdicts`):
 
 * **balanced**: every seat has ``E-(1/N + margin) >= 1/alpha`` and ``E+(1/N - margin) >= 1/alpha``
   (two one-sided tests per seat, an intersection-union test over the seats): the chance of ever
@@ -49,7 +49,7 @@ import numpy as np
 from scipy import special
 from scipy.optimize import brentq
 
-from scenarios.verdicts import BALANCED, IMBALANCED, INCONCLUSIVE, alpha_of, games_for_equivalence, holm_adjusted
+from stats.words import BALANCED, IMBALANCED, INCONCLUSIVE, alpha_of, games_for_equivalence, holm_adjusted
 
 # Prior concentration r = games / PRIOR_SCALE: the normal-mixture optimum for a boundary tight at
 # ``games`` is rho = V / (2 log(1/alpha) + log(1 + 2 log(1/alpha))) (Howard et al. 2021, eq. 3.6),
@@ -220,10 +220,10 @@ def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None, affo
     undecided cell whether it sits on the margin and what deciding would cost.
 
     ``test``: ``"interval"`` (this module's "shown inside / outside the margin") or ``"zone"``
-    (:mod:`scenarios.sequential_zone`, with ``indifference``). *On the margin*: undecided, the
+    (:mod:`stats.zone`, with ``indifference``). *On the margin*: undecided, the
     margin edge nearest the worst seat lies inside its interval, and the interval is no wider than
     the margin (:func:`narrow`). ``affordable`` is kept for callers."""
-    from scenarios import sequential_zone as SZ
+    from stats import zone as SZ
 
     wins = np.asarray(wins, dtype=float)
     if r is None:
