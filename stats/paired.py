@@ -42,6 +42,9 @@ CODE = {1: OUT, -1: IN_LINE, 0: OPEN}
 DEFAULT_ZONE = 0.2  # each measure's zone, a share of its margin
 DESIGN_DEALS = 2000  # the deals at which the intervals are made tightest (fixed, never from the data)
 MIN_LOOK = 100  # no verdict before this many paired deals (the running spread needs some deals)
+BOUNDED, ASYMPTOTIC = "bounded", "asymptotic"  # the finite-sample sequence (a known range) or the asymptotic one
+INTERVALS = (BOUNDED, ASYMPTOTIC)
+LAMBDA_CAP = 0.5  # the bounded sequence's largest bet (the paper's choice)
 
 
 def rho2(alpha, design=DESIGN_DEALS):
@@ -83,7 +86,11 @@ def verdict(mean, sd, n, margins, zone=DEFAULT_ZONE, confidence=0.95, design=DES
     k = mean.size
     a = (1.0 - confidence) / k
     w = half_width(sd, n, a, design) if n >= min_look else np.full(k, np.inf)
-    lo, hi = mean - w, mean + w
+    return _word(mean, mean - w, mean + w, m, zone, a)
+
+
+def _word(mean, lo, hi, m, zone, a):
+    """The verdict of one look from its K intervals (:func:`verdict`)."""
     codes = zone_codes(lo, hi, m, zone)
     if (codes == 1).any():
         word = OUT
@@ -131,22 +138,31 @@ def _deals_for(sd, gap, alpha, design, cap=10_000_000):
     return float(hi)
 
 
-def replay(diffs, margins, every, zone=DEFAULT_ZONE, confidence=0.95, design=DESIGN_DEALS):
+def replay(diffs, margins, every, zone=DEFAULT_ZONE, confidence=0.95, design=DESIGN_DEALS, interval=ASYMPTOTIC,
+           radius=None):
     """Synthetic sequences through the run's own look rule, stopping at the first decided look:
-    ``diffs`` (sequences x deals x K measures) of paired differences, a look every ``every`` deals.
-    Returns per sequence the verdict code (1 out of line, -1 in line, 0 open at the last deal) and the
-    deals used. What the calibration (tests, benchmarks/bench_sequential_sets.py) measures."""
+    ``diffs`` (sequences x deals x K measures) of paired differences, a look every ``every`` deals,
+    with the ``interval`` (:data:`ASYMPTOTIC`, or :data:`BOUNDED` on differences within ``+-radius``
+    per measure). Returns per sequence the verdict code (1 out of line, -1 in line, 0 open at the
+    last deal) and the deals used. What the calibration (tests, benchmarks/bench_sequential_sets.py)
+    measures."""
     diffs = np.asarray(diffs, dtype=float)
     reps, deals, k = diffs.shape
     at = np.arange(every, deals + 1, every)
-    s1 = np.cumsum(diffs, axis=1)[:, at - 1, :]
-    s2 = np.cumsum(diffs * diffs, axis=1)[:, at - 1, :]
     n = at[None, :, None].astype(float)
-    mean = s1 / n
-    sd = np.sqrt(np.maximum(s2 / n - mean * mean, 0.0) * n / np.maximum(n - 1, 1))
-    w = half_width(sd, n, (1.0 - confidence) / k, design)
-    w = np.where(n >= MIN_LOOK, w, np.inf)
-    codes = zone_codes(mean - w, mean + w, np.asarray(margins, dtype=float), zone)
+    if interval == BOUNDED:
+        lo, hi = bounded_sequence(diffs, radius, (1.0 - confidence) / k)
+        lo, hi = lo[:, at - 1, :], hi[:, at - 1, :]
+        lo, hi = np.where(n >= MIN_LOOK, lo, -np.inf), np.where(n >= MIN_LOOK, hi, np.inf)
+    else:
+        s1 = np.cumsum(diffs, axis=1)[:, at - 1, :]
+        s2 = np.cumsum(diffs * diffs, axis=1)[:, at - 1, :]
+        mean = s1 / n
+        sd = np.sqrt(np.maximum(s2 / n - mean * mean, 0.0) * n / np.maximum(n - 1, 1))
+        w = half_width(sd, n, (1.0 - confidence) / k, design)
+        w = np.where(n >= MIN_LOOK, w, np.inf)
+        lo, hi = mean - w, mean + w
+    codes = zone_codes(lo, hi, np.asarray(margins, dtype=float), zone)
     code = np.where((codes == 1).any(axis=2), 1, np.where((codes == -1).all(axis=2), -1, 0))
     decided = code != 0
     first = np.where(decided.any(axis=1), decided.argmax(axis=1), len(at) - 1)
@@ -180,3 +196,63 @@ class Running:
         m = self.s1 / self.n
         var = np.maximum(self.s2 / self.n - m * m, 0.0) * (self.n / max(self.n - 1, 1))
         return m + self.shift, np.sqrt(var)
+
+
+# =========================================================================== the finite-sample sequence
+#
+# The interval above is asymptotic: on strongly skewed or rare-jump differences its misses run past
+# alpha at the sample sizes a run stops at. For a measure whose differences lie in a range known
+# before any game (a seat's win difference in [-1, 1], an unbuilt share's in [-1, 1]) the
+# predictable plug-in empirical-Bernstein confidence sequence of Waudby-Smith and Ramdas (2023,
+# "Estimating means of bounded random variables by betting", JRSS B, Theorem 2) holds at every deal
+# for any distribution in that range: a supermartingale argument, no limit theorem. On differences
+# rescaled to x in [0, 1]::
+#
+#     lambda_t = min(C, sqrt(2 log(2/a) / (s2_{t-1} t log(1 + t))))
+#     centre   = sum lambda_i x_i / sum lambda_i
+#     half     = (log(2/a) + sum v_i psi(lambda_i)) / sum lambda_i,   v_i = 4 (x_i - mean_{i-1})^2
+#     psi(l)   = (-log(1 - l) - l) / 4
+#
+# with the running mean (1/2 + sum x) / (t + 1) and spread (1/4 + sum (x_i - mean_i)^2) / (t + 1), and
+# the intervals intersected over the deals. It needs the differences in deal order, not only sums.
+
+
+
+def bounded_sequence(diffs, radius, alpha):
+    """The empirical-Bernstein confidence sequence of the mean of differences in
+    ``[-radius, radius]`` at every deal: ``(lo, hi)`` shaped like ``diffs`` (deals on axis -2,
+    measures on the last axis; ``radius`` and ``alpha`` per measure, two-sided level 1 - alpha),
+    intersected over the deals so far."""
+    d = np.asarray(diffs, dtype=float)
+    r = np.broadcast_to(np.asarray(radius, dtype=float), d.shape[-1:])
+    x = np.clip((d + r) / (2.0 * r), 0.0, 1.0)
+    t = np.arange(1, d.shape[-2] + 1, dtype=float).reshape((-1, 1))
+    log2a = np.log(2.0 / np.broadcast_to(np.asarray(alpha, dtype=float), d.shape[-1:]))
+    mean_t = (0.5 + np.cumsum(x, axis=-2)) / (t + 1.0)  # the running mean after deal t
+    mean_before = np.concatenate([np.full_like(x[..., :1, :], 0.5), mean_t[..., :-1, :]], axis=-2)
+    s2_t = (0.25 + np.cumsum((x - mean_t) ** 2, axis=-2)) / (t + 1.0)
+    s2_before = np.concatenate([np.full_like(x[..., :1, :], 0.25), s2_t[..., :-1, :]], axis=-2)
+    lam = np.minimum(LAMBDA_CAP, np.sqrt(2.0 * log2a / (s2_before * t * np.log1p(t))))
+    v = 4.0 * (x - mean_before) ** 2
+    psi = (-np.log1p(-lam) - lam) / 4.0
+    sl = np.cumsum(lam, axis=-2)
+    centre = np.cumsum(lam * x, axis=-2) / sl
+    half = (log2a + np.cumsum(v * psi, axis=-2)) / sl
+    lo = np.maximum.accumulate(np.clip(centre - half, 0.0, 1.0), axis=-2)
+    hi = np.minimum.accumulate(np.clip(centre + half, 0.0, 1.0), axis=-2)
+    return lo * 2.0 * r - r, hi * 2.0 * r - r
+
+
+def bounded_verdict(diffs, radius, margins, zone=DEFAULT_ZONE, confidence=0.95, min_look=MIN_LOOK):
+    """:func:`verdict` with the finite-sample sequence: ``diffs`` (deals x K) in deal order,
+    ``radius`` per measure (each difference within ``+-radius``). Same keys as :func:`verdict`."""
+    d = np.asarray(diffs, dtype=float).reshape(-1, np.size(margins))
+    m = np.asarray(margins, dtype=float).ravel()
+    k, n = m.size, d.shape[0]
+    a = (1.0 - confidence) / k
+    if n >= max(min_look, 1):
+        lo, hi = (v[-1] for v in bounded_sequence(d, radius, a))
+    else:
+        lo, hi = np.full(k, -np.inf), np.full(k, np.inf)
+    mean = d.mean(axis=0) if n else np.zeros(k)
+    return _word(mean, lo, hi, m, zone, a)
