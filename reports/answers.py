@@ -24,6 +24,7 @@ it *cannot tell yet* and what it would take. No sentence says an edge shrinks, g
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 
@@ -127,6 +128,8 @@ class CellReading:
     rank: int | None = None  # the judge's rung on the game's ladder (None: not on it)
     words: str = ""  # who the judge stands for, as its game says it (empty: judge_words decides)
     seat_wins: tuple = ()  # every seat's wins (seat 0 first), for the tests between judges
+    named: tuple = ()  # an unfair cell of a zone run: every seat shown off, ((seat, +1 above / -1 below), ...)
+    leaning: tuple = ()  # and the seats whose evidence leans off without showing it
 
     @property
     def fair(self):
@@ -137,9 +140,19 @@ class CellReading:
         hi = self.seat_his[seat] if seat < len(self.seat_his) else math.nan
         return f"{pc(self.seat_rates[seat])} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
+    def _said(self, seat, way):
+        return f"{seat_words(seat, self.players)} wins {self._seat_text(seat)}, {'above' if way > 0 else 'below'} its share"
+
     def lean(self):
         """Which way the cell leans: ``'the first player wins 55.0% [53.9, 56.1]'`` at two players;
-        with more, the seat winning most and the seat winning least, each with its interval."""
+        with more, the seat winning most and the seat winning least, each with its interval. An
+        unfair cell of a zone run says every seat it shows off (and those leaning off, not shown),
+        each with the interval of its verdict."""
+        if self.named and self.verdict == stats.IMBALANCED and self.seat_rates:
+            text = "; ".join(self._said(k, way) for k, way in self.named)
+            if self.leaning:
+                text += "; leaning off too, not shown: " + "; ".join(self._said(k, way) for k, way in self.leaning)
+            return text
         if len(self.seat_rates) < 2:
             return f"{seat_words(self.seat, self.players)} wins {pc(self.rate)} [{100 * self.lo:.1f}, {100 * self.hi:.1f}]"
         if self.players == 2:
@@ -203,6 +216,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None, wor
     more = float(row.get("more_games", math.nan)) if "more_games" in row else math.nan
     on_margin = math.isinf(more) and on_the_margin(rate, lo, hi, share, margin)
     seq = _sequential(row)
+    named, leaning = (), ()
     if seq:
         # A sequential run (its record: docs/guide/sequential.md): its interval is the confidence
         # sequence of the seat furthest from fair at the last look, and it says itself whether the
@@ -212,6 +226,16 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None, wor
         more = float(m) if m is not None else (math.inf if on_margin else math.nan)
         # The record's interval is of the seat it names (the zone test names the seat it found off,
         # which need not be the one furthest from fair): used only when that is the seat said here.
+        named, leaning = _pairs(seq.get("seq_named")), _pairs(seq.get("seq_leaning"))
+        if verdict == stats.IMBALANCED and named:
+            # An unfair cell is said of a seat it shows off: the first player at two players when
+            # named, else the first named (most evidence).
+            firsts = [k for k, _ in named if k == 0] if players == 2 else []
+            pick = firsts[0] if firsts else named[0][0]
+            row_of = part[part["seat"] == pick]
+            if not row_of.empty:
+                seat, rate = pick, float(row_of.iloc[0]["seat_rate"])
+                lo, hi = float(row_of.iloc[0]["seat_lo"]), float(row_of.iloc[0]["seat_hi"])
         if "seq_lo" in seq and "seq_hi" in seq and int(seq.get("seq_seat", seat)) == seat:
             lo, hi = float(seq["seq_lo"]), float(seq["seq_hi"])
     ordered = part.sort_values("seat")
@@ -241,10 +265,20 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None, wor
         rank=(ranks or {}).get(judge),
         words=(words or {}).get(judge, ""),
         seat_wins=tuple(int(x) for x in ordered["wins"]) if "wins" in ordered else (),
+        named=named,
+        leaning=leaning,
     )
 
 
-SEQUENTIAL_COLUMNS = ("seq_decided", "seq_decided_at", "seq_stop", "seq_seat", "seq_lo", "seq_hi", "seq_on_margin", "seq_more_games", "seq_edge")
+SEQUENTIAL_COLUMNS = ("seq_decided", "seq_decided_at", "seq_stop", "seq_seat", "seq_lo", "seq_hi", "seq_on_margin",
+                      "seq_more_games", "seq_edge", "seq_named", "seq_leaning")
+
+
+def _pairs(text):
+    """``((seat, direction), ...)`` of a record's ``seq_named`` / ``seq_leaning`` (JSON; empty when absent)."""
+    if not isinstance(text, str) or not text:
+        return ()
+    return tuple((int(k), int(way)) for k, way in json.loads(text))
 
 
 def _sequential(row):

@@ -114,3 +114,72 @@ def test_two_seats_off_are_both_said():
         said = {tuple(x) for x in rec["named"] + rec["leaning"]}
         assert {(0, -1), (3, 1)} <= said, seed
         assert {tuple(x) for x in rec["named"]} <= {(0, -1), (3, 1)}
+
+
+RUN = """\
+name = "words"
+seed = 5
+games = 3000
+players = [2, 3, 4]
+wheel = "shuffled"
+
+[instruments]
+sets = [["Violin", "Piano", "Horns"]]
+
+[lineup]
+mirror = ["greedy", "tuned"]
+
+[sequential]
+round = 250
+"""
+
+
+def _spans(text):
+    """Every ``[lo, hi]`` of a text, as fractions."""
+    import re
+
+    return [(float(a) / 100, float(b) / 100) for a, b in re.findall(r"\[(-?[\d.]+), (-?[\d.]+)\]", text)]
+
+
+def test_a_small_sequential_run_shows_no_interval_contradicting_its_word(tmp_path):
+    """A starter-like sequential run (greedy and tuned mirrors at 2, 3 and 4 players, capped at 3,000
+    deals): read through the report's own objects (the seat table, the glance matrix's cells, the
+    answer sentences' readings, the notes), no fair cell shows a seat interval beyond the fair band,
+    every unfair cell's named seats are shown beyond the zone on their side, and no undecided cell
+    shows a seat beyond the zone."""
+    from reports.answers import readings, setting_sentence
+    from reports.first_screen import edge_text, first_screen
+    from reports.io import from_frames
+    from reports.seats import seat_advantage
+    from scenarios.results import load_results
+    from scenarios.runner import run_scenario
+
+    p = tmp_path / "words.toml"
+    p.write_text(RUN)
+    out = tmp_path / "out"
+    run_scenario(p, out, jobs=1, progress=False)
+    seats, games, manifest = load_results(out)
+    adv = seat_advantage(from_frames(seats, games, manifest).games, sequential=manifest["sequential"])
+    band, zone = M + D, M - D
+    words = set()
+    for r in readings(adv):
+        c = r.fair
+        words.add(r.verdict)
+        los, his = np.array(r.seat_los), np.array(r.seat_his)
+        note = adv.cells[(adv.cells["players"] == r.players) & (adv.cells["level"] == r.level)]["note"].iloc[0]
+        shown = edge_text(r)
+        assert f"[{100 * (r.lo - c):+.1f}, {100 * (r.hi - c):+.1f}]" in shown
+        if r.verdict == stats.BALANCED:
+            assert (los >= c - band - 1e-12).all() and (his <= c + band + 1e-12).all(), r
+            for lo, hi in _spans(note):  # the note's figures, rounded to 0.1 point
+                assert lo >= c - band - 0.0006 and hi <= c + band + 0.0006, note
+        elif r.verdict == stats.IMBALANCED:
+            assert r.named and r.seat in [k for k, _ in r.named]
+            for k, way in r.named:
+                assert (los[k] >= c + zone - 1e-12) if way > 0 else (his[k] <= c - zone + 1e-12), r
+            assert (r.lo >= c + zone - 1e-12) or (r.hi <= c - zone + 1e-12)
+        else:
+            assert not (los > c + zone + 1e-9).any() and not (his < c - zone - 1e-9).any(), r
+        assert setting_sentence(r.players, [r])  # the sentence is built from the same reading
+    assert stats.BALANCED in words and len(words) >= 2
+    assert "interval of its verdict" in first_screen(adv).text
