@@ -119,7 +119,7 @@ class CellReading:
     lo: float
     hi: float
     deviation: float  # rate - 1/N
-    on_margin: bool  # no affordable number of games would decide it
+    on_margin: bool  # undecided with a narrow interval across the margin's edge
     more_games: float  # games that would likely decide it (NaN when decided or unknown)
     seat_rates: tuple = ()  # every seat's win rate (seat 0 first)
     seat_los: tuple = ()  # and its interval
@@ -314,14 +314,17 @@ CONVERGED, MOVES, CANNOT_TELL = "converged", "moves with skill", "cannot tell ye
 def difference_intervals(top, below, confidence=0.95, games=None):
     """Every judged seat's difference in win rate, ``top`` minus ``below`` (their cells play other
     deals, so the two are independent), each with an anytime-valid interval: the difference of the
-    two cells' confidence sequences, each at level alpha / (2 S) (S judged seats: one at two players,
-    else all; two cells), so that all of them hold at once, at every look. ``games``: read both cells
+    two cells' confidence sequences, each at level alpha / (2 S) (S seats: every one, two players too
+    once either cell has a game no seat won, which breaks "seat 2 = 1 - seat 1"; without one, seat 2's
+    difference and interval are seat 1's mirrored, so S = 1 there), so that all of them hold at once,
+    at every look. ``games``: read both cells
     at that count (at least their own) with their current rates (what more games would show if the
     rates held). ``[(seat, diff, lo, hi)]``."""
     from scenarios import sequential_stats as SS
 
     players = top.players
-    seats = 1 if players == 2 else players
+    whole = all(sum(r.seat_wins) == r.games for r in (top, below))
+    seats = 1 if players == 2 and whole else players
     level = 1.0 - (1.0 - confidence) / (2 * seats)
     out = []
     for s in range(min(seats, len(top.seat_wins), len(below.seat_wins))):
@@ -342,8 +345,9 @@ def convergence_test(top, below, tolerance=None, confidence=0.95):
     ``(word, seat, diff, lo, hi, more)``. *converged*: every seat's difference is shown within
     ``tolerance`` (default the margin); *moves with skill*: some seat's is shown beyond it (that seat,
     the largest such); *cannot tell yet*: neither, with ``more`` the games each of the two cells would
-    need (both at one count) at the current rates (None when no count on the grid would tell). Anytime-valid
-    (:func:`difference_intervals`), so it holds at whatever count a sequential run stopped."""
+    need (both at one count) at the current rates (:func:`games_to_tell`; None only when the estimate
+    sits on the tolerance itself, where no count tells). Anytime-valid (:func:`difference_intervals`),
+    so it holds at whatever count a sequential run stopped."""
     tol = top.margin if tolerance is None else tolerance
     rows = difference_intervals(top, below, confidence)
     if not rows:
@@ -355,15 +359,33 @@ def convergence_test(top, below, tolerance=None, confidence=0.95):
     s, diff, lo, hi = max(rows, key=lambda r: abs(r[1]))
     if all(-tol <= r[2] and r[3] <= tol for r in rows):
         return CONVERGED, s, diff, lo, hi, None
-    more = None
-    n0 = max(top.games, below.games, 1)
-    for scale in (1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 100):
-        n = int(math.ceil(n0 * scale / 100.0) * 100)
+    return CANNOT_TELL, s, diff, lo, hi, games_to_tell(top, below, tol, confidence)
+
+
+MAX_TELL = 10**10  # the largest count per cell a convergence call looks at
+
+
+def games_to_tell(top, below, tolerance, confidence=0.95, limit=MAX_TELL):
+    """The games each of the two cells would need (both at one count, rounded up to 100) for
+    :func:`convergence_test` to tell at the current rates: doubled from the larger count until it
+    tells, then halved back by bisection to within 1%. None when no count up to ``limit`` tells (an
+    estimate on the tolerance itself)."""
+
+    def tells(n):
         grown = difference_intervals(top, below, confidence, n)
-        if any(r[2] > tol or r[3] < -tol for r in grown) or all(-tol <= r[2] and r[3] <= tol for r in grown):
-            more = n
-            break
-    return CANNOT_TELL, s, diff, lo, hi, more
+        beyond = any(r[2] > tolerance or r[3] < -tolerance for r in grown)
+        return beyond or all(-tolerance <= r[2] and r[3] <= tolerance for r in grown)
+
+    lo = max(top.games, below.games, 1)
+    hi = 2 * lo
+    while not tells(hi):
+        lo, hi = hi, 2 * hi
+        if hi > limit:
+            return None
+    while hi - lo > max(100, hi // 100):
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if tells(mid) else (mid, hi)
+    return int(math.ceil(hi / 100.0) * 100)
 
 
 def convergence(rs, tolerance=None):
@@ -390,7 +412,7 @@ def convergence(rs, tolerance=None):
     if word == MOVES:
         return False, f"Moves with skill: {both}, shown beyond {100 * tol:g} points."
     need = (f"about {more:,} games in each of the two cells would tell" if more is not None
-            else "no affordable number of games would tell")
+            else f"no number of games would tell: the difference sits on the {100 * tol:g}-point line")
     return None, (f"Converged? Cannot tell yet: {both}, neither shown within {100 * tol:g} points nor beyond; "
                   f"{need}.")
 
@@ -418,7 +440,7 @@ def _clause(r):
         return f"unfair {where}: {r.lean()} (fair is {pc(r.fair)}; {games})"
     if r.on_margin:
         cost = (f"deciding would take about {int(r.more_games):,} more games" if math.isfinite(r.more_games)
-                else "no affordable number of games would decide it")
+                else "no number of games would decide it at this estimate")
         return (f"on the margin {where}: {r.lean()} ({games}): right at the {100 * r.margin:.0f}-point margin, "
                 f"so neither fair nor unfair can be shown; {cost}")
     return f"not decided {where}: {r.lean()} ({games})"

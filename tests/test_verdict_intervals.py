@@ -183,3 +183,25 @@ def test_a_small_sequential_run_shows_no_interval_contradicting_its_word(tmp_pat
         assert setting_sentence(r.players, [r])  # the sentence is built from the same reading
     assert stats.BALANCED in words and len(words) >= 2
     assert "interval of its verdict" in first_screen(adv).text
+
+
+def test_cannot_tell_yet_says_the_number_of_games_that_would_tell():
+    """Two judges' cells whose difference sits 0.5 point inside the 3-point tolerance: the call cannot
+    tell at 3,000 games a cell, and says the count that would (hundreds of thousands, far past any
+    fixed grid); at that count the call tells, at nine tenths of it not yet."""
+    from reports.answers import CANNOT_TELL, CellReading, convergence_test, difference_intervals
+
+    def reading(wins, games):
+        return CellReading(players=3, setting="s", judge="j", level="l", verdict=stats.INCONCLUSIVE, decided=False,
+                           games=games, seat=0, rate=math.nan, lo=math.nan, hi=math.nan, deviation=math.nan,
+                           on_margin=False, more_games=math.nan, seat_wins=tuple(wins))
+
+    top, below = reading((1075, 963, 962), 3000), reading((1000, 1000, 1000), 3000)
+    word, *_, more = convergence_test(top, below)
+    assert word == CANNOT_TELL and more is not None and 100_000 < more < 10**8
+
+    def tells(n):
+        rows = difference_intervals(top, below, 0.95, n)
+        return any(r[2] > M or r[3] < -M for r in rows) or all(-M <= r[2] and r[3] <= M for r in rows)
+
+    assert tells(more) and not tells(int(0.9 * more))
