@@ -183,6 +183,15 @@ def test_a_small_sequential_run_shows_no_interval_contradicting_its_word(tmp_pat
         assert setting_sentence(r.players, [r])  # the sentence is built from the same reading
     assert stats.BALANCED in words and len(words) >= 2
     assert "interval of its verdict" in first_screen(adv).text
+    # "With tied wins shared" in a sequential run: a confidence sequence, wider than the fixed-count
+    # interval of the same shares, around the same rate.
+    from reports.sections.shuffle_swing.why import tiebreak_shares
+
+    fixed = tiebreak_shares(seats, games)
+    seq = tiebreak_shares(seats, games, sequential=manifest["sequential"])
+    assert len(seq) == len(fixed) > 0 and (seq["shared_rate"] == fixed["shared_rate"]).all()
+    assert (seq["shared_lo"] < fixed["shared_lo"]).all() and (seq["shared_hi"] > fixed["shared_hi"]).all()
+    assert ((seq["shared_lo"] <= seq["shared_rate"]) & (seq["shared_rate"] <= seq["shared_hi"])).all()
 
 
 def test_cannot_tell_yet_says_the_number_of_games_that_would_tell():
