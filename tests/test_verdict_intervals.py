@@ -5,6 +5,7 @@ judged at two players (a stalled game), and every seat off named."""
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from reports import stats
@@ -183,6 +184,22 @@ def test_a_small_sequential_run_shows_no_interval_contradicting_its_word(tmp_pat
         assert setting_sentence(r.players, [r])  # the sentence is built from the same reading
     assert stats.BALANCED in words and len(words) >= 2
     assert "interval of its verdict" in first_screen(adv).text
+    # The seat table as the reader sees it: every seat row of a fair cell within the band (to the
+    # 0.1 point printed), and the section's note says which interval is which.
+    from reports.seat_section import seat_section
+
+    sec, adv2 = seat_section(from_frames(seats, games, manifest).games, M, 0.95, 0,
+                             sequential=manifest["sequential"])
+    table = next(t for t in sec.tables if t.name == "seat_win_rates")
+    col = next(c for c in table.display.columns if c.startswith("seat's win % among equals"))
+    verdict = {(int(c.players), c.level): c.verdict for c in adv2.cells.itertuples()}
+    fair = pd.Series([verdict[(int(p), lv)] == stats.BALANCED for p, lv in zip(table.frame["players"], table.frame["level"],
+                                                                             strict=True)], index=table.frame.index)
+    assert fair.any()
+    for text, share in zip(table.display.loc[fair.to_numpy(), col], table.frame.loc[fair, "fair_share"], strict=True):
+        ((lo, hi),) = _spans(text)
+        assert lo >= share - band - 0.0006 and hi <= share + band + 0.0006, text
+    assert any("Two intervals, two procedures" in n for n in sec.notes)
     # "With tied wins shared" in a sequential run: a confidence sequence, wider than the fixed-count
     # interval of the same shares, around the same rate.
     from reports.sections.shuffle_swing.why import tiebreak_shares
