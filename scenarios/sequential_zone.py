@@ -138,7 +138,7 @@ def cell_test(wins, games, players, margin=0.03, indifference=DEFAULT_INDIFFEREN
     up, lo = log_ratios(wins, games, players, margin, indifference)
     b_unfair, b_fair = thresholds(players, confidence)
     both = np.stack([up, lo])  # side, seat
-    side, seat = np.unravel_index(int(np.argmax(both)), both.shape)
+    side, seat = np.unravel_index(int(np.argmax(_ranked(both))), both.shape)
     top = float(both.max())
     code = UNFAIR if top >= b_unfair else (FAIR if top <= -b_fair else OPEN)
     seat = int(seat)
@@ -159,6 +159,12 @@ def cell_test(wins, games, players, margin=0.03, indifference=DEFAULT_INDIFFEREN
         }
 
 
+def _ranked(x):
+    """Log ratios as ranked: rounded to 1e-9, so that two seat-sides equal but for rounding (seat 1
+    above and seat 2 below at two players with no stall) tie, and the tie goes the same way every run."""
+    return np.round(np.asarray(x, dtype=float), 9)
+
+
 def named_sides(up, lo, players, confidence):
     """Every seat-side the evidence shows beyond ``m - d``, by Holm's step-down over the ``S =
     2 N`` seat-sides (``up``, ``lo``: :func:`log_ratios` of one look): ``[(seat, direction, level)]``
@@ -169,11 +175,11 @@ def named_sides(up, lo, players, confidence):
     both = np.stack([np.asarray(up, dtype=float), np.asarray(lo, dtype=float)])  # side, seat
     total = 2 * judged_seats(players)
     flat = both.ravel()
-    order = np.argsort(-flat, kind="stable")  # ties: the upper side first, then the earlier seat
+    order = np.argsort(-_ranked(flat), kind="stable")  # ties: the upper side first, then the earlier seat
     out = []
     for k, j in enumerate(order):
         bound = math.log((total - k) / alpha)
-        if not flat[j] >= bound:
+        if not (flat.max() if k == 0 else flat[j]) >= bound:  # the first step is the cell's own rule
             break
         side, seat = divmod(int(j), both.shape[1])
         out.append((seat, 1 if side == 0 else -1, alpha / (total - k)))
@@ -189,7 +195,7 @@ def leaning_sides(up, lo, named=()):
     flat = both.ravel()
     done = {(seat, way) for seat, way, *_ in named}
     out = []
-    for j in np.argsort(-flat, kind="stable"):
+    for j in np.argsort(-_ranked(flat), kind="stable"):
         if not flat[j] > LEAN:
             break
         side, seat = divmod(int(j), both.shape[1])
