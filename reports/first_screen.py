@@ -72,11 +72,12 @@ def ladder_order(rs):
     return sorted(keys, key=lambda j: keys[j])
 
 
-def _short_seat(r):
-    """``1st`` / ``last`` / ``seat 2``: the seat furthest from fair, in a cell's few characters."""
-    if r.players > 2 and r.seat == r.players - 1:
+def _short_seat(r, seat=None):
+    """``1st`` / ``last`` / ``seat 2``: the seat furthest from fair (or ``seat``), in a cell's few characters."""
+    seat = r.seat if seat is None else seat
+    if r.players > 2 and seat == r.players - 1:
         return "last"
-    return {0: "1st", 1: "2nd", 2: "3rd"}.get(r.seat, f"seat {r.seat + 1}")
+    return {0: "1st", 1: "2nd", 2: "3rd"}.get(seat, f"seat {seat + 1}")
 
 
 def verdict_word(r):
@@ -97,7 +98,11 @@ def edge_text(r):
         return ""
     lo, hi = r.lo - r.fair, r.hi - r.fair
     interval = f" [{100 * lo:+.1f}, {100 * hi:+.1f}]" if not (math.isnan(lo) or math.isnan(hi)) else ""
-    return f"{_short_seat(r)} {100 * r.deviation:+.1f} pp{interval}"
+    # An unfair cell of three or more seats with more than one seat shown off names the others too
+    # (at two players the other seat is the same fact mirrored).
+    others = [k for k, _ in r.named if k != r.seat] if r.verdict == stats.IMBALANCED and r.players > 2 else []
+    also = f", also {', '.join(_short_seat(r, k) for k in dict.fromkeys(others))}" if others else ""
+    return f"{_short_seat(r)} {100 * r.deviation:+.1f} pp{interval}{also}"
 
 
 def _worst(rs):

@@ -231,3 +231,18 @@ def test_cannot_tell_yet_says_the_number_of_games_that_would_tell():
         return any(r[2] > M or r[3] < -M for r in rows) or all(-M <= r[2] and r[3] <= M for r in rows)
 
     assert tells(more) and not tells(int(0.9 * more))
+
+
+def test_the_glance_matrix_cell_names_every_seat_shown_off():
+    from reports.answers import CellReading
+    from reports.first_screen import edge_text
+
+    def cell(players, named, seat):
+        c = 1 / players
+        return CellReading(players=players, setting="s", judge="j", level="l", verdict=stats.IMBALANCED, decided=True,
+                           games=4000, seat=seat, rate=c + 0.06, lo=c + 0.03, hi=c + 0.09, deviation=0.06,
+                           on_margin=False, more_games=math.nan, named=named)
+
+    assert edge_text(cell(4, ((3, 1), (0, -1)), 3)) == "last +6.0 pp [+3.0, +9.0], also 1st"
+    assert edge_text(cell(4, ((3, 1),), 3)) == "last +6.0 pp [+3.0, +9.0]"
+    assert edge_text(cell(2, ((0, 1), (1, -1)), 0)) == "1st +6.0 pp [+3.0, +9.0]"  # the same fact mirrored
