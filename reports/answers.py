@@ -24,6 +24,7 @@ it *cannot tell yet* and what it would take. No sentence says an edge shrinks, g
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 
@@ -118,7 +119,7 @@ class CellReading:
     lo: float
     hi: float
     deviation: float  # rate - 1/N
-    on_margin: bool  # no affordable number of games would decide it
+    on_margin: bool  # undecided with a narrow interval across the margin's edge
     more_games: float  # games that would likely decide it (NaN when decided or unknown)
     seat_rates: tuple = ()  # every seat's win rate (seat 0 first)
     seat_los: tuple = ()  # and its interval
@@ -127,6 +128,8 @@ class CellReading:
     rank: int | None = None  # the judge's rung on the game's ladder (None: not on it)
     words: str = ""  # who the judge stands for, as its game says it (empty: judge_words decides)
     seat_wins: tuple = ()  # every seat's wins (seat 0 first), for the tests between judges
+    named: tuple = ()  # an unfair cell of a zone run: every seat shown off, ((seat, +1 above / -1 below), ...)
+    leaning: tuple = ()  # and the seats whose evidence leans off without showing it
 
     @property
     def fair(self):
@@ -137,9 +140,19 @@ class CellReading:
         hi = self.seat_his[seat] if seat < len(self.seat_his) else math.nan
         return f"{pc(self.seat_rates[seat])} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
+    def _said(self, seat, way):
+        return f"{seat_words(seat, self.players)} wins {self._seat_text(seat)}, {'above' if way > 0 else 'below'} its share"
+
     def lean(self):
         """Which way the cell leans: ``'the first player wins 55.0% [53.9, 56.1]'`` at two players;
-        with more, the seat winning most and the seat winning least, each with its interval."""
+        with more, the seat winning most and the seat winning least, each with its interval. An
+        unfair cell of a zone run says every seat it shows off (and those leaning off, not shown),
+        each with the interval of its verdict."""
+        if self.named and self.verdict == stats.IMBALANCED and self.seat_rates:
+            text = "; ".join(self._said(k, way) for k, way in self.named)
+            if self.leaning:
+                text += "; leaning off too, not shown: " + "; ".join(self._said(k, way) for k, way in self.leaning)
+            return text
         if len(self.seat_rates) < 2:
             return f"{seat_words(self.seat, self.players)} wins {pc(self.rate)} [{100 * self.lo:.1f}, {100 * self.hi:.1f}]"
         if self.players == 2:
@@ -203,6 +216,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None, wor
     more = float(row.get("more_games", math.nan)) if "more_games" in row else math.nan
     on_margin = math.isinf(more) and on_the_margin(rate, lo, hi, share, margin)
     seq = _sequential(row)
+    named, leaning = (), ()
     if seq:
         # A sequential run (its record: docs/guide/sequential.md): its interval is the confidence
         # sequence of the seat furthest from fair at the last look, and it says itself whether the
@@ -212,6 +226,16 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None, wor
         more = float(m) if m is not None else (math.inf if on_margin else math.nan)
         # The record's interval is of the seat it names (the zone test names the seat it found off,
         # which need not be the one furthest from fair): used only when that is the seat said here.
+        named, leaning = _pairs(seq.get("seq_named")), _pairs(seq.get("seq_leaning"))
+        if verdict == stats.IMBALANCED and named:
+            # An unfair cell is said of a seat it shows off: the first player at two players when
+            # named, else the first named (most evidence).
+            firsts = [k for k, _ in named if k == 0] if players == 2 else []
+            pick = firsts[0] if firsts else named[0][0]
+            row_of = part[part["seat"] == pick]
+            if not row_of.empty:
+                seat, rate = pick, float(row_of.iloc[0]["seat_rate"])
+                lo, hi = float(row_of.iloc[0]["seat_lo"]), float(row_of.iloc[0]["seat_hi"])
         if "seq_lo" in seq and "seq_hi" in seq and int(seq.get("seq_seat", seat)) == seat:
             lo, hi = float(seq["seq_lo"]), float(seq["seq_hi"])
     ordered = part.sort_values("seat")
@@ -241,10 +265,20 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None, wor
         rank=(ranks or {}).get(judge),
         words=(words or {}).get(judge, ""),
         seat_wins=tuple(int(x) for x in ordered["wins"]) if "wins" in ordered else (),
+        named=named,
+        leaning=leaning,
     )
 
 
-SEQUENTIAL_COLUMNS = ("seq_decided", "seq_decided_at", "seq_stop", "seq_seat", "seq_lo", "seq_hi", "seq_on_margin", "seq_more_games", "seq_edge")
+SEQUENTIAL_COLUMNS = ("seq_decided", "seq_decided_at", "seq_stop", "seq_seat", "seq_lo", "seq_hi", "seq_on_margin",
+                      "seq_more_games", "seq_edge", "seq_named", "seq_leaning")
+
+
+def _pairs(text):
+    """``((seat, direction), ...)`` of a record's ``seq_named`` / ``seq_leaning`` (JSON; empty when absent)."""
+    if not isinstance(text, str) or not text:
+        return ()
+    return tuple((int(k), int(way)) for k, way in json.loads(text))
 
 
 def _sequential(row):
@@ -280,14 +314,17 @@ CONVERGED, MOVES, CANNOT_TELL = "converged", "moves with skill", "cannot tell ye
 def difference_intervals(top, below, confidence=0.95, games=None):
     """Every judged seat's difference in win rate, ``top`` minus ``below`` (their cells play other
     deals, so the two are independent), each with an anytime-valid interval: the difference of the
-    two cells' confidence sequences, each at level alpha / (2 S) (S judged seats: one at two players,
-    else all; two cells), so that all of them hold at once, at every look. ``games``: read both cells
+    two cells' confidence sequences, each at level alpha / (2 S) (S seats: every one, two players too
+    once either cell has a game no seat won, which breaks "seat 2 = 1 - seat 1"; without one, seat 2's
+    difference and interval are seat 1's mirrored, so S = 1 there), so that all of them hold at once,
+    at every look. ``games``: read both cells
     at that count (at least their own) with their current rates (what more games would show if the
     rates held). ``[(seat, diff, lo, hi)]``."""
     from stats import sequences as SS
 
     players = top.players
-    seats = 1 if players == 2 else players
+    whole = all(sum(r.seat_wins) == r.games for r in (top, below))
+    seats = 1 if players == 2 and whole else players
     level = 1.0 - (1.0 - confidence) / (2 * seats)
     out = []
     for s in range(min(seats, len(top.seat_wins), len(below.seat_wins))):
@@ -308,8 +345,9 @@ def convergence_test(top, below, tolerance=None, confidence=0.95):
     ``(word, seat, diff, lo, hi, more)``. *converged*: every seat's difference is shown within
     ``tolerance`` (default the margin); *moves with skill*: some seat's is shown beyond it (that seat,
     the largest such); *cannot tell yet*: neither, with ``more`` the games each of the two cells would
-    need (both at one count) at the current rates (None when no count on the grid would tell). Anytime-valid
-    (:func:`difference_intervals`), so it holds at whatever count a sequential run stopped."""
+    need (both at one count) at the current rates (:func:`games_to_tell`; None only when the estimate
+    sits on the tolerance itself, where no count tells). Anytime-valid (:func:`difference_intervals`),
+    so it holds at whatever count a sequential run stopped."""
     tol = top.margin if tolerance is None else tolerance
     rows = difference_intervals(top, below, confidence)
     if not rows:
@@ -321,15 +359,33 @@ def convergence_test(top, below, tolerance=None, confidence=0.95):
     s, diff, lo, hi = max(rows, key=lambda r: abs(r[1]))
     if all(-tol <= r[2] and r[3] <= tol for r in rows):
         return CONVERGED, s, diff, lo, hi, None
-    more = None
-    n0 = max(top.games, below.games, 1)
-    for scale in (1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 100):
-        n = int(math.ceil(n0 * scale / 100.0) * 100)
+    return CANNOT_TELL, s, diff, lo, hi, games_to_tell(top, below, tol, confidence)
+
+
+MAX_TELL = 10**10  # the largest count per cell a convergence call looks at
+
+
+def games_to_tell(top, below, tolerance, confidence=0.95, limit=MAX_TELL):
+    """The games each of the two cells would need (both at one count, rounded up to 100) for
+    :func:`convergence_test` to tell at the current rates: doubled from the larger count until it
+    tells, then halved back by bisection to within 1%. None when no count up to ``limit`` tells (an
+    estimate on the tolerance itself)."""
+
+    def tells(n):
         grown = difference_intervals(top, below, confidence, n)
-        if any(r[2] > tol or r[3] < -tol for r in grown) or all(-tol <= r[2] and r[3] <= tol for r in grown):
-            more = n
-            break
-    return CANNOT_TELL, s, diff, lo, hi, more
+        beyond = any(r[2] > tolerance or r[3] < -tolerance for r in grown)
+        return beyond or all(-tolerance <= r[2] and r[3] <= tolerance for r in grown)
+
+    lo = max(top.games, below.games, 1)
+    hi = 2 * lo
+    while not tells(hi):
+        lo, hi = hi, 2 * hi
+        if hi > limit:
+            return None
+    while hi - lo > max(100, hi // 100):
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if tells(mid) else (mid, hi)
+    return int(math.ceil(hi / 100.0) * 100)
 
 
 def convergence(rs, tolerance=None):
@@ -356,7 +412,7 @@ def convergence(rs, tolerance=None):
     if word == MOVES:
         return False, f"Moves with skill: {both}, shown beyond {100 * tol:g} points."
     need = (f"about {more:,} games in each of the two cells would tell" if more is not None
-            else "no affordable number of games would tell")
+            else f"no number of games would tell: the difference sits on the {100 * tol:g}-point line")
     return None, (f"Converged? Cannot tell yet: {both}, neither shown within {100 * tol:g} points nor beyond; "
                   f"{need}.")
 
@@ -384,7 +440,7 @@ def _clause(r):
         return f"unfair {where}: {r.lean()} (fair is {pc(r.fair)}; {games})"
     if r.on_margin:
         cost = (f"deciding would take about {int(r.more_games):,} more games" if math.isfinite(r.more_games)
-                else "no affordable number of games would decide it")
+                else "no number of games would decide it at this estimate")
         return (f"on the margin {where}: {r.lean()} ({games}): right at the {100 * r.margin:.0f}-point margin, "
                 f"so neither fair nor unfair can be shown; {cost}")
     return f"not decided {where}: {r.lean()} ({games})"

@@ -72,11 +72,12 @@ def ladder_order(rs):
     return sorted(keys, key=lambda j: keys[j])
 
 
-def _short_seat(r):
-    """``1st`` / ``last`` / ``seat 2``: the seat furthest from fair, in a cell's few characters."""
-    if r.players > 2 and r.seat == r.players - 1:
+def _short_seat(r, seat=None):
+    """``1st`` / ``last`` / ``seat 2``: the seat furthest from fair (or ``seat``), in a cell's few characters."""
+    seat = r.seat if seat is None else seat
+    if r.players > 2 and seat == r.players - 1:
         return "last"
-    return {0: "1st", 1: "2nd", 2: "3rd"}.get(r.seat, f"seat {r.seat + 1}")
+    return {0: "1st", 1: "2nd", 2: "3rd"}.get(seat, f"seat {seat + 1}")
 
 
 def verdict_word(r):
@@ -97,7 +98,11 @@ def edge_text(r):
         return ""
     lo, hi = r.lo - r.fair, r.hi - r.fair
     interval = f" [{100 * lo:+.1f}, {100 * hi:+.1f}]" if not (math.isnan(lo) or math.isnan(hi)) else ""
-    return f"{_short_seat(r)} {100 * r.deviation:+.1f} pp{interval}"
+    # An unfair cell of three or more seats with more than one seat shown off names the others too
+    # (at two players the other seat is the same fact mirrored).
+    others = [k for k, _ in r.named if k != r.seat] if r.verdict == stats.IMBALANCED and r.players > 2 else []
+    also = f", also {', '.join(_short_seat(r, k) for k in dict.fromkeys(others))}" if others else ""
+    return f"{_short_seat(r)} {100 * r.deviation:+.1f} pp{interval}{also}"
 
 
 def _worst(rs):
@@ -219,7 +224,16 @@ def short_lines(rs):
     return out
 
 
-def matrix_chart(rows, judges, confidence=0.95):
+def interval_words(confidence=0.95, own=False):
+    """What a cell's interval is: ``95% interval``, or for a run judged by the zone test the interval
+    of the verdict itself (each end a one-sided bound of at least the confidence, so a fair cell's
+    lies within the fair band and an unfair cell's named seat beyond the zone)."""
+    if own:
+        return f"the interval of its verdict, each end a {100 * confidence:.0f}% bound or more"
+    return f"{100 * confidence:.0f}% interval"
+
+
+def matrix_chart(rows, judges, confidence=0.95, own=False):
     """The verdict matrix as a PNG :class:`reports.charts.Chart` (see the module doc)."""
     nrows, ncols = len(rows), len(judges)
     label_w = 1.5 if all(len(lab) <= 10 for lab, _ in rows) else 2.6
@@ -245,8 +259,8 @@ def matrix_chart(rows, judges, confidence=0.95):
     for j, judge in enumerate(judges):
         ax.text(j + 0.5, -0.12, judge, ha="center", va="bottom", fontsize=10.5, fontweight="bold")
     fig.suptitle(
-        f"Seat verdict per player count and judge (weakest judge left): the seat furthest from fair, "
-        f"its edge in pp and {100 * confidence:.0f}% interval",
+        f"Seat verdict per player count and judge (weakest judge left): the seat furthest from fair "
+        f"(unfair: the seat shown off), its edge in pp and {interval_words(confidence, own)}",
         fontsize=10,
     )
     return Chart(CHART_NAME, CHART_TITLE, to_png(fig, dpi=90))
@@ -258,7 +272,7 @@ def _rect(x, y, face, edge):
     return Rectangle((x + 0.03, y + 0.05), 0.94, 0.9, facecolor=face, edgecolor=edge, linewidth=1.4)
 
 
-def matrix_text(rows, judges, confidence=0.95):
+def matrix_text(rows, judges, confidence=0.95, own=False):
     """The verdict matrix as aligned text for a terminal: the verdict word and the edge per cell."""
     header = ["", *judges]
     body = []
@@ -271,7 +285,7 @@ def matrix_text(rows, judges, confidence=0.95):
     widths = [max(len(x[k]) for x in [header, *body]) for k in range(len(header))]
     out = [
         f"At a glance: seat verdict per player count and judge, weakest judge first (the seat furthest "
-        f"from fair, its edge and {100 * confidence:.0f}% interval)",
+        f"from fair, or the seat an unfair cell shows off; its edge and {interval_words(confidence, own)})",
         "",
     ]
     for line in [header, *body]:
@@ -292,8 +306,10 @@ def first_screen(seat_advantage, setting="instruments"):
     rows = matrix_rows(rs)
     confidence = float(getattr(seat_advantage, "confidence", 0.95))
     lines = short_lines(rs)
-    text = matrix_text(rows, judges, confidence) + "\n\n" + "\n".join(lines)
-    return FirstScreen(chart=matrix_chart(rows, judges, confidence), lines=lines, text=text, judges=judges)
+    cells = seat_advantage.cells
+    own = "seq_test" in cells and bool((cells["seq_test"] == "zone").any())
+    text = matrix_text(rows, judges, confidence, own) + "\n\n" + "\n".join(lines)
+    return FirstScreen(chart=matrix_chart(rows, judges, confidence, own), lines=lines, text=text, judges=judges)
 
 
 __all__ = ["FirstScreen", "edge_text", "first_screen", "ladder_order", "short_line", "short_lines", "verdict_word"]

@@ -232,6 +232,8 @@ def render_text(frame, margin, confidence, partial=False, title=None, gap_margin
             f"  Reading (sequential run, zone test): balanced (fair) means every seat is shown within {m + d:g} points "
             f"of a fair share, imbalanced (unfair) that a named seat is shown more than {m - d:g} points off; each is "
             f"wrong at most {100 * alpha:.0f}% of the time for its own setting and judge, looked at after every round. "
+            "A seat's interval in a note is its verdict's own (each end a one-sided bound at the word's level), the "
+            "best - worst gap's a separate confidence sequence simultaneous over the seats. "
             "Robust: every judge agrees; skill-sensitive: judges of different strength disagree.",
         ]
         return "\n".join(lines)

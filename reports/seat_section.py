@@ -35,13 +35,28 @@ def sequential_method(settings, alpha):
              f"{100 * (1 - alpha):.0f}%; a mirror cell plays one game per deal, so deals are the unit.")
     if settings.get("test", "interval") == "zone":
         d = 100 * float(settings.get("indifference", 0.01))
+        a = 100 * alpha
+        every = (
+            "Two intervals, two procedures. A seat's interval beside its verdict ('seat's win % among equals', the "
+            "glance matrix, the sentences, the notes) is the verdict's own: the confidence sequence dual to the zone "
+            "test, each end a one-sided bound at the level of the word (a fair cell: every seat at "
+            f"{a:.0f}% per end, so it lies within {m + d:g} points; an unfair cell: a named seat at its Holm level, "
+            f"the others and an undecided cell's at {a:.0f}% over the 2N seat-sides), so an interval never "
+            "contradicts its word; it resolves rates to the zone and no finer (about the estimate +- "
+            f"{d:g} points at the least). The 'raw win %' interval and the best - worst gap are the mixture "
+            "confidence sequences, simultaneous over the seats at "
+            f"{100 * (1 - alpha):.0f}%; the tie and tie-break shares each at {100 * (1 - alpha):.0f}%. Every one holds "
+            "at every look at once; a mirror cell plays one game per deal, so deals are the unit."
+        )
         return (
             f"Sequential run, indifference-zone test: each cell was looked at after every round and stopped at its "
             f"first decided look. Fair: every seat shown within {m + d:g} points of 1/N (the {m:g}-point margin and a "
             f"{d:g}-point zone); the chance of calling a cell fair when some seat is {m + d:g} points or more off is at "
             f"most {100 * alpha:.0f}%. Unfair: a named seat shown more than {m - d:g} points off in a named direction; "
             f"the chance of naming a seat that is in truth within {m - d:g} points is at most {100 * alpha:.0f}% "
-            "(Bonferroni over the seats). A seat between the two is near the margin either word may be said of. " + every
+            "(Holm over the seat-sides, every seat judged, two players too). Every seat shown off is named; a seat "
+            "whose evidence leans off without showing it when the run stops is said as leaning. A seat between the "
+            "two is near the margin either word may be said of. " + every
         )
     return ("Sequential run, interval test: each cell stopped at its first look where its seats were shown inside or "
             f"outside the {m:g}-point margin (anytime-valid tests, errors at most {100 * alpha:.0f}% each). " + every)

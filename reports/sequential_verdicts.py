@@ -11,11 +11,19 @@ the record columns (``seq_*``, documented in docs/guide/sequential.md, "The reco
 seat), ``seq_rate``, ``seq_lo``, ``seq_hi`` (its win rate and 95% confidence sequence),
 ``seq_edge`` (the margin edge nearest it), ``seq_on_margin`` (undecided because the estimate sits on
 the margin), ``seq_more_games`` (games beyond those played that would decide it at the current
-estimates; inf when none would), ``seq_test`` (``zone`` or ``interval``), ``seq_note`` (one sentence).
+estimates; inf when none would), ``seq_test`` (``zone`` or ``interval``), ``seq_note`` (one sentence),
+``seq_named`` (zone test: every seat shown off, JSON ``[[seat, +1 above / -1 below]]``, the first
+the ``seq_seat``), ``seq_leaning`` (zone test: the seats whose evidence leans off without showing it).
+
+Under the zone test a seat's interval (``seat_lo``, ``seat_hi`` of the rates, ``seq_lo``, ``seq_hi``)
+is the verdict's own (:func:`stats.zone.verdict_intervals`: each end a one-sided
+bound at the level of the word), so it never contradicts the word; ``win_lo``, ``win_hi`` and the
+best - worst gap keep the mixture sequences simultaneous over the seats (the "raw" reading).
 """
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -38,6 +46,8 @@ SEQ_COLUMNS = (
     "seq_more_games",
     "seq_test",
     "seq_note",
+    "seq_named",
+    "seq_leaning",
 )
 
 
@@ -52,6 +62,13 @@ STOP_WORDS = {
     "set": "its instrument set's verdict was decided first",
     "reference": "every set compared with it was decided first",
 }
+
+
+def _seat_clause(rec, seat, way, share):
+    """``seat 4 above, 39.1% (+5.8 pp, [36.9, 41.2])``: one seat of a record, said with its interval."""
+    s = rec["seats"][seat]
+    return (f"seat {seat + 1} {'above' if way > 0 else 'below'}, {pct(s['rate'])}% ({_pp(s['rate'] - share)}, "
+            f"[{100 * s['lo']:.1f}, {100 * s['hi']:.1f}])")
 
 
 def sequential_note(rec, games, margin, stop=None):
@@ -75,12 +92,16 @@ def sequential_note(rec, games, margin, stop=None):
         )
     if rec["verdict"] == stats.IMBALANCED:
         if zone:
-            way = "above" if rec["worst_rate"] >= share else "below"
-            return (
-                f"decided unfair at {games_text(games)} games: seat {seat} wins {pct(rec['worst_rate'])}% "
-                f"({_pp(rec['worst_rate'] - share)} vs {pct(share)}%, {span}), shown more than {100 * (margin - d):g} pp "
-                f"{way} its fair share (the {m}-point margin less its {100 * d:g}-point zone)"
+            named = rec.get("named") or [[rec["worst_seat"], 1 if rec["worst_rate"] >= share else -1]]
+            shown = "; ".join(_seat_clause(rec, k, way, share) for k, way in named)
+            text = (
+                f"decided unfair at {games_text(games)} games: {shown}, shown more than {100 * (margin - d):g} pp "
+                f"off its fair share of {pct(share)}% (the {m}-point margin less its {100 * d:g}-point zone)"
             )
+            leaning = rec.get("leaning") or []
+            if leaning:
+                text += "; leaning off too, not shown: " + "; ".join(_seat_clause(rec, k, way, share) for k, way in leaning)
+            return text
         return (
             f"decided imbalanced at {games_text(games)} games: seat {seat} wins {pct(rec['worst_rate'])}% "
             f"({_pp(rec['worst_rate'] - share)} vs {pct(share)}%, {span}), outside the {m} pp margin"
@@ -159,6 +180,8 @@ def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_k
         cells.at[i, "seq_more_games"] = cells.at[i, "more_games"]
         cells.at[i, "seq_test"] = test
         cells.at[i, "seq_note"] = sequential_note(rec, n, run_margin, stop)
+        cells.at[i, "seq_named"] = json.dumps([list(x) for x in rec.get("named") or []])
+        cells.at[i, "seq_leaning"] = json.dumps([list(x) for x in rec.get("leaning") or []])
         idx = part.index
         if rec["row_tost_p"] is not None:
             rates.loc[idx, "tost_p"] = np.asarray(rec["row_tost_p"])
@@ -166,6 +189,7 @@ def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_k
         else:
             rates.loc[idx, "tost_p"] = rec["tost_p"]
             rates.loc[idx, "outside_p_holm"] = rec["outside_p"]
-        for col in ("seat", "win"):
-            rates.loc[idx, f"{col}_lo"] = [s["lo"] for s in rec["seats"]]
-            rates.loc[idx, f"{col}_hi"] = [s["hi"] for s in rec["seats"]]
+        rates.loc[idx, "seat_lo"] = [s["lo"] for s in rec["seats"]]
+        rates.loc[idx, "seat_hi"] = [s["hi"] for s in rec["seats"]]
+        rates.loc[idx, "win_lo"] = [s.get("sim_lo", s["lo"]) for s in rec["seats"]]
+        rates.loc[idx, "win_hi"] = [s.get("sim_hi", s["hi"]) for s in rec["seats"]]

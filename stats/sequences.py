@@ -192,10 +192,9 @@ def games_to_decide(rates, players, margin=0.03, confidence=0.95, r=None, start=
 
 
 def simultaneous(confidence, players):
-    """The confidence of each seat's sequence so that every judged seat's holds at once (Bonferroni
-    over the seats the verdict reads: one at two players, where seat 2 is seat 1's complement)."""
-    seats = 1 if int(players) == 2 else int(players)
-    return 1.0 - alpha_of(confidence) / seats
+    """The confidence of each seat's sequence so that every seat's holds at once (Bonferroni over
+    the seats, two players too: a stalled game breaks "seat 2 = 1 - seat 1")."""
+    return 1.0 - alpha_of(confidence) / int(players)
 
 
 def gap_interval(seats):
@@ -222,7 +221,14 @@ def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None, affo
     ``test``: ``"interval"`` (this module's "shown inside / outside the margin") or ``"zone"``
     (:mod:`stats.zone`, with ``indifference``). *On the margin*: undecided, the
     margin edge nearest the worst seat lies inside its interval, and the interval is no wider than
-    the margin (:func:`narrow`). ``affordable`` is kept for callers."""
+    the margin (:func:`narrow`). ``affordable`` is kept for callers.
+
+    For the zone test every seat's ``lo``, ``hi`` are the verdict's own interval
+    (:func:`stats.zone.verdict_intervals`, one-sided level ``side_level``), so a fair
+    cell shows every seat within the fair band and an unfair cell's named seats beyond the zone;
+    ``sim_lo``, ``sim_hi`` keep the mixture sequences simultaneous over the seats (the gap's).
+    ``named``: every seat-side the zone test shows beyond the zone, ``[[seat, direction]]``;
+    ``leaning``: those whose evidence leans beyond it without showing it."""
     from stats import zone as SZ
 
     wins = np.asarray(wins, dtype=float)
@@ -235,11 +241,20 @@ def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None, affo
     for s in range(wins.size):
         lo, hi = confidence_sequence(float(wins[s]), int(games), r, level)
         seats.append({"seat": s, "rate": float(rates[s]), "lo": lo, "hi": hi})
+    for s in seats:
+        s["sim_lo"], s["sim_hi"] = s["lo"], s["hi"]
     worst = int(np.argmax(np.abs(rates - c)))
     named = None
+    named_all, leaning = [], []
     if test == "zone":
         d = SZ.DEFAULT_INDIFFERENCE if indifference is None else indifference
         z = SZ.cell_test(wins, games, players, margin, d, confidence)
+        own = SZ.verdict_intervals(wins, games, players, margin, d, confidence)
+        for s in seats:
+            k = s["seat"]
+            s["lo"], s["hi"], s["side_level"] = float(own["lo"][k]), float(own["hi"][k]), float(own["level"][k])
+        named_all = [[int(k), int(way)] for k, way, _a in own["named"]]
+        leaning = [[int(k), int(way)] for k, way in own["leaning"]]
         verdict = {SZ.FAIR: BALANCED, SZ.UNFAIR: IMBALANCED}.get(z["code"], INCONCLUSIVE)
         with np.errstate(over="ignore"):
             tost_p = float(min(1.0, math.exp(-min(z["log_fair"], 700.0))))
@@ -264,7 +279,7 @@ def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None, affo
         more = None if not math.isfinite(need) else int(math.ceil(max(need - games, 0)))
         lo, hi = seats[worst]["lo"], seats[worst]["hi"]
         on_margin = bool(lo <= edge <= hi and narrow(lo, hi, margin))
-    gap, gap_lo, gap_hi = gap_interval(seats)
+    gap, gap_lo, gap_hi = gap_interval([{"rate": s["rate"], "lo": s["sim_lo"], "hi": s["sim_hi"]} for s in seats])
     return {
         "verdict": verdict,
         "decided": decided,
@@ -275,6 +290,8 @@ def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None, affo
         "outside_p": outside_p,
         "worst_seat": worst,
         "named_seat": named,
+        "named": named_all,
+        "leaning": leaning,
         "worst_rate": float(rates[worst]),
         "worst_lo": seats[worst]["lo"],
         "worst_hi": seats[worst]["hi"],

@@ -26,8 +26,11 @@ NOTE = (
 def build(ctx):
     confidence = ctx.options.confidence
     seat_sec = ctx.section("seats")
-    shares = tiebreak_shares(ctx.tables, ctx.tables, confidence)
+    sequential = ctx.run.manifest.get("sequential")
+    shares = tiebreak_shares(ctx.tables, ctx.tables, confidence, sequential=sequential)
     c = int(100 * confidence)
+    # A sequential run stopped when its verdicts were decided: the interval is a confidence sequence.
+    kind = "confidence sequence" if sequential else "CI"
     if not shares.empty:
         spec = [
             *setting_cols(ctx.setting),
@@ -37,7 +40,7 @@ def build(ctx):
             ("win % (R13 as decided)", P.rate("win_rate")),
             ("won on points %", P.rate("points_rate")),
             ("won by the tie-break %", P.rate("tiebreak_rate")),
-            (f"win % with tied wins shared [{c}% CI]", P.rate("shared_rate", "shared_lo", "shared_hi")),
+            (f"win % with tied wins shared [{c}% {kind}]", P.rate("shared_rate", "shared_lo", "shared_hi")),
             ("edge vs 1/N, pp", P.pp("edge")),
             ("of it: tie-break, pp", P.pp("tiebreak_part")),
             ("of it: on points, pp", P.pp("points_part")),

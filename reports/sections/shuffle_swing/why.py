@@ -37,10 +37,14 @@ COLUMNS = [
 ]
 
 
-def tiebreak_shares(seats, games, confidence=0.95):
+def tiebreak_shares(seats, games, confidence=0.95, sequential=None):
     """One row per mirror cell and seat: the win rate as decided, on points, by the tie-break, and with
     tied wins shared (with its interval counting deals), and the edge split (module doc).
-    ``seats`` and ``games``: the tables, or a run (either argument)."""
+    ``seats`` and ``games``: the tables, or a run (either argument). ``sequential``: the manifest's
+    record of a sequential run; its cells stopped when their verdict was decided, so the shared rate's
+    interval is then a confidence sequence at the run's confidence (the beta mixture of
+    :func:`stats.sequences.confidence_sequence` on the shares, each in [0, 1]: a mixture
+    of likelihood ratios stays a test supermartingale for values in [0, 1], one game per deal)."""
     run = tables_of(seats, games)
     cells = with_setting(run.cells)
     cells["lineup"] = cells["lineup"].astype(str)
@@ -54,7 +58,8 @@ def tiebreak_shares(seats, games, confidence=0.95):
         n = ch.players
         a = acc.get(gi)
         if a is None:
-            a = acc[gi] = {"games": 0, "shared": [Clustered(1) for _ in range(n)], "won": np.zeros(n),
+            a = acc[gi] = {"games": 0, "shared": [Clustered(1) for _ in range(n)], "shared_sum": np.zeros(n),
+                           "won": np.zeros(n),
                            "points": np.zeros(n), "tiebreak": np.zeros(n), "decided": 0}
         g = ch.games
         deal = M.deal_key(ch.k, g["deal"])
@@ -68,6 +73,7 @@ def tiebreak_shares(seats, games, confidence=0.95):
         for seat in range(n):
             won = winner == seat
             a["shared"][seat].add(share[:, seat], deal)
+            a["shared_sum"][seat] += float(share[:, seat].sum())
             a["won"][seat] += won.sum()
             a["points"][seat] += (won & ~by_tb).sum()
             a["tiebreak"][seat] += (won & by_tb).sum()
@@ -78,6 +84,8 @@ def tiebreak_shares(seats, games, confidence=0.95):
         n, games = int(players), a["games"]
         for seat in range(n):
             rate, lo, hi, _ = M.wilson_clustered(a["shared"][seat], confidence)
+            if sequential:
+                lo, hi = shared_sequence(a["shared_sum"][seat], games, n, sequential, confidence)
             win = float(a["won"][seat] / games)
             rows.append(
                 {
@@ -89,6 +97,18 @@ def tiebreak_shares(seats, games, confidence=0.95):
                 }
             )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def shared_sequence(total, games, players, sequential, confidence=0.95):
+    """``(lo, hi)``: the confidence sequence of a seat's rate with tied wins shared (``total`` shares
+    over ``games`` deals of a mirror cell), at the sequential run's margin and confidence."""
+    from stats import sequences as SS
+
+    settings = (sequential or {}).get("settings", {})
+    margin = float(settings.get("margin", 0.03))
+    conf = float(settings.get("confidence", confidence))
+    r = SS.prior_strength(players, margin, conf)
+    return SS.confidence_sequence(float(total), int(games), r, conf)
 
 
 def _level(lineup):
