@@ -145,6 +145,22 @@ def field_of_error(fields, key):
     return best
 
 
+MAX_MESSAGE = 300  # characters of a message beside a field (a 5,000-digit value is not repeated whole)
+
+
+def shorten(text, n=MAX_MESSAGE):
+    return text if len(text) <= n else text[: n - 20] + " ... " + text[-15:]
+
+
+def labelled(f, key):
+    """An error's key path as the field's label reads it (``space[t1].number`` for the loader's
+    ``space[0].number``), so that the message and the label name the same thing."""
+    for k in (f.key,):
+        if key == k or key.startswith(k + ".") or key.startswith(k + "["):
+            return f.alt + key[len(k):]
+    return key
+
+
 def write_over(source_text, doc, fields, changed, out, root=None):
     """Write ``doc``'s changed values into a copy of ``source_text`` (its comments kept) at ``out``
     (below ``root``, through no link: :func:`ssb.desk.guard.write_file`)."""
@@ -182,7 +198,10 @@ def check_and_save(doc, fields, form, validate, source_text, out, protected=(), 
         validate(new)
     except DataError as exc:
         f = field_of_error(fields, exc.key)
-        outcome.errors[f.name if f else ""] = str(exc) if f is None else f"{exc.key}: {exc.reason}"
+        outcome.errors[f.name if f else ""] = shorten(str(exc) if f is None else f"{labelled(f, exc.key)}: {exc.reason}")
+        return outcome
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # a value no loader check expected
+        outcome.errors[""] = shorten(f"the loader cannot read this file: {exc}")
         return outcome
     given = Path(out)
     if root is not None:

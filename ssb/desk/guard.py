@@ -114,7 +114,7 @@ class Guard(BaseHTTPMiddleware):
             given = (parse_qs(body.decode("latin-1"), max_num_fields=10_000).get(FORM_FIELD) or [None])[0]
         if not given or not self.form_token or not hmac.compare_digest(given.encode("latin-1", "replace"),
                                                                         self.form_token.encode()):
-            return ("This request carries neither this desk's Origin nor its form token: send it from a page "
+            return ("This request carries neither the Origin of this desk nor its form token: send it from a page "
                     "of the desk.")
         return None
 
