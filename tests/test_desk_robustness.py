@@ -226,6 +226,7 @@ def test_a_damaged_desk_json(client, tmp_path, text, says):
     "{", "[]", '{"verdict": 3}', '{"verdict": "pass", "counts": {"pass": "x"}}', '{"verdict": "pass", "counts": []}',
     '{"verdict": "pass", "figures": "x"}', '{"verdict": "pass", "figures": [{"label": "win rate", "baseline": "x"}]}',
     '{"verdict": "pass", "figures": [{"label": "win rate", "baseline": 0.5, "now": 0.5, "change": 1e308}]}',
+    '{"verdict": "pass", "figures": [{"label": "win rate", "baseline": 0.5, "now": 0.5, "change": 0, "ci_low": 0}]}',
 ])
 def test_a_damaged_regress_json(client, tmp_path, text):
     check_folder(tmp_path, GOOD, text)

@@ -123,6 +123,14 @@ def test_without_an_origin_the_desks_form_token_is_taken(tmp_path):
     assert c.post("/edit/instrument/Horns", data={**data, guard.FORM_FIELD: other}).status_code == 403
 
 
+def test_a_large_form_without_an_origin_is_refused_unread(tmp_path):
+    c = client_for(tmp_path, origin=None)
+    token = c.app.state.form_token
+    body = f"{guard.FORM_FIELD}={token}&pad=" + "x" * (guard.MAX_FORM + 1)
+    res = c.post("/tune", content=body, headers={"content-type": "application/x-www-form-urlencoded"})
+    assert res.status_code == 403 and files_under(tmp_path) == []
+
+
 def test_a_get_changes_nothing(tmp_path):
     c = client_for(tmp_path)
     assert c.get("/check").status_code == 405

@@ -35,6 +35,7 @@ FORM_HEADER = "x-desk-form"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 MAX_NAME = 1024  # characters of a path from a request (a file system takes 4096 at most, 255 a part)
 MAX_PART = 255
+MAX_FORM = 1_000_000  # bytes of a form read for its form token (a larger one must send the header)
 
 
 class Refused(Exception):
@@ -109,8 +110,10 @@ class Guard(BaseHTTPMiddleware):
             if f"{parts.scheme}://{parts.netloc}".lower() not in own:
                 return "A form from another site (its Referer is not this desk) is not taken by this desk."
         given = request.headers.get(FORM_HEADER)
-        if given is None and request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
-            body = await request.body()
+        size = request.headers.get("content-length", "")
+        if (given is None and request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded")
+                and size.isascii() and size.isdigit() and int(size) <= MAX_FORM):
+            body = await request.body()  # small: a form of the desk is a few kilobytes
             given = (parse_qs(body.decode("latin-1"), max_num_fields=10_000).get(FORM_FIELD) or [None])[0]
         if not given or not self.form_token or not hmac.compare_digest(given.encode("latin-1", "replace"),
                                                                         self.form_token.encode()):

@@ -239,7 +239,8 @@ def checked_state(folder, root):
     """``desk.json`` of ``folder`` checked word by word against what the desk writes (:func:`check_argv`)."""
     folder, root = Path(folder), Path(root)
     state = load_state(folder)
-    rel = str(folder.relative_to(root)) if folder.is_relative_to(root) else None
+    where, home = folder.resolve(), root.resolve()
+    rel = str(where.relative_to(home)) if where.is_relative_to(home) else None
     if rel is None:
         raise JobError(f"{folder} is outside the desk's folder")
     for argv in state["steps"]:

@@ -160,7 +160,7 @@ def answer_block(ans, folder_rel, status, token=""):
     rows = []
     for f in ans.get("figures", []):
         players = str(f.get("cell_key", "")).split("|")[0].replace("players=", "")
-        ci = f"[{100 * f['ci_low']:+.1f}, {100 * f['ci_high']:+.1f}]" if "ci_low" in f else ""
+        ci = f"[{100 * f['ci_low']:+.1f}, {100 * f['ci_high']:+.1f}]" if "ci_low" in f and "ci_high" in f else ""
         v = str(f.get("verdict", ""))
         rows.append([e(players), e(str(f.get("label", ""))), f"{100 * f.get('baseline', 0):.1f}%",
                      f"{100 * f.get('now', 0):.1f}%", f"{100 * f.get('change', 0):+.1f} pp {ci}",
