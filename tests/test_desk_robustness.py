@@ -260,3 +260,12 @@ def test_cancel_on_a_finished_check_leaves_it_finished(client, tmp_path):
     assert 'data-status="done"' in page and jobs.read_state(folder)["status"] == "done"
     page = clean(client.post("/check/results/desk/old/resume"))
     assert "this check is done" in page
+
+
+def test_a_board_the_gate_does_not_play_is_not_checked(client, tmp_path):
+    ed = catalog.boards(tmp_path)["echidna/snow"]
+    data = {f.name: f.shown() for f in forms.fields_of(forms.tomllib.loads(ed.source_text())) if f.kind != "bool"}
+    assert 'id="saved"' in client.post("/edit/board/echidna/snow", data=data).text
+    page = clean(client.post("/check", data={"kind": "board", "key": "echidna/snow", "games": "10"}), 409)
+    assert "ssb check --game echidna" in page
+    assert not (tmp_path / "results").exists()

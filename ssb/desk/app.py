@@ -296,6 +296,10 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             return refused("Nothing to check", f"Your file cannot be checked: {problem}. Open its page to repair it.")
         if not ed.own.is_file():
             return refused("Nothing to check", "Save your own file first.")
+        if not ed.checkable:
+            return refused("Nothing to check", f"The balance check plays the gate's scenario, which does not play "
+                                               f"{ed.game}'s boards: check this board with `ssb check --game {ed.game} "
+                                               f"--board {rel(ed.own, root)}`.")
         games = str(form.get("games", "") or "").strip()
         if games and not GAMES.fullmatch(games):
             return refused("Bad input", f"games: expected a whole number written in digits 0-9, got {short(games, 40)!r}",
