@@ -129,6 +129,9 @@ def test_a_large_form_without_an_origin_is_refused_unread(tmp_path):
     body = f"{guard.FORM_FIELD}={token}&pad=" + "x" * (guard.MAX_FORM + 1)
     res = c.post("/tune", content=body, headers={"content-type": "application/x-www-form-urlencoded"})
     assert res.status_code == 403 and files_under(tmp_path) == []
+    body = "&".join(f"f{i}=1" for i in range(20_000))  # more fields than any form of the desk
+    res = c.post("/tune", content=body, headers={"content-type": "application/x-www-form-urlencoded"})
+    assert res.status_code == 403 and files_under(tmp_path) == []
 
 
 def test_a_get_changes_nothing(tmp_path):

@@ -77,7 +77,7 @@ class Guard(BaseHTTPMiddleware):
         if not self.token and not host_ok(host, self.host, self.port):
             return refusal(400, "Not this desk's address",
                            f"This desk answers at its own address only (127.0.0.1, localhost or [::1]), "
-                           f"not at {host!r}: open the address that `ssb desk` printed.")
+                           f"not at {host[:100]!r}: open the address that `ssb desk` printed.")
         if self.token:
             given = request.query_params.get("token") or request.cookies.get(COOKIE) or ""
             if not hmac.compare_digest(given.encode(), self.token.encode()):
@@ -114,7 +114,10 @@ class Guard(BaseHTTPMiddleware):
         if (given is None and request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded")
                 and size.isascii() and size.isdigit() and int(size) <= MAX_FORM):
             body = await request.body()  # small: a form of the desk is a few kilobytes
-            given = (parse_qs(body.decode("latin-1"), max_num_fields=10_000).get(FORM_FIELD) or [None])[0]
+            try:
+                given = (parse_qs(body.decode("latin-1"), max_num_fields=10_000).get(FORM_FIELD) or [None])[0]
+            except ValueError:  # more fields than any form of the desk has
+                given = None
         if not given or not self.form_token or not hmac.compare_digest(given.encode("latin-1", "replace"),
                                                                         self.form_token.encode()):
             return ("This request carries neither the Origin of this desk nor its form token: send it from a page "
@@ -127,8 +130,8 @@ def new_form_token():
 
 
 def clean_name(name):
-    """A path from a request, refused (:class:`Refused`) when it holds a NUL, is absurdly long, or
-    names a parent folder."""
+    """A path from a request, refused (:class:`Refused`) when it holds a NUL or is longer than a file
+    system takes (a parent folder is refused by :func:`inside`, once resolved)."""
     if "\x00" in name:
         raise Refused("a name with a NUL character")
     if len(name) > MAX_NAME or any(len(p.encode("utf-8", "surrogatepass")) > MAX_PART for p in name.split("/")):
