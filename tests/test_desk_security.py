@@ -52,7 +52,7 @@ def no_traceback(res):
 
 # ------------------------------------------------------------------ the Host header (DNS rebinding)
 @pytest.mark.parametrize("host", ["evil.example:8765", "127.0.0.1:9999", "evil.example", "127.0.0.1.evil.example:8765",
-                                  "user@127.0.0.1:8765", ""])
+                                  "user@127.0.0.1:8765", "", "127.0.0.1:8765#x", "127.0.0.1:8765/x", "127.0.0.1:8765 "])
 def test_a_foreign_host_header_is_refused(tmp_path, host):
     c = client_for(tmp_path, origin=None)
     res = c.get("/", headers={"host": host})

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hmac
 import os
+import re
 import secrets
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -35,6 +36,7 @@ FORM_HEADER = "x-desk-form"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 MAX_NAME = 1024  # characters of a path from a request (a file system takes 4096 at most, 255 a part)
 MAX_PART = 255
+HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")  # a name or [IPv6], a port
 MAX_FORM = 1_000_000  # bytes of a form read for its form token (a larger one must send the header)
 
 
@@ -46,6 +48,8 @@ def host_ok(given, host="127.0.0.1", port=None):
     """Whether a ``Host`` header names the desk bound to ``host`` on ``port``: 127.0.0.1, localhost,
     [::1] or ``host`` itself, with that port (any port when ``port`` is None: a desk that does not
     know its port, as in a test client)."""
+    if not HOST.fullmatch(given):
+        return False
     try:
         parts = urlsplit("//" + given)
         name, given_port = (parts.hostname or ""), parts.port
