@@ -15,6 +15,12 @@ The folder is an ordinary run folder (``manifest.json``, the tables, ``report/``
 beside them: the commands, the driver's process id and how far it got. Everything the desk shows of
 a check is read from that folder, so a check survives a closed browser and a stopped desk: its
 driver runs in a session of its own, and a stopped one is taken up again with ``ssb run --resume``.
+
+The desk acts only on what it started and still owns: ``desk.json`` records the driver's process id
+with its start time, and a signal goes only to the process that has that id, started at that time,
+and runs this module on this folder (:func:`owned`; a reused id is another process). Resume runs
+only the commands the desk writes for the folder, checked word by word (:func:`check_argv`), in the
+desk's own folder; a damaged ``desk.json`` is refused with the reason (:class:`JobError`).
 """
 
 from __future__ import annotations
