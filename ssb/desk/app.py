@@ -206,7 +206,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             return page(ed.name, repair_body(ed, str(exc), "", f"not saved: {exc}"), 409)
         except DataError as exc:
             return page(ed.name, repair_body(ed, ed.own_problem() or "its text", text, f"not saved: {exc}"), 400)
-        except (ValueError, RecursionError) as exc:
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # a value no loader check expected
             return page(ed.name, repair_body(ed, ed.own_problem() or "its text", text, f"not saved: {exc}"), 400)
         except OSError as exc:
             return page(ed.name, repair_body(ed, ed.own_problem() or "", None,
