@@ -68,6 +68,11 @@ def typename(value):
     }.get(type(value), type(value).__name__)
 
 
+
+def _one(what):
+    """``numbers`` -> ``number``, ``entries`` -> ``entry``: the word for one of ``what``."""
+    return what[:-3] + "y" if what.endswith("ies") else what[:-1] if what.endswith("s") else what
+
 class Checker:
     """Type and shape checks that raise :class:`DataError` for one file."""
 
@@ -111,8 +116,8 @@ class Checker:
         lo = -DATA_INT_MAX if lo is None else lo
         hi = DATA_INT_MAX if hi is None else hi
         note = f" ({why})" if why else ""
-        if value < lo:
-            self.fail(key, f"{value} is below the minimum {lo}{note}")
+        if value < lo:  # ``why`` explains the maximum: a minimum is said alone
+            self.fail(key, f"{value} is below the minimum {lo}")
         if value > hi:
             self.fail(key, f"{value} is above the maximum {hi}{note}")
         return value
@@ -146,7 +151,7 @@ class Checker:
         if not isinstance(value, list):
             self.fail(key, f"expected a list, got {typename(value)} {value!r}")
         if len(value) < min_len:
-            self.fail(key, f"needs at least {min_len} {what}, got {len(value)}")
+            self.fail(key, f"needs at least {min_len} {_one(what) if min_len == 1 else what}, got {len(value)}")
         if max_len is not None and len(value) > max_len:
             self.fail(key, f"at most {max_len} {what} supported, got {len(value)}")
         return value
@@ -177,7 +182,7 @@ class Checker:
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
             self.fail(key, f"expected an array of tables written [[{key}]]")
         if len(value) < min_len:
-            self.fail(key, f"needs at least {min_len} {what}, got {len(value)}")
+            self.fail(key, f"needs at least {min_len} {_one(what) if min_len == 1 else what}, got {len(value)}")
         if len(value) > max_len:
             self.fail(key, f"at most {max_len} {what} supported by the kernel, got {len(value)}")
         return value

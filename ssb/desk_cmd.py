@@ -4,6 +4,8 @@ import click
 
 from ssb.common import UserError
 
+MIN_TOKEN = 16  # characters of a token given with --token
+
 
 @click.command(name="desk")
 @click.option("--host", default="127.0.0.1", show_default=True, metavar="ADDRESS",
@@ -13,8 +15,8 @@ from ssb.common import UserError
               help="Port to listen on; 0 picks a free one.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser; print the desk's address and wait.")
 @click.option("--token", default=None, metavar="TOKEN",
-              help="The token visitors must give (default: none on this machine's own address, a new random "
-                   "one on any other).")
+              help="The token visitors must give, at least 16 letters, digits, '-' or '_' (default: none on this "
+                   "machine's own address, a new random one on any other).")
 @click.option("--folder", type=click.Path(file_okay=False), default=".", show_default=True, metavar="DIR",
               help="The designer's folder: your own files go to DIR/designs/, runs to DIR/results/.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True, metavar="J",
@@ -35,6 +37,7 @@ def desk(host, port, no_browser, token, folder, jobs):
         ssb desk
         ssb desk --port 8800 --no-browser
     """
+    import errno
     import secrets
     import socket
     import webbrowser
@@ -44,20 +47,37 @@ def desk(host, port, no_browser, token, folder, jobs):
 
     from ssb.desk.app import create_app, is_loopback
 
+    host = host.strip()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not host:
+        raise UserError("--host: must not be empty (127.0.0.1: this machine only)")
+    if token is not None and len(token) < MIN_TOKEN:
+        raise UserError(f"--token: {len(token)} characters is too short to guess at; give at least {MIN_TOKEN} "
+                        "(or leave it out: the desk makes a random one)")
+    if token is not None and (not token.isascii() or not token.isprintable() or any(c in token for c in " &#?%")):
+        raise UserError("--token: use letters, digits, '-' and '_' only (it goes in the desk's address)")
     if not is_loopback(host) and not token:
-        token = secrets.token_urlsafe(16)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        token = secrets.token_urlsafe(24)
+    try:
+        family, _t, _p, _c, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError, ValueError) as exc:
+        raise UserError(f"--host: {host!r} is not an address of this machine: {getattr(exc, 'strerror', None) or exc}") \
+            from None
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((host, port))
+        sock.bind(address)
     except OSError as exc:
-        raise UserError(f"--port: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        sock.close()
+        if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+            raise UserError(f"--port: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise UserError(f"--host: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     sock.listen(64)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/" + (f"?token={token}" if token else "")
-    app = create_app(Path(folder), token=token, workers=jobs)
+    app = create_app(Path(folder), token=token, workers=jobs, host=host, port=bound)
     click.echo(f"the desk is at {url}", err=False)
     click.echo("Ctrl-C stops it; checks it started go on in their run folders.")
     if not no_browser:

@@ -18,11 +18,17 @@ from ssb.desk import catalog, forms, jobs
 from ssb.desk.app import create_app, is_loopback
 
 AWARDS = "section.0.score.0.awards"  # the trumpet's first scoring term of the Horns
+DESK = "http://127.0.0.1:8765"
+
+
+def desk_client(root, **kwargs):
+    """A test client that asks as the desk's own page does: at the desk's address, with its Origin."""
+    return TestClient(create_app(root, **kwargs), base_url=DESK, headers={"origin": DESK})
 
 
 @pytest.fixture
 def client(tmp_path):
-    return TestClient(create_app(tmp_path))
+    return desk_client(tmp_path)
 
 
 def horns_form(client, **changes):
@@ -197,7 +203,7 @@ def test_a_form_from_another_site_is_refused(client, tmp_path):
     data = horns_form(client, **{AWARDS: "[3, 6, 2]"})
     res = client.post("/edit/instrument/Horns", data=data, headers={"origin": "http://elsewhere.example"})
     assert res.status_code == 403 and not (tmp_path / "designs").exists()
-    res = client.post("/edit/instrument/Horns", data=data, headers={"origin": "http://testserver"})
+    res = client.post("/edit/instrument/Horns", data=data, headers={"origin": DESK})
     assert res.status_code == 200 and (tmp_path / "designs" / "instruments" / "horns.toml").exists()
 
 
@@ -216,8 +222,10 @@ def test_a_check_outlives_a_killed_desk_and_a_new_desk_shows_its_answer(tmp_path
 
     proc, url = start_desk()
     try:
-        httpx.post(url + "edit/instrument/Horns", data=horns_form(TestClient(create_app(tmp_path)), **{AWARDS: "[3, 6, 2]"}))
-        res = httpx.post(url + "check", data={"kind": "instrument", "key": "Horns", "games": "30"})
+        own = {"origin": url.rstrip("/")}
+        httpx.post(url + "edit/instrument/Horns", data=horns_form(desk_client(tmp_path), **{AWARDS: "[3, 6, 2]"}),
+                   headers=own)
+        res = httpx.post(url + "check", data={"kind": "instrument", "key": "Horns", "games": "30"}, headers=own)
         assert res.status_code == 303
         folder = tmp_path / res.headers["location"].removeprefix("/check/")
     finally:

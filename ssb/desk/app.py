@@ -1,5 +1,6 @@
-"""The desk's web application (Starlette): the routes, and the token a desk bound to another address
-than this machine's asks for.
+"""The desk's web application (Starlette): the routes, behind the guard (:mod:`ssb.desk.guard`: the
+Host header, the token a desk bound to another address asks for, the origin of every request that
+changes something).
 
 Routes::
 
@@ -14,21 +15,19 @@ Routes::
 
 from __future__ import annotations
 
-import datetime as _dt
-import hmac
-import tomllib
 import json
+import re
+import tomllib
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ssb.desk import catalog, forms, jobs
+from simulator.errors import DataError
+from ssb.desk import catalog, forms, guard, jobs
 from ssb.desk.pages import (
     answer_block,
     check_fragment,
@@ -42,73 +41,72 @@ from ssb.desk.pages import (
 )
 
 STATIC = Path(__file__).resolve().parent / "static"
-COOKIE = "ssb_desk_token"
+COOKIE = guard.COOKIE
+GAMES = re.compile(r"[0-9]{1,9}")  # ASCII digits only: str.isdigit() also takes '²' and '٣'
 
 
-class TokenGate(BaseHTTPMiddleware):
-    """Every request carries the desk's token (``?token=`` once, then a cookie), when it has one; a
-    form sent from a page of another site (its ``Origin`` is not the desk's) is refused, so a web
-    page open in the same browser cannot start runs or write files through the desk."""
-
-    def __init__(self, app, token):
-        super().__init__(app)
-        self.token = token
-
-    async def dispatch(self, request, call_next):
-        origin = request.headers.get("origin")
-        if request.method == "POST" and origin and urlsplit(origin).netloc != request.headers.get("host", ""):
-            return PlainTextResponse("A form from another site is not taken by this desk.", status_code=403)
-        if not self.token:
-            return await call_next(request)
-        given = request.query_params.get("token") or request.cookies.get(COOKIE) or ""
-        if not hmac.compare_digest(given.encode(), self.token.encode()):
-            return PlainTextResponse(
-                "This desk asks for its token: open the address that `ssb desk` printed (it ends in ?token=...).",
-                status_code=401,
-            )
-        response = await call_next(request)
-        if request.query_params.get("token"):
-            response.set_cookie(COOKIE, self.token, httponly=True, samesite="strict")
-        return response
-
-
-def _stamp():
-    return _dt.datetime.now(_dt.UTC).strftime("%Y%m%d-%H%M%S")
-
-
-def create_app(root=".", token=None, check_games=None, check_chunk=None, env=None, workers=0):
+def create_app(root=".", token=None, check_games=None, check_chunk=None, env=None, workers=0, host="127.0.0.1",
+               port=None):
     """The desk for the designer's folder ``root`` (``designs/`` and ``results/`` under it).
 
-    ``token``: required of every request when given. ``check_games``/``check_chunk``: the games per
-    cell and chunk size a check starts with (default: the gate scenario's own, every baseline deal);
-    ``workers``: the worker processes of its runs (0: all cores)."""
+    ``token``: required of every request when given (else the ``Host`` header must name ``host``
+    or this machine, on ``port``: :mod:`ssb.desk.guard`). ``check_games``/``check_chunk``: the games
+    per cell and chunk size a check starts with (default: the gate scenario's own, every baseline
+    deal); ``workers``: the worker processes of its runs (0: all cores)."""
     root = Path(root).resolve()
     workers = int(workers)
+    form_token = guard.new_form_token()
+    hidden = f'<input type="hidden" name="{guard.FORM_FIELD}" value="{e(form_token)}">'
 
-    def page(title, body):
-        return HTMLResponse(layout(title, body))
+    def page(title, body, status=200):
+        return HTMLResponse(layout(title, body, form_token=form_token), status_code=status)
+
+    def not_found(what):
+        return page("Not found", f'<h1>Not found</h1><p class="form-error" id="refused">{e(what)}</p>', 404)
+
+    def refused(title, why, status=409):
+        return page(title, f'<h1>{e(title)}</h1><p class="form-error" id="refused">{e(why)}</p>', status)
 
     def editable(kind, key):
+        if kind not in ("instrument", "board"):
+            raise KeyError(kind)
         found = (catalog.instruments(root) if kind == "instrument" else catalog.boards(root)).get(key)
         if found is None:
             raise KeyError(key)
         return found
 
+    def in_results(name):
+        """A path of a URL (``results/...``), resolved and refused unless it stays within results/."""
+        path = guard.inside(root, name)
+        if not path.is_relative_to(root / "results"):
+            raise guard.Refused("outside the desk's results/ folder")
+        return path
+
+    def short(text, n=80):
+        text = str(text)
+        return text if len(text) <= n else text[:n] + "..."
+
     # ------------------------------------------------------------------ home
+    def own_cell(ed):
+        problem = ed.own_problem()
+        if problem:
+            return e("damaged: " + short(problem))
+        return e(rel(ed.own, root)) if ed.own.exists() else ""
+
     async def home(request):
         from simulator import games as registry
 
         games = [[e(g.name), e(g.title), e(", ".join(map(str, g.player_counts))), e(", ".join(g.boards))]
                  for g in (registry.get(n) for n in registry.names())]
-        inst = [[link(f"/edit/instrument/{name}", name), e(str(ed.shipped.name)),
-                 e(rel(ed.own, root)) if ed.own.exists() else ""] for name, ed in catalog.instruments(root).items()]
-        brd = [[link(f"/edit/board/{key}", key), e(ed.shipped.name), e(rel(ed.own, root)) if ed.own.exists() else ""]
+        inst = [[link(f"/edit/instrument/{name}", name), e(str(ed.shipped.name)), own_cell(ed)]
+                for name, ed in catalog.instruments(root).items()]
+        brd = [[link(f"/edit/board/{key}", key), e(ed.shipped.name), own_cell(ed)]
                for key, ed in catalog.boards(root).items()]
         strat = {}
         for game, name in catalog.strategies():
             strat.setdefault(game, []).append(name)
-        runs = [[link(f"/run/{rel(folder, root)}", rel(folder, root)), e(str(m.get("scenario", {}).get("name", ""))),
-                 e(str(m.get("status", "")))] for folder, m in catalog.runs(root)[:12]]
+        runs = [[link(f"/run/{rel(folder, root)}", rel(folder, root)), e(info["name"]), run_status(info)]
+                for folder, info in catalog.runs(root)[:12]]
         body = [
             "<h1>The designer's desk</h1>",
             f'<p class="meta">Folder: {e(str(root))}. Your own files are saved under '
@@ -124,6 +122,11 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         ]
         return page("Home", "".join(body))
 
+    def run_status(info):
+        if info["damaged"]:
+            return f'<span class="v-fail" title="{e(info["damaged"])}">damaged</span>: {e(short(info["damaged"], 120))}'
+        return e(info["status"])
+
     # ------------------------------------------------------------------ edit
     def edit_body(ed, fields, errors, changed=(), note=""):
         own = rel(ed.own, root)
@@ -133,9 +136,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             validate = ["ssb run ci --set 'overrides.board.KEY=VALUE' --out results/what-if"]
         else:
             validate = [f"ssb check --game {ed.game} --board {own} --games 100"]
-        action = f"/edit/{ed.kind}/{ed.name if ed.kind == 'instrument' else ed.game + '/' + ed.name}"
         top = errors.get("", "")
-        checkable = ed.checkable
         return "".join([
             f'<div id="form-area"><h1>{e(ed.kind.title())}: {e(ed.name)}</h1>',
             f'<p class="meta">Editing {e(rel(ed.source, root) if ed.source == ed.own else str(ed.shipped))}; '
@@ -143,13 +144,74 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             "Each field is named by the key the loader checks; its message appears beside the field.</p>",
             note,
             f'<p class="form-error" id="form-error">{e(top)}</p>' if top else "",
-            f'<form id="edit-form" hx-post="{e(action)}" hx-target="#form-area" hx-swap="outerHTML">',
-            field_rows(fields, errors, changed),
+            f'<form id="edit-form" hx-post="{e(action_of(ed))}" hx-target="#form-area" hx-swap="outerHTML">',
+            hidden, field_rows(fields, errors, changed),
             '<p><button type="submit" id="save">Check and save</button></p></form>',
             "<p>The same from the command line, after saving:</p>", cmd_block(validate),
-            check_form(ed) if checkable and ed.own.exists() else "",
+            check_form(ed) if ed.checkable and ed.own.is_file() else "",
             "</div>",
         ])
+
+    def action_of(ed):
+        return f"/edit/{ed.kind}/{ed.name if ed.kind == 'instrument' else ed.game + '/' + ed.name}"
+
+    def repair_body(ed, problem, text=None, message=""):
+        """The repair view of a designer's file the form cannot show: what is wrong, its text to fix
+        (checked by the loader before it is saved), or a reset to the shipped file."""
+        own = rel(ed.own, root)
+        text = ed.own_text() if text is None else text
+        return "".join([
+            f'<div id="form-area"><h1>{e(ed.kind.title())}: {e(ed.name)}: repair your file</h1>',
+            f'<p class="form-error" id="repair">Your file {e(own)} cannot be edited in the form: {e(problem)}.</p>',
+            f'<p class="form-error" id="form-error">{e(message)}</p>' if message else "",
+            "<p>Fix its text below (the loader checks it before it is saved), or reset it: the form starts "
+            "again from the shipped file.</p>",
+            f'<form method="post" action="{e(action_of(ed))}" id="repair-form">{hidden}'
+            '<input type="hidden" name="_repair" value="text">'
+            f'<textarea name="text" id="repair-text" rows="24" cols="100">{e(text)}</textarea>'
+            '<p><button type="submit" id="repair-save">Check and save this text</button></p></form>',
+            f'<form method="post" action="{e(action_of(ed))}" id="reset-form">{hidden}'
+            '<input type="hidden" name="_repair" value="reset">'
+            f'<button type="submit" class="secondary" id="reset">Reset: remove {e(own)}</button></form>',
+            "</div>",
+        ])
+
+    def repair(ed, form):
+        """Reset (remove the designer's file) or save a fixed text, each refused through a link."""
+        own, what = ed.own, form.get("_repair")
+        try:
+            guard.writable(root, own)
+            if what == "reset":
+                if own.is_dir():
+                    if any(own.iterdir()):
+                        return page(ed.name, repair_body(ed, ed.own_problem() or "", "",
+                                                         f"{rel(own, root)} is a folder with files in it: the desk "
+                                                         "does not remove it; move it away yourself."), 409)
+                    own.rmdir()
+                elif own.exists():
+                    own.unlink()
+                return RedirectResponse(action_of(ed), status_code=303)
+            text = str(form.get("text", ""))
+            if len(text) > catalog.MAX_OWN_FILE:
+                raise ValueError(f"longer than {catalog.MAX_OWN_FILE:,} characters")
+            try:
+                doc = tomllib.loads(text)
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"not TOML: {exc}") from None
+            ed.validate(doc)
+            if own.is_dir():
+                raise ValueError(f"{rel(own, root)} is a folder: reset it first")
+            guard.write_file(root, own, text)
+        except guard.Refused as exc:
+            return page(ed.name, repair_body(ed, str(exc), "", f"not saved: {exc}"), 409)
+        except DataError as exc:
+            return page(ed.name, repair_body(ed, ed.own_problem() or "its text", text, f"not saved: {exc}"), 400)
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # a value no loader check expected
+            return page(ed.name, repair_body(ed, ed.own_problem() or "its text", text, f"not saved: {exc}"), 400)
+        except OSError as exc:
+            return page(ed.name, repair_body(ed, ed.own_problem() or "", None,
+                                             f"not saved: {exc.filename or own}: {exc.strerror or exc}"), 409)
+        return RedirectResponse(action_of(ed), status_code=303)
 
     def check_form(ed):
         games = check_games or ""
@@ -157,7 +219,8 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             '<h2>Did this change move the balance?</h2><p>Plays the regression gate (the starter set at 2, 3 and '
             "4 players, greedy mirrors) with your files on the baseline's own deals and compares every figure "
             "deal by deal.</p>"
-            f'<form method="post" action="/check" id="check-form"><input type="hidden" name="kind" value="{e(ed.kind)}">'
+            f'<form method="post" action="/check" id="check-form">{hidden}'
+            f'<input type="hidden" name="kind" value="{e(ed.kind)}">'
             f'<input type="hidden" name="key" value="{e(ed.name if ed.kind == "instrument" else ed.game + "/" + ed.name)}">'
             f'<label>games per player count <input type="text" name="games" id="check-games" value="{e(str(games))}" '
             'placeholder="3000 (every baseline deal)"></label> '
@@ -172,23 +235,31 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         try:
             ed = editable(kind, key)
         except KeyError:
-            return page("Not found", f"<p>No {e(kind)} named {e(key)}.</p>")
+            return not_found(f"No {short(kind, 40)} named {short(key)}.")
+        problem = ed.own_problem()
+        form = dict(await request.form()) if request.method == "POST" else {}
+        if form.get("_repair") in ("reset", "text"):
+            return repair(ed, form)
+        if problem:
+            return page(ed.name, repair_body(ed, problem), 200 if request.method == "GET" else 409)
         text = ed.source_text()
         doc = tomllib.loads(text)
         fields = forms.fields_of(doc)
         if request.method == "GET":
             return page(ed.name, edit_body(ed, fields, {}))
-        form = dict(await request.form())
-        out = forms.check_and_save(doc, fields, form, ed.validate, text, ed.own, catalog.shipped_data_dirs())
+        out = forms.check_and_save(doc, fields, form, ed.validate, text, ed.own, catalog.shipped_data_dirs(), root)
         if out.written is None:
             # Nothing written: the form keeps what was typed, the loader's message beside its field.
             shown = [forms.Field(f.name, f.key, f.alt, f.path, forms.parse_value(str(form.get(f.name, "")), f.value)
                                  if f.kind != "bool" else form.get(f.name) == "on", f.group) for f in fields]
             return HTMLResponse(edit_body(ed, shown, out.errors, out.changed))
-        new_doc = tomllib.loads(ed.own.read_text())
+        new_fields = forms.fields_of(tomllib.loads(ed.own.read_text(encoding="utf-8")))
         note = (f'<p class="saved" id="saved">Saved {e(rel(out.written, root))} '
                 f"({len(out.changed)} value(s) changed: {e(', '.join(f.alt for f in fields if f.name in out.changed))}).</p>")
-        return HTMLResponse(edit_body(ed, forms.fields_of(new_doc), {}, out.changed, note))
+        warnings = forms.warnings(new_fields)
+        if warnings:
+            note += '<ul class="form-error" id="warnings">' + "".join(f"<li>{e(w)}</li>" for w in warnings) + "</ul>"
+        return HTMLResponse(edit_body(ed, new_fields, {}, out.changed, note))
 
     # ------------------------------------------------------------------ checks
     def board_sets(ed):
@@ -201,39 +272,67 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
                 sets.append(f"overrides.board.{f.name}={forms.toml_value(f.value)}")
         return sets
 
+    def launch(stem, kind, make_steps, title):
+        """A new folder and its driver; a page that says why when the desk's folder refuses it."""
+        try:
+            folder = jobs.new_folder(root, stem)
+            jobs.start(folder, kind, make_steps(rel(folder, root)), title, root, env)
+        except guard.Refused as exc:
+            return refused("Not started", f"Not started: {exc}")
+        except OSError as exc:
+            return refused("Not started", f"Not started: {exc.filename or 'results/desk'}: {exc.strerror or exc} "
+                                          "(the desk writes its runs under results/ of its folder)")
+        return RedirectResponse(f"/check/{rel(folder, root)}", status_code=303)
+
     async def start_check(request):
         form = await request.form()
-        kind, key = form.get("kind", ""), form.get("key", "")
+        kind, key = str(form.get("kind", "")), str(form.get("key", ""))
         try:
             ed = editable(kind, key)
         except KeyError:
-            return page("Not found", f"<p>No {e(kind)} named {e(key)}.</p>")
-        if not ed.own.exists():
-            return page("Nothing to check", "<p>Save your own file first.</p>")
+            return not_found(f"No {short(kind, 40)} named {short(key)}.")
+        problem = ed.own_problem()
+        if problem:
+            return refused("Nothing to check", f"Your file cannot be checked: {problem}. Open its page to repair it.")
+        if not ed.own.is_file():
+            return refused("Nothing to check", "Save your own file first.")
+        if not ed.checkable:
+            return refused("Nothing to check", f"The balance check plays the gate's scenario, which does not play "
+                                               f"{ed.game}'s boards: check this board with `ssb check --game {ed.game} "
+                                               f"--board {rel(ed.own, root)}`.")
         games = str(form.get("games", "") or "").strip()
-        if games and not games.isdigit():
-            return page("Bad input", f'<p class="form-error">games: expected a whole number, got {e(games)}</p>')
+        if games and not GAMES.fullmatch(games):
+            return refused("Bad input", f"games: expected a whole number written in digits 0-9, got {short(games, 40)!r}",
+                           400)
+        if games and not 1 <= int(games) <= jobs.MAX_GAMES:
+            return refused("Bad input", f"games: {int(games)} is not between 1 and {jobs.MAX_GAMES:,} (leave it "
+                                        "empty to play every baseline deal)", 400)
         if kind == "instrument":
             sets = ['instrument_dirs=' + json.dumps([str(ed.own.parent)])]
         else:
-            sets = board_sets(ed)
-        folder = root / "results" / "desk" / f"{Path(ed.own).stem}-{_stamp()}"
-        steps = jobs.check_steps(rel(folder, root), sets, int(games) if games else None, check_chunk,
-                                 adaptive_budget=6000 if form.get("adaptive") else None, jobs=workers)
-        jobs.start(folder, "check", steps, f"{ed.kind} {ed.name}: did this change move the balance?", root, env)
-        return RedirectResponse(f"/check/{rel(folder, root)}", status_code=303)
+            try:
+                sets = board_sets(ed)
+            except (DataError, OSError, ValueError) as exc:
+                return refused("Nothing to check", f"Your file cannot be checked: {exc}")
+
+        def steps(folder_rel):
+            return jobs.check_steps(folder_rel, sets, int(games) if games else None, check_chunk,
+                                    adaptive_budget=6000 if form.get("adaptive") else None, jobs=workers)
+
+        return launch(Path(ed.own).stem, "check", steps, f"{ed.kind} {ed.name}: did this change move the balance?")
 
     def check_folder(request):
-        folder = (root / request.path_params["folder"]).resolve()
-        if not folder.is_relative_to(root / "results") or not (folder / jobs.DESK_FILE).exists():
-            raise KeyError(str(folder))
+        """The check folder a URL names, or :class:`guard.Refused` (outside results/, no desk.json)."""
+        folder = in_results(request.path_params["folder"])
+        if not ((folder / jobs.DESK_FILE).exists() or (folder / jobs.DESK_FILE).is_symlink()):
+            raise guard.Refused("No such check: this folder has no desk.json (the desk did not start it).")
         return folder
 
     async def check_page(request):
         try:
             folder = check_folder(request)
-        except KeyError:
-            return page("Not found", "<p>No such check.</p>")
+        except guard.Refused as exc:
+            return not_found(f"No such check: {exc}")
         state = jobs.status(folder)
         r = rel(folder, root)
         body = [f"<h1>{e(state.get('title', 'Check'))}</h1>",
@@ -247,19 +346,32 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
     async def check_progress(request):
         try:
             folder = check_folder(request)
-        except KeyError:
+        except guard.Refused:
             return PlainTextResponse("no such check", status_code=404)
         return HTMLResponse(check_fragment(rel(folder, root), jobs.status(folder)))
 
+    async def check_action(request, act):
+        try:
+            folder = check_folder(request)
+        except guard.Refused as exc:
+            return not_found(f"No such check: {exc}")
+        note = ""
+        try:
+            act(folder)
+        except jobs.JobError as exc:
+            note = f"Nothing done: {exc}"
+        except guard.Refused as exc:
+            note = f"Nothing done: {exc}"
+        except OSError as exc:
+            note = f"Nothing done: {exc.filename or rel(folder, root)}: {exc.strerror or exc}"
+        # htmx swaps a page of success only: the sentence goes inside the fragment.
+        return HTMLResponse(check_fragment(rel(folder, root), jobs.status(folder), note=note))
+
     async def check_cancel(request):
-        folder = check_folder(request)
-        jobs.cancel(folder)
-        return HTMLResponse(check_fragment(rel(folder, root), jobs.status(folder)))
+        return await check_action(request, jobs.cancel)
 
     async def check_resume(request):
-        folder = check_folder(request)
-        jobs.resume(folder, env)
-        return HTMLResponse(check_fragment(rel(folder, root), jobs.status(folder)))
+        return await check_action(request, lambda folder: jobs.resume(folder, env, root))
 
     # ------------------------------------------------------------------ tune
     async def tune(request):
@@ -267,12 +379,10 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             form = await request.form()
             name = str(form.get("tune", ""))
             if name not in catalog.tunes():
-                return page("Not found", f"<p>No balance search named {e(name)}.</p>")
-            folder = root / "results" / "desk" / f"tune-{name}-{_stamp()}"
-            jobs.start(folder, "tune", jobs.tune_steps(rel(folder, root), name, jobs=workers),
-                       f"Which number should I change? ({name})", root, env)
-            return RedirectResponse(f"/check/{rel(folder, root)}", status_code=303)
-        rows = [[e(t), f'<form method="post" action="/tune"><input type="hidden" name="tune" value="{e(t)}">'
+                return not_found(f"No balance search named {short(name)}.")
+            return launch(f"tune-{name}", "tune", lambda r: jobs.tune_steps(r, name, jobs=workers),
+                          f"Which number should I change? ({name})")
+        rows = [[e(t), f'<form method="post" action="/tune">{hidden}<input type="hidden" name="tune" value="{e(t)}">'
                         f'<button type="submit">Start</button></form>', f"<code>ssb tune {e(t)}</code>"]
                 for t in catalog.tunes()]
         body = ("<h1>Which number should I change?</h1><p>A balance search finds the smallest change of the data "
@@ -283,29 +393,34 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
     # ------------------------------------------------------------------ runs
     async def runs(request):
         rows = []
-        for folder, m in catalog.runs(root):
+        for folder, info in catalog.runs(root):
             r = rel(folder, root)
-            rows.append([link(f"/run/{r}", r), e(str(m.get("scenario", {}).get("name", ""))), e(str(m.get("status", ""))),
-                         e(f"{m.get('totals', {}).get('games', '')}"),
-                         "report" if (folder / "report" / "report.html").exists() else ""])
+            has_report = (folder / "report" / "report.html").is_file()
+            rows.append([link(f"/run/{r}", r), e(info["name"]), run_status(info), e(info["games"]),
+                         "report" if has_report else ""])
         return page("Runs", "<h1>Run folders</h1>" + table(["folder", "scenario", "status", "games", ""], rows, "runs"))
 
     async def run_page(request):
-        folder = (root / request.path_params["folder"]).resolve()
-        if not folder.is_relative_to(root / "results") or not (folder / "manifest.json").exists():
-            return page("Not found", "<p>No such run folder.</p>")
+        try:
+            folder = in_results(request.path_params["folder"])
+        except guard.Refused as exc:
+            return not_found(f"No such run folder: {exc}.")
+        if not (folder / "manifest.json").is_file():
+            return not_found("No such run folder.")
         r = rel(folder, root)
-        m = json.loads((folder / "manifest.json").read_text())
+        info = catalog.read_manifest(folder)
         body = [f"<h1>Run {e(r)}</h1>",
-                f"<p>scenario {e(str(m.get('scenario', {}).get('name', '')))}, status {e(str(m.get('status', '')))}, "
-                f"{e(str(m.get('totals', {}).get('games', '')))} games</p>"]
+                f"<p>scenario {e(info['name'])}, status {run_status(info)}, {e(info['games'])} games</p>"]
         if (folder / jobs.DESK_FILE).exists():
             body.append(f"<p>{link(f'/check/{r}', 'the check of this folder')}</p>")
             body.append(answer_block(jobs.answer(folder), r, "done"))
         summary = folder / "report" / "summary.md"
-        if summary.exists():
-            lines = summary.read_text().split("## The answer")[0].splitlines()
-            glance = [x[2:] for x in lines if x.startswith("- ")]
+        try:
+            text = summary.read_text(encoding="utf-8", errors="replace") if summary.is_file() else None
+        except OSError:
+            text = None
+        if text is not None:
+            glance = [x[2:] for x in text.split("## The answer")[0].splitlines() if x.startswith("- ")]
             body.append('<h2>The answer</h2>')
             if (folder / "report" / "verdict_matrix.png").exists():
                 body.append(f'<img src="/files/{e(r)}/report/verdict_matrix.png" alt="verdict matrix" '
@@ -314,14 +429,22 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             body.append(f"<p>{link(f'/files/{r}/report/report.html', 'the balance report')}</p>")
         else:
             body.append("<p>No report yet.</p>")
-        body.append(cmd_block([f"ssb report {r}", f"ssb run {m.get('scenario', {}).get('name', 'SCENARIO')} --out {r} --resume"]))
+        body.append(cmd_block([f"ssb report {r}", f"ssb run {info['name'] or 'SCENARIO'} --out {r} --resume"]))
         return page("Run", "".join(body))
 
     async def files(request):
-        path = (root / request.path_params["path"]).resolve()
-        if not path.is_relative_to(root / "results") or not path.is_file():
+        try:
+            path = in_results(request.path_params["path"])
+        except guard.Refused:
+            return PlainTextResponse("not found", status_code=404)
+        if not path.is_file():
             return PlainTextResponse("not found", status_code=404)
         return FileResponse(path)
+
+    async def server_error(request, exc):
+        # The last net only: every case the desk knows of has its own page above.
+        return page("Something went wrong", '<h1>Something went wrong</h1><p class="form-error">The desk could not '
+                    "answer this request; nothing was changed by it. The desk's terminal shows what happened.</p>", 500)
 
     routes = [
         Route("/", home),
@@ -337,8 +460,10 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         Route("/files/{path:path}", files),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, middleware=[Middleware(TokenGate, token=token)])
+    app = Starlette(routes=routes, exception_handlers={500: server_error},
+                    middleware=[Middleware(guard.Guard, token=token, host=host, port=port, form_token=form_token)])
     app.state.root = root
+    app.state.form_token = form_token
     return app
 
 

@@ -8,14 +8,17 @@ The designer's own files live under the desk's folder (``designs/instruments/``,
 from __future__ import annotations
 
 import json
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import tomlkit
 
 from simulator import games as registry
+from ssb.desk import guard
 
 DESIGNS = "designs"
+MAX_OWN_FILE = 1_000_000  # bytes: a data file of the designer's is a few kilobytes
 INSTRUMENT_OPTION = "instrument_dirs"  # a game whose scenarios take instrument folders has instrument files
 
 
@@ -82,10 +85,55 @@ class Editable:
     name: str
     shipped: Path
     own: Path
+    root: Path | None = None
 
     @property
     def source(self):
-        return self.own if self.own.exists() else self.shipped
+        """The designer's own file when it is there and readable as one, else the shipped file."""
+        return self.own if self.own_problem() is None and self.own.is_file() else self.shipped
+
+    def own_problem(self):
+        """Why the designer's own file cannot be edited in the form (None when it is missing or fine):
+        a link on its way (the desk reads and writes no file through a link), a folder, not UTF-8
+        text, too large, or not TOML. The edit page then offers to repair or reset it."""
+        root = self.root or self.own.parents[2 if self.kind == "instrument" else 3]
+        link = guard.link_in(root, self.own)
+        if link is not None:
+            return (f"{link.relative_to(root)} is a link; the desk reads and writes no file through a link "
+                    "(remove the link, or make it a plain file or folder)")
+        if not self.own.exists():
+            return None
+        shown = self.own.relative_to(root)
+        if self.own.is_dir():
+            return f"{shown} is a folder, not a file"
+        if not self.own.is_file():
+            return f"{shown} is not a plain file"
+        try:
+            if self.own.stat().st_size > MAX_OWN_FILE:
+                return f"{shown} is larger than {MAX_OWN_FILE:,} bytes: not a data file of the desk's"
+            text = self.own.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            return f"{shown} is not UTF-8 text (a binary file?)"
+        except OSError as exc:
+            return f"{shown} cannot be read: {exc.strerror or exc}"
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            return f"{shown} is not TOML: {exc}"
+        except RecursionError:
+            return f"{shown} is nested too deeply to be a data file"
+        if self.kind == "instrument" and not isinstance(doc.get("instrument"), dict):
+            return f"{shown}: instrument: missing the [instrument] table"
+        return None
+
+    def own_text(self):
+        """The designer's own file as text, for the repair view ("" when it cannot be read as text)."""
+        try:
+            if guard.link_in(self.root or self.own.parent, self.own) is None and self.own.is_file():
+                return self.own.read_text(encoding="utf-8", errors="replace")[:MAX_OWN_FILE]
+        except OSError:
+            pass
+        return ""
 
     def source_text(self):
         """The text the form starts from; a shipped instrument gains ``replaces = true`` so that the
@@ -135,14 +183,15 @@ def instruments(root):
     for path in sorted(instrument_dir().glob("*.toml")):
         name = str(read_toml(path).get("instrument", {}).get("name", path.stem))
         out[name] = Editable("instrument", instrument_game(), name, path,
-                             Path(root) / DESIGNS / "instruments" / path.name)
+                             Path(root) / DESIGNS / "instruments" / path.name, Path(root))
     return out
 
 
 def boards(root):
     """Every shipped board file as an :class:`Editable`, keyed ``game/name``."""
     return {
-        f"{game}/{name}": Editable("board", game, name, path, Path(root) / DESIGNS / "boards" / game / path.name)
+        f"{game}/{name}": Editable("board", game, name, path, Path(root) / DESIGNS / "boards" / game / path.name,
+                                   Path(root))
         for (game, name), path in board_files().items()
     }
 
@@ -166,19 +215,62 @@ def tunes():
     return sorted(p.stem for p in (_package_dir("scenarios") / "tunes").glob("*.toml"))
 
 
+def run_info(manifest):
+    """What the desk lists of a run folder's manifest: ``{name, status, games, damaged}``; a manifest
+    that is not what ``ssb run`` writes is listed as damaged (``damaged``: why), never fatal."""
+    if not isinstance(manifest, dict):
+        return {"name": "", "status": "damaged", "games": "",
+                "damaged": f"manifest.json: expected an object, got {type(manifest).__name__}"}
+    scenario, totals, status = manifest.get("scenario", {}), manifest.get("totals", {}), manifest.get("status", "")
+    problems = []
+    if not isinstance(scenario, dict):
+        problems.append(f"scenario: expected a table, got {type(scenario).__name__}")
+        scenario = {}
+    if not isinstance(totals, dict):
+        problems.append(f"totals: expected a table, got {type(totals).__name__}")
+        totals = {}
+    name, games = scenario.get("name", ""), totals.get("games", "")
+    if not isinstance(name, str):
+        problems.append("scenario.name: expected a name")
+        name = ""
+    if not isinstance(status, str):
+        problems.append("status: expected a word")
+        status = ""
+    if isinstance(games, bool) or not isinstance(games, (int, str)):
+        problems.append("totals.games: expected a number")
+        games = ""
+    if problems:
+        return {"name": name[:80], "status": "damaged", "games": str(games)[:20],
+                "damaged": "manifest.json: " + "; ".join(problems)}
+    return {"name": name[:80], "status": status[:40], "games": str(games)[:20], "damaged": ""}
+
+
+def read_manifest(folder):
+    """``run_info`` of ``folder/manifest.json`` (a link, unreadable or not JSON: damaged)."""
+    path = Path(folder) / "manifest.json"
+    try:
+        if path.is_symlink():
+            raise ValueError("it is a link")
+        return run_info(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, RecursionError) as exc:
+        return {"name": "", "status": "damaged", "games": "", "damaged": f"manifest.json cannot be read: {exc}"}
+
+
 def runs(root, depth=4):
-    """Every run folder under ``root/results`` (a folder with a ``manifest.json``), newest first:
-    ``[(folder, manifest)]``."""
+    """Every run folder under ``root/results`` (a folder with a ``manifest.json``, not reached
+    through a link), newest first: ``[(folder, info)]`` (:func:`run_info`)."""
     base = Path(root) / "results"
     found = []
-    if not base.is_dir():
+    if not base.is_dir() or base.is_symlink():
         return found
     for level in range(1, depth + 1):
         for m in base.glob("/".join(["*"] * level) + "/manifest.json"):
+            if guard.link_in(base, m.parent) is not None:
+                continue
             try:
-                manifest = json.loads(m.read_text())
-            except (OSError, ValueError):
-                manifest = {}
-            found.append((m.parent, manifest if isinstance(manifest, dict) else {}))
-    found.sort(key=lambda fm: fm[0].stat().st_mtime, reverse=True)
-    return found
+                when = m.parent.stat().st_mtime
+            except OSError:
+                continue
+            found.append((when, m.parent, read_manifest(m.parent)))
+    found.sort(key=lambda wfi: wfi[0], reverse=True)
+    return [(folder, info) for _w, folder, info in found]

@@ -21,6 +21,7 @@ import tomlkit
 
 from simulator.errors import DataError
 from simulator.validate import join_key, read_toml
+from ssb.desk import guard
 
 
 @dataclass
@@ -84,10 +85,27 @@ def parse_value(text, old):
         return text
     if isinstance(old, bool) and text in ("on", "off"):
         return text == "on"
+    if len(text) > MAX_VALUE:
+        return text  # the loader says it is not a number or a list; no parser runs on a megabyte
     try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+        value = tomllib.loads(f"v = {text}")["v"]
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError):  # a 5,000-digit number, a very deep list
         return text
+    return value if _depth(value) <= MAX_DEPTH else text
+
+
+MAX_VALUE = 10_000  # characters of one field
+MAX_DEPTH = 8  # lists within lists of one field (a data file nests two or three)
+
+
+def _depth(value, level=0):
+    if level > MAX_DEPTH:
+        return level
+    if isinstance(value, list):
+        return max((_depth(v, level + 1) for v in value), default=level + 1)
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
+    return level
 
 
 def _set(doc, path, value):
@@ -127,8 +145,25 @@ def field_of_error(fields, key):
     return best
 
 
-def write_over(source_text, doc, fields, changed, out):
-    """Write ``doc``'s changed values into a copy of ``source_text`` (its comments kept) at ``out``."""
+MAX_MESSAGE = 300  # characters of a message beside a field (a 5,000-digit value is not repeated whole)
+
+
+def shorten(text, n=MAX_MESSAGE):
+    return text if len(text) <= n else text[: n - 20] + " ... " + text[-15:]
+
+
+def labelled(f, key):
+    """An error's key path as the field's label reads it (``space[t1].number`` for the loader's
+    ``space[0].number``), so that the message and the label name the same thing."""
+    for k in (f.key,):
+        if key == k or key.startswith(k + ".") or key.startswith(k + "["):
+            return f.alt + key[len(k):]
+    return key
+
+
+def write_over(source_text, doc, fields, changed, out, root=None):
+    """Write ``doc``'s changed values into a copy of ``source_text`` (its comments kept) at ``out``
+    (below ``root``, through no link: :func:`ssb.desk.guard.write_file`)."""
     tdoc = tomlkit.parse(source_text)
     by_name = {f.name: f for f in fields}
     for name in changed:
@@ -137,11 +172,10 @@ def write_over(source_text, doc, fields, changed, out):
         for p in f.path:
             node = node[p]
         _set(tdoc, f.path, node)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".toml.tmp")
-    tmp.write_text(tomlkit.dumps(tdoc), encoding="utf-8")
-    tmp.replace(out)
-    return out
+    if root is None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        root = out.parent
+    return guard.write_file(root, out, tomlkit.dumps(tdoc))
 
 
 @dataclass
@@ -154,24 +188,59 @@ class Outcome:
     written: Path | None = None
 
 
-def check_and_save(doc, fields, form, validate, source_text, out, protected=()):
+def check_and_save(doc, fields, form, validate, source_text, out, protected=(), root=None):
     """Apply the form to ``doc``, check it with ``validate(new_doc)`` (the loader: raises
-    DataError) and, only when it passes, write it to ``out`` (never into one of ``protected``)."""
+    DataError) and, only when it passes, write it to ``out`` (never into one of ``protected``,
+    never through a link below ``root``; a folder that cannot be written is said, not raised)."""
     new, changed = apply(doc, fields, form)
     outcome = Outcome(changed=changed)
     try:
         validate(new)
     except DataError as exc:
         f = field_of_error(fields, exc.key)
-        outcome.errors[f.name if f else ""] = str(exc) if f is None else f"{exc.key}: {exc.reason}"
+        outcome.errors[f.name if f else ""] = shorten(str(exc) if f is None else f"{labelled(f, exc.key)}: {exc.reason}")
         return outcome
-    out = Path(out).resolve()
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # a value no loader check expected
+        outcome.errors[""] = shorten(f"the loader cannot read this file: {exc}")
+        return outcome
+    given = Path(out)
+    if root is not None:
+        try:
+            guard.writable(root, given)
+        except guard.Refused as exc:
+            outcome.errors[""] = f"not saved: {exc}"
+            return outcome
+    out = given.resolve()
     for folder in protected:
         if out.is_relative_to(Path(folder).resolve()):
             outcome.errors[""] = f"{out}: a shipped file is never written over; save under your own folder"
             return outcome
-    outcome.written = write_over(source_text, new, fields, changed, out)
+    try:
+        outcome.written = write_over(source_text, new, fields, changed, Path(given) if root else out, root)
+    except guard.Refused as exc:
+        outcome.errors[""] = f"not saved: {exc}"
+    except OSError as exc:
+        outcome.errors[""] = f"not saved: {exc.filename or given}: {exc.strerror or exc}"
     return outcome
+
+
+def warnings(fields):
+    """What a saved file holds that the loader takes but a designer may not mean: an ``awards`` list
+    in which a place pays more than the place before it (``[3, 6, 2]``: first place pays less than
+    second)."""
+    out = []
+    places = ("first", "second", "third", "fourth", "fifth", "sixth")
+    for f in fields:
+        v = f.value
+        if f.path and f.path[-1] == "awards" and isinstance(v, list) and all(
+                isinstance(x, int) and not isinstance(x, bool) for x in v):
+            for i in range(1, len(v)):
+                if v[i] > v[i - 1]:
+                    a, b = (places[i - 1], places[i]) if i < len(places) else (f"place {i}", f"place {i + 1}")
+                    out.append(f"{f.alt}: {a} place pays less than {b} ({v[i - 1]} < {v[i]}): saved, "
+                               "but is that what you mean?")
+                    break
+    return out
 
 
 def read_doc(path):

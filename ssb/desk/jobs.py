@@ -15,10 +15,17 @@ The folder is an ordinary run folder (``manifest.json``, the tables, ``report/``
 beside them: the commands, the driver's process id and how far it got. Everything the desk shows of
 a check is read from that folder, so a check survives a closed browser and a stopped desk: its
 driver runs in a session of its own, and a stopped one is taken up again with ``ssb run --resume``.
+
+The desk acts only on what it started and still owns: ``desk.json`` records the driver's process id
+with its start time, and a signal goes only to the process that has that id, started at that time,
+and runs this module on this folder (:func:`owned`; a reused id is another process). Resume runs
+only the commands the desk writes for the folder, checked word by word (:func:`check_argv`), in the
+desk's own folder; a damaged ``desk.json`` is refused with the reason (:class:`JobError`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -28,14 +35,30 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psutil
+
+from ssb.desk import guard
+
 DESK_FILE = "desk.json"
 LOG_FILE = "desk.log"
 GATE_SCENARIO = "ci"
 QUEUED, RUNNING, DONE, FAILED, CANCELLED, STOPPED = "queued", "running", "done", "failed", "cancelled", "stopped"
+DAMAGED = "damaged"
+DRIVER = "ssb.desk.jobs"
+MAX_GAMES = 1_000_000  # games per player count a check may ask for (the gate's baseline has 3000)
+
+
+class JobError(Exception):
+    """A check folder the desk does not act on (no or a damaged ``desk.json``, a process it does not
+    own); ``str()`` says why, in a sentence."""
 
 
 def now():
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+def stamp():
+    return _dt.datetime.now(_dt.UTC).strftime("%Y%m%d-%H%M%S")
 
 
 def baseline_path():
@@ -44,18 +67,70 @@ def baseline_path():
     return here / "baselines" / f"{GATE_SCENARIO}-baseline.json"
 
 
+def new_folder(root, stem):
+    """A new, empty folder ``results/desk/<stem>-<time>`` under ``root`` (``-2``, ``-3``, ... when
+    that name is taken: one folder per check whatever the clock says). Raises
+    :class:`ssb.desk.guard.Refused` when a part of it is a link, ``OSError`` when it cannot be made."""
+    root = Path(root)
+    base = guard.make_dirs(root, root / "results" / "desk")
+    name = f"{stem}-{stamp()}"
+    for n in range(1, 10_000):
+        folder = base / (name if n == 1 else f"{name}-{n}")
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            continue
+        return folder
+    raise OSError(f"{base}: no free folder name for {name}")
+
+
 def read_state(folder):
+    """``desk.json`` of ``folder`` as a dict, or None when it is missing or damaged."""
     try:
-        return json.loads((Path(folder) / DESK_FILE).read_text())
-    except (OSError, ValueError):
+        return load_state(folder)
+    except JobError:
         return None
 
 
-def write_state(folder, state):
+def load_state(folder):
+    """``desk.json`` of ``folder``, checked for the fields the desk reads; raises :class:`JobError`."""
     path = Path(folder) / DESK_FILE
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(state, indent=1))
-    tmp.replace(path)
+    if path.is_symlink():
+        raise JobError(f"{DESK_FILE} is a link; the desk reads only its own files")
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise JobError(f"this folder has no {DESK_FILE}: the desk did not start it") from None
+    except (OSError, ValueError, RecursionError) as exc:
+        raise JobError(f"{DESK_FILE} cannot be read ({type(exc).__name__}: {exc})") from None
+    if not isinstance(state, dict):
+        raise JobError(f"{DESK_FILE} is damaged: expected an object, got {type(state).__name__}")
+    steps = state.get("steps")
+    if not (isinstance(steps, list) and 1 <= len(steps) <= 3
+            and all(isinstance(a, list) and a and all(isinstance(w, str) for w in a) for a in steps)):
+        raise JobError(f"{DESK_FILE} is damaged: steps: expected one to three lists of words")
+    if state.get("kind") not in ("check", "tune"):
+        raise JobError(f"{DESK_FILE} is damaged: kind: expected check or tune, got {state.get('kind')!r}")
+    step = state.get("step", 0)
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= len(steps):
+        raise JobError(f"{DESK_FILE} is damaged: step: expected 0 to {len(steps)}, got {step!r}")
+    if state.get("status") not in (QUEUED, RUNNING, DONE, FAILED, CANCELLED, STOPPED):
+        raise JobError(f"{DESK_FILE} is damaged: status: {state.get('status')!r} is not a status of a check")
+    if not isinstance(state.get("title", ""), str):
+        raise JobError(f"{DESK_FILE} is damaged: title: expected a string")
+    return state
+
+
+def write_state(folder, state):
+    """Write ``desk.json`` whole (a new file renamed over the old one; a link in the way is not followed)."""
+    path = Path(folder) / DESK_FILE
+    tmp = Path(folder) / f".{DESK_FILE}.tmp"
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(state, indent=1))
+    os.replace(tmp, path)
 
 
 def command_line(argv):
@@ -94,91 +169,265 @@ def tune_steps(folder, tune, sets=(), jobs=0):
     return [argv]
 
 
-def start(folder, kind, steps, title, cwd, env=None):
-    """Write ``desk.json`` and start the driver (its own session: it outlives the desk)."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    state = {"kind": kind, "title": title, "steps": steps, "step": 0, "status": QUEUED, "started": now(),
-             "cwd": str(cwd), "pid": None, "finished": None, "returncodes": []}
-    write_state(folder, state)
-    return spawn(folder, env)
+def _count(word, lo=0, hi=MAX_GAMES * 10):
+    return word.isascii() and word.isdigit() and lo <= int(word) <= hi
 
 
-def spawn(folder, env=None):
-    """Start the driver of ``folder``'s ``desk.json``; returns its pid."""
+def check_argv(argv, folder_rel, root):
+    """Refuse (:class:`JobError`) a recorded step that is not one the desk writes for the folder
+    ``folder_rel``: its command, its folder, its files and options are checked word by word, so that
+    Resume runs nothing else (no other folder, no other baseline, no option the desk never gives)."""
+    from ssb.desk import catalog
+
+    def bad(why):
+        return JobError(f"{DESK_FILE} is damaged: {command_line(argv)[:200]!r}: {why}")
+
+    folder_rel = str(folder_rel)
+    head = tuple(argv[:2])
+    flags = {"--quiet", "--resume", "--adaptive"}
+    if head == ("ssb", "run"):
+        if argv[2:5] != [GATE_SCENARIO, "--out", folder_rel]:
+            raise bad(f"expected ssb run {GATE_SCENARIO} --out {folder_rel}")
+        rest, allowed = argv[5:], {"--jobs", "--quiet", "--set", "--games", "--chunk-size", "--resume"}
+    elif head == ("ssb", "regress"):
+        want = [folder_rel, "--baseline", str(baseline_path())]
+        if argv[2:5] != want:
+            raise bad(f"expected ssb regress {folder_rel} --baseline {baseline_path()}")
+        rest, allowed = argv[5:], {"--jobs", "--json", "--summary-md", "--adaptive", "--budget"}
+    elif head == ("ssb", "report"):
+        if argv[2:] != [folder_rel]:
+            raise bad(f"expected ssb report {folder_rel}")
+        rest, allowed = [], set()
+    elif head == ("ssb", "tune"):
+        if len(argv) < 5 or argv[2] not in catalog.tunes() or argv[3:5] != ["--out", folder_rel]:
+            raise bad(f"expected ssb tune NAME --out {folder_rel} with a shipped balance search")
+        rest, allowed = argv[5:], {"--jobs", "--resume"}
+    else:
+        raise bad("not a command the desk runs")
+    i = 0
+    while i < len(rest):
+        opt = rest[i]
+        if opt not in allowed:
+            raise bad(f"{opt}: not an option the desk gives")
+        if opt in flags:
+            i += 1
+            continue
+        if i + 1 >= len(rest):
+            raise bad(f"{opt}: no value")
+        value = rest[i + 1]
+        if opt in ("--jobs", "--games", "--chunk-size", "--budget") and not _count(value):
+            raise bad(f"{opt}: expected a whole number, got {value[:40]!r}")
+        if opt in ("--json", "--summary-md") and value != str(Path(folder_rel) / ("regress.json" if opt == "--json"
+                                                                                   else "regress.md")):
+            raise bad(f"{opt}: expected a file of the folder itself")
+        if opt == "--set":
+            _check_set(value, root, bad)
+        i += 2
+
+
+def _check_set(value, root, bad):
+    """A ``--set`` of a recorded check: the designer's instrument folder, or a board override."""
+    key, _, text = value.partition("=")
+    if key == "instrument_dirs":
+        try:
+            dirs = json.loads(text)
+        except ValueError:
+            raise bad("instrument_dirs: not a list of folders") from None
+        mine = Path(root).resolve() / "designs" / "instruments"
+        if dirs != [str(mine)]:
+            raise bad(f"instrument_dirs: expected the desk's own folder {mine}")
+    elif not key.startswith("overrides.board.") or not key[len("overrides.board."):].replace(".", "").replace(
+            "_", "").replace("[", "").replace("]", "").replace("-", "").isalnum():
+        raise bad(f"--set {key[:60]}: not a change the desk makes")
+
+
+def checked_state(folder, root):
+    """``desk.json`` of ``folder`` checked word by word against what the desk writes (:func:`check_argv`)."""
+    folder, root = Path(folder), Path(root)
+    state = load_state(folder)
+    where, home = folder.resolve(), root.resolve()
+    rel = str(where.relative_to(home)) if where.is_relative_to(home) else None
+    if rel is None:
+        raise JobError(f"{folder} is outside the desk's folder")
+    for argv in state["steps"]:
+        check_argv(argv, rel, root)
+    return state
+
+
+# ------------------------------------------------------------------ the processes the desk owns
+_CHILDREN = {}  # pid -> Popen: the drivers this desk started, reaped when they end
+
+
+def _identity(pid):
+    """``(create_time, cmdline)`` of a live process (psutil), or None."""
+    try:
+        p = psutil.Process(int(pid))
+        return round(p.create_time(), 2), p.cmdline()
+    except (psutil.Error, ValueError, TypeError, OverflowError):
+        return None
+
+
+def _reap(pid):
+    proc = _CHILDREN.get(pid)
+    if proc is not None and proc.poll() is not None:
+        _CHILDREN.pop(pid, None)
+        return
+    with contextlib.suppress(ChildProcessError, OSError, ValueError, TypeError, OverflowError):
+        os.waitpid(int(pid), os.WNOHANG)
+
+
+def owned(state, folder):
+    """The driver process of ``folder`` when it still runs and is the one the desk started: the
+    process ``pid`` names was created when ``desk.json`` says, runs this module on this folder, and
+    leads its own process group. None otherwise (ended, or a reused pid: another process)."""
+    pid = state.get("pid") if isinstance(state, dict) else None
+    if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 1 or pid == os.getpid():
+        return None
+    _reap(pid)
+    try:
+        p = psutil.Process(pid)
+        if p.status() == psutil.STATUS_ZOMBIE:
+            _reap(pid)
+            return None
+        created, cmdline = round(p.create_time(), 2), p.cmdline()
+        pgid = os.getpgid(pid)
+    except (psutil.Error, OSError):
+        return None
+    ours = pid in _CHILDREN  # started by this very desk: its command line may not be set yet (just forked)
+    if state.get("created") != created or pgid != pid or not (
+            ours or (DRIVER in cmdline and str(Path(folder)) in cmdline)):
+        return None
+    return p
+
+
+def spawn(folder, env=None, cwd=None):
+    """Start the driver of ``folder``'s ``desk.json`` in ``cwd`` (the desk's folder); returns its pid."""
     folder = Path(folder)
-    state = read_state(folder)
-    log = open(folder / LOG_FILE, "ab")  # noqa: SIM115 (the child keeps it)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ssb.desk.jobs", str(folder)],
-        cwd=state["cwd"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-        env=env,
-    )
-    log.close()
+    state = load_state(folder)
+    cwd = cwd or state["cwd"]
+    log_fd = os.open(folder / LOG_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", DRIVER, str(folder)],
+            cwd=cwd,
+            stdout=log_fd,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=env,
+        )
+    finally:
+        os.close(log_fd)
+    _CHILDREN[proc.pid] = proc
+    ident = _identity(proc.pid)
     state["pid"] = proc.pid
+    state["created"] = ident[0] if ident else None
     state["status"] = RUNNING
     write_state(folder, state)
     return proc.pid
 
 
+def start(folder, kind, steps, title, cwd, env=None):
+    """Write ``desk.json`` in the (new) ``folder`` and start the driver (its own session: it outlives the desk)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {"kind": kind, "title": title, "steps": steps, "step": 0, "status": QUEUED, "started": now(),
+             "cwd": str(cwd), "pid": None, "created": None, "finished": None, "returncodes": []}
+    write_state(folder, state)
+    return spawn(folder, env, cwd)
+
+
 def alive(pid):
+    """Whether the process ``pid`` runs (a zombie child of this process counts as ended, and is reaped)."""
     if not pid:
         return False
+    _reap(int(pid))
     try:
-        os.kill(int(pid), 0)
-    except (ProcessLookupError, PermissionError):
+        return psutil.Process(int(pid)).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
         return False
-    try:  # a zombie child of this process counts as ended
-        done, _ = os.waitpid(int(pid), os.WNOHANG)
-        return done == 0
-    except ChildProcessError:
-        return True
 
 
 def cancel(folder):
-    """Stop a running check: its whole process group (driver, ``ssb``, workers)."""
-    state = read_state(folder)
-    if not state:
-        return None
-    pid = state.get("pid")
-    if alive(pid):
-        try:
-            os.killpg(int(pid), signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            pass
-    state["status"] = CANCELLED
-    state["finished"] = now()
-    write_state(folder, state)
+    """Stop a running check: its driver and every process under it, once the driver is verified as
+    the one the desk started (:func:`owned`), then reaped. A check that has ended is left as it is
+    (not marked cancelled). Raises :class:`JobError` for a folder without a readable ``desk.json``."""
+    state = load_state(folder)
+    if state.get("status") not in (QUEUED, RUNNING):
+        return state
+    proc = owned(state, folder)
+    if proc is None:
+        return state  # ended meanwhile, or the pid is another process now: nothing is signalled
+    try:
+        family = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        family = [proc]
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGTERM)  # the driver leads its own group: ssb and its workers
+    for p in family:
+        with contextlib.suppress(psutil.Error):
+            p.terminate()
+    _gone, left = psutil.wait_procs(family, timeout=10)
+    for p in left:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    psutil.wait_procs(left, timeout=5)
+    child = _CHILDREN.pop(proc.pid, None)
+    if child is not None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            child.wait(timeout=5)
+    _reap(proc.pid)
+    state = read_state(folder) or state
+    if state.get("status") in (QUEUED, RUNNING):
+        state["status"] = CANCELLED
+        state["finished"] = now()
+        write_state(folder, state)
     return state
 
 
-def resume(folder, env=None):
-    """Take a cancelled or stopped check up again where it was (``ssb run --resume``)."""
-    state = read_state(folder)
+def _root_of(folder):
+    """The desk's folder of a check folder (the parent of its ``results``)."""
+    folder = Path(folder).resolve()
+    for parent in folder.parents:
+        if parent.name == "results":
+            return parent.parent
+    raise JobError(f"{folder} is not under a results folder")
+
+
+def resume(folder, env=None, root=None):
+    """Take a cancelled, stopped or failed check up again where it was (``ssb run --resume``), from
+    its ``desk.json`` checked word by word (:func:`checked_state`), in the desk's own folder."""
+    folder = Path(folder)
+    root = Path(root).resolve() if root is not None else _root_of(folder)
+    state = checked_state(folder, root)
+    if owned(state, folder) is not None:
+        raise JobError("this check is running: there is nothing to resume")
+    if state["status"] == DONE:
+        raise JobError("this check is done: there is nothing to resume")
     steps = state["steps"]
     for argv in steps:
-        if argv[:2] == ["ssb", "run"] and "--resume" not in argv:
-            argv.append("--resume")
-        if argv[:2] == ["ssb", "tune"] and "--resume" not in argv:
+        if argv[:2] in (["ssb", "run"], ["ssb", "tune"]) and "--resume" not in argv:
             argv.append("--resume")
     state["steps"], state["status"], state["finished"] = steps, QUEUED, None
     state["step"] = min(int(state.get("step", 0)), len(steps) - 1)
+    state["cwd"] = str(root)
     write_state(folder, state)
-    return spawn(folder, env)
+    return spawn(folder, env, root)
 
 
 def status(folder):
-    """What a check folder says now: ``desk.json`` with ``status`` corrected for a driver that died
-    (``stopped``), ``progress`` (games played / planned, from the chunks on disk) and ``answer``."""
+    """What a check folder says now: ``desk.json`` with ``status`` corrected for a driver that is no
+    longer the desk's (``stopped``), ``progress`` (games played / planned, from the chunks on disk)
+    and ``answer``; a folder whose ``desk.json`` is damaged says ``damaged`` and why."""
     from scenarios.results import done_chunks
 
     folder = Path(folder)
-    state = read_state(folder) or {}
-    if state.get("status") == RUNNING and not alive(state.get("pid")):
+    try:
+        state = load_state(folder)
+    except JobError as exc:
+        return {"status": DAMAGED, "damaged": str(exc), "steps": [], "step": 0, "progress": 0.0,
+                "games_fraction": 0.0, "answer": None}
+    if state.get("status") in (RUNNING, QUEUED) and owned(state, folder) is None:
         state["status"] = STOPPED
     progress = 0.0
     try:
@@ -187,11 +436,12 @@ def status(folder):
         done = done_chunks(folder, len(plan))
         total = sum(b - a for _k, _c, a, b in plan) or 1
         progress = sum(b - a for k, _c, a, b in plan if k in done) / total
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         pass
-    nsteps = max(len(state.get("steps", [])), 1)
-    step = int(state.get("step", 0))
-    if state.get("kind") == "check":
+    progress = min(max(float(progress), 0.0), 1.0)
+    nsteps = len(state["steps"])
+    step = state.get("step", 0)
+    if state["kind"] == "check":
         # The run is most of the work: it fills 80% of the bar, the gate and the report the rest.
         overall = 0.8 * progress if step == 0 else 0.8 + 0.2 * step / nsteps
     else:
@@ -200,7 +450,7 @@ def status(folder):
         overall = 1.0
     state["progress"] = round(min(max(overall, 0.0), 1.0), 3)
     state["games_fraction"] = progress
-    if state.get("kind") == "tune" or state.get("status") in (FAILED, STOPPED):
+    if state["kind"] == "tune" or state.get("status") in (FAILED, STOPPED):
         # A search has no chunk plan to count: its own last lines say how far it is.
         try:
             lines = (folder / LOG_FILE).read_text(errors="replace").replace("\r", "\n").splitlines()
@@ -211,40 +461,79 @@ def status(folder):
     return state
 
 
+def _number(x):
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise ValueError(f"expected a number, got {type(x).__name__}")
+    x = float(x)
+    if x != x or abs(x) > 1e6:
+        raise ValueError(f"{x} is not a figure")
+    return x
+
+
 def answer(folder):
-    """The regression gate's verdict of a check (``regress.json``), or the tune's summary line."""
+    """The regression gate's verdict of a check (``regress.json``), or the tune's summary line; a
+    ``regress.json`` that cannot be read as one says so (``damaged``)."""
     folder = Path(folder)
-    try:
-        res = json.loads((folder / "regress.json").read_text())
-    except (OSError, ValueError):
-        res = None
-    if res:
-        return {"verdict": res.get("verdict"), "counts": res.get("counts", {}), "figures": _win_rates(res)}
+    path = folder / "regress.json"
+    if path.exists() or path.is_symlink():
+        try:
+            if path.is_symlink():
+                raise ValueError("it is a link")
+            res = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(res, dict):
+                raise ValueError(f"expected an object, got {type(res).__name__}")
+            counts = res.get("counts", {})
+            if not isinstance(counts, dict):
+                raise ValueError("counts: expected an object")
+            counts = {str(k): int(_number(v)) for k, v in counts.items()}
+            verdict = res.get("verdict")
+            if not isinstance(verdict, str):
+                raise ValueError("verdict: expected a word")
+            return {"verdict": verdict, "counts": counts, "figures": _win_rates(res)}
+        except (OSError, ValueError, TypeError, RecursionError) as exc:
+            return {"verdict": DAMAGED, "damaged": f"regress.json cannot be read: {exc}", "counts": {}, "figures": []}
     md = folder / "summary.md"
-    if md.exists():
-        lines = [x for x in md.read_text().splitlines() if x.strip() and not x.startswith("#")]
+    if md.is_file() and not md.is_symlink():
+        try:
+            text = md.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        lines = [x for x in text.splitlines() if x.strip() and not x.startswith("#")]
         return {"verdict": "tuned", "counts": {}, "figures": [], "lines": lines[:6]}
     return None
 
 
 def _win_rates(res):
-    """The seat win-rate figures of a gate result, for the designer's question about seat edges."""
+    """The seat win-rate figures of a gate result, for the designer's question about seat edges
+    (a row whose figures are not numbers is left out)."""
     out = []
-    for row in res.get("figures", res.get("rows", [])) or []:
+    rows = res.get("figures", res.get("rows", [])) or []
+    if not isinstance(rows, list):
+        raise ValueError("figures: expected a list")
+    for row in rows:
         if not isinstance(row, dict):
             continue
         label = str(row.get("label", row.get("figure", "")))
         if "win rate" in label or str(row.get("figure", "")).startswith("win_rate"):
-            out.append(row)
+            try:
+                clean = {k: _number(row[k]) for k in ("baseline", "now", "change", "ci_low", "ci_high") if k in row}
+            except ValueError:
+                continue
+            out.append({**row, **clean, "label": label, "verdict": str(row.get("verdict", "")),
+                        "cell_key": str(row.get("cell_key", ""))})
     return out
 
 
 def main(folder):
-    """The driver: run each step of ``desk.json`` in turn, recording how far it got."""
+    """The driver: run each step of ``desk.json`` in turn, in the folder it was started in (the
+    desk's), recording how far it got."""
     folder = Path(folder)
-    state = read_state(folder)
+    cwd = os.getcwd()
+    state = load_state(folder)
+    ident = _identity(os.getpid())
     state["status"] = RUNNING
     state["pid"] = os.getpid()
+    state["created"] = ident[0] if ident else None
     write_state(folder, state)
     steps = state["steps"]
     for i in range(int(state.get("step", 0)), len(steps)):
@@ -252,8 +541,8 @@ def main(folder):
         write_state(folder, state)
         argv = _ssb() + steps[i][1:]
         print(f"$ {command_line(steps[i])}", flush=True)
-        rc = subprocess.call(argv, cwd=state["cwd"], stdin=subprocess.DEVNULL)
-        state = read_state(folder)
+        rc = subprocess.call(argv, cwd=cwd, stdin=subprocess.DEVNULL)
+        state = read_state(folder) or state
         state.setdefault("returncodes", []).append(rc)
         # ssb regress exits 1 for a figure that moved (its verdict, not a failure of the check).
         if rc != 0 and not (steps[i][:2] == ["ssb", "regress"] and rc == 1):

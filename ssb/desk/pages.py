@@ -45,14 +45,16 @@ progress { width: 32rem; height: 1.3rem; }
 """
 
 
-def layout(title, body, token=""):
-    """A whole page: the header's links, the htmx script served by the desk, ``body``."""
+def layout(title, body, token="", form_token=""):
+    """A whole page: the header's links, the htmx script served by the desk, ``body``; every htmx
+    request of the page carries the desk's form token (``X-Desk-Form``, :mod:`ssb.desk.guard`)."""
     q = f"?token={e(token)}" if token else ""
+    headers = f""" hx-headers='{{"X-Desk-Form": "{e(form_token)}"}}'""" if form_token else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{e(title)} · ssb desk</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>{CSS}</style><script src="/static/htmx.min.js{q}"></script></head>
-<body><header><span class="brand">ssb desk</span><a href="/">Home</a><a href="/#instruments">Instruments</a>
+<body{headers}><header><span class="brand">ssb desk</span><a href="/">Home</a><a href="/#instruments">Instruments</a>
 <a href="/#boards">Boards</a><a href="/#strategies">Strategies</a><a href="/tune">Which number?</a><a href="/runs">Runs</a></header>
 <main>{body}</main></body></html>
 """
@@ -102,10 +104,11 @@ def field_rows(fields, errors, changed=()):
     return "".join(out)
 
 
-def check_fragment(folder_rel, state, token=""):
-    """The live part of a check's page: progress, status, the answer once decided. While the check
-    runs, the fragment asks for itself again every second (htmx ``every 1s``)."""
-    status = state.get("status", "?")
+def check_fragment(folder_rel, state, token="", note=""):
+    """The live part of a check's page: progress, status, the answer once decided (``note``: what
+    an action could not do). While the check runs, the fragment asks for itself again every second
+    (htmx ``every 1s``)."""
+    status = str(state.get("status", "?"))
     running = status in ("running", "queued")
     q = f"?token={e(token)}" if token else ""
     poll = f' hx-get="/check/{e(folder_rel)}/progress{q}" hx-trigger="every 1s" hx-swap="outerHTML"' if running else ""
@@ -113,6 +116,11 @@ def check_fragment(folder_rel, state, token=""):
     parts = [f'<div id="progress-area" data-status="{e(status)}" data-progress="{pct:.1f}"{poll}>',
              f'<p><progress id="bar" max="100" value="{pct:.1f}"></progress> <span id="pct">{pct:.0f}%</span> '
              f'<span id="status">{e(status)}</span></p>']
+    if note:
+        parts.append(f'<p class="form-error" id="action-note">{e(note)}</p>')
+    if state.get("damaged"):
+        parts.append(f'<p class="form-error" id="damaged">This check cannot be shown or resumed: {e(state["damaged"])}. '
+                     "Its run folder stays as it is; start a new check from the file's page.</p>")
     step = int(state.get("step", 0))
     steps = state.get("steps", [])
     if running and step < len(steps):
@@ -136,6 +144,8 @@ def answer_block(ans, folder_rel, status, token=""):
         return ""
     q = f"?token={e(token)}" if token else ""
     verdict = str(ans.get("verdict", ""))
+    if ans.get("damaged"):
+        return f'<div class="answer fail" id="answer" data-verdict="damaged"><p>{e(ans["damaged"])}</p></div>'
     if ans.get("lines"):
         body = "".join(f"<p>{e(x)}</p>" for x in ans["lines"])
         return f'<div class="answer" id="answer" data-verdict="{e(verdict)}">{body}</div>'
@@ -150,7 +160,7 @@ def answer_block(ans, folder_rel, status, token=""):
     rows = []
     for f in ans.get("figures", []):
         players = str(f.get("cell_key", "")).split("|")[0].replace("players=", "")
-        ci = f"[{100 * f['ci_low']:+.1f}, {100 * f['ci_high']:+.1f}]" if "ci_low" in f else ""
+        ci = f"[{100 * f['ci_low']:+.1f}, {100 * f['ci_high']:+.1f}]" if "ci_low" in f and "ci_high" in f else ""
         v = str(f.get("verdict", ""))
         rows.append([e(players), e(str(f.get("label", ""))), f"{100 * f.get('baseline', 0):.1f}%",
                      f"{100 * f.get('now', 0):.1f}%", f"{100 * f.get('change', 0):+.1f} pp {ci}",
