@@ -38,6 +38,7 @@ from ssb.desk.pages import (
     layout,
     link,
     rel,
+    shown,
     table,
 )
 
@@ -111,7 +112,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
                  e(str(m.get("status", "")))] for folder, m in catalog.runs(root)[:12]]
         body = [
             "<h1>The designer's desk</h1>",
-            f'<p class="meta">Folder: {e(str(root))}. Your own files are saved under '
+            f'<p class="meta">Folder: {e(shown(root))}. Your own files are saved under '
             f"{e(catalog.DESIGNS)}/, runs under results/. Every action shows its ssb command.</p>",
             "<h2>Games</h2>", table(["game", "title", "player counts", "boards"], games),
             '<h2 id="instruments">Instruments</h2><p>Change a number of an instrument, then ask whether it moved '
@@ -214,7 +215,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         if games and not games.isdigit():
             return page("Bad input", f'<p class="form-error">games: expected a whole number, got {e(games)}</p>')
         if kind == "instrument":
-            sets = ['instrument_dirs=' + json.dumps([str(ed.own.parent)])]
+            sets = ['instrument_dirs=' + json.dumps([rel(ed.own.parent, root)])]  # the steps run in the desk's folder
         else:
             sets = board_sets(ed)
         folder = root / "results" / "desk" / f"{Path(ed.own).stem}-{_stamp()}"
@@ -237,11 +238,11 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         state = jobs.status(folder)
         r = rel(folder, root)
         body = [f"<h1>{e(state.get('title', 'Check'))}</h1>",
-                f'<p class="meta">Run folder: <span id="run-folder">{e(str(folder))}</span> (an ordinary run folder: '
+                f'<p class="meta">Run folder: <span id="run-folder">{e(shown(folder))}</span> (an ordinary run folder: '
                 "it stays when the browser or the desk is closed)</p>",
                 check_fragment(r, state),
                 "<h2>The same from the command line</h2>",
-                cmd_block([jobs.command_line(s) for s in state.get("steps", [])], "commands")]
+                cmd_block([shown(jobs.command_line(s)) for s in state.get("steps", [])], "commands")]
         return page("Check", "".join(body))
 
     async def check_progress(request):
