@@ -44,7 +44,7 @@ def runs(tmp_path):
     d = tmp_path / "runs" / "demo"
     d.mkdir(parents=True)
     (d / "facts.json").write_text(json.dumps({"games": 52037, "rate": 0.421, "seat": {"3": {"search": "unfair: last +6.1 pp"}}}))
-    (d / "report.txt").write_text("At a glance\n  matrix\n\n2 players: fair.\n3 players: unfair.\n\nThe rest.\nwrote x\n")
+    (d / "report.txt").write_text("At a glance\n  matrix\n\n2 players: fair.\n3 players: unfair,\n  the last seat.\n\nThe rest.\nwrote x\n")
     (d / "cells.csv").write_text("players,judge,verdict\n2,greedy,unfair\n3,search,fair\n")
     return tmp_path / "runs"
 
@@ -66,17 +66,38 @@ def test_blocks_paragraphs_lines_and_tables(runs):
     text = ("<!-- run: demo/report.txt paras=2 -->\nold\n<!-- /run -->\n"
             "<!-- run: demo/report.txt lines=1-2 -->x<!-- /run -->\n"
             "<!-- run: demo/report.txt starts=\"3 players\" -->x<!-- /run -->\n"
+            "<!-- run: demo/report.txt has=\"unfair,\" -->y<!-- /run -->\n"
+            "<!-- run: demo/report.txt paras=2 starts=\"3 players\" as=block -->\ny\n<!-- /run -->\n"
             "<!-- run: demo/cells.csv cols=players,verdict -->x<!-- /run -->\n"
             "<!-- run: demo/facts.json seat.3.search -->x<!-- /run -->\n")
     new, problems = findings.rewrite(text, runs)
     assert problems == []
-    assert "```text\n2 players: fair.\n3 players: unfair.\n```" in new
+    assert "```text\n2 players: fair.\n3 players: unfair,\n  the last seat.\n```" in new
     assert "```text\nAt a glance\n  matrix\n```" in new
-    assert '-->3 players: unfair.<!-- /run -->' in new
+    assert '-->3 players: unfair, the last seat.<!-- /run -->' in new
+    assert 'has="unfair," -->3 players: unfair, the last seat.<!-- /run -->' in new
+    assert 'as=block -->\n```text\n3 players: unfair,\n  the last seat.\n```\n<!-- /run -->' in new
     assert "| players | verdict |\n|---|---|\n| 2 | unfair |\n| 3 | fair |" in new
     assert "-->unfair: last +6.1 pp<!-- /run -->" in new
     # written twice: the same page (the markers stay, the text between them is replaced)
     assert findings.rewrite(new, runs) == (new, [])
+
+
+def test_a_marker_shown_as_an_example_is_left_alone(runs):
+    text = ("Inline: `<!-- run: demo/facts.json games -->1<!-- /run -->`.\n\n```markdown\n"
+            "<!-- run: demo/report.txt paras=2 -->\n(the paragraph)\n<!-- /run -->\n```\n\n"
+            "Live: <!-- run: demo/facts.json games -->1<!-- /run -->\n")
+    new, problems = findings.rewrite(text, runs)
+    assert problems == [] and new == text.replace("Live: <!-- run: demo/facts.json games -->1", "Live: <!-- run: demo/facts.json games -->52,037")
+
+
+def test_an_inline_figure_opening_its_line_is_refused(runs, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("We played\n<!-- run: demo/facts.json games -->52,037<!-- /run --> games.\n"
+                    "> <!-- run: demo/facts.json games -->52,037<!-- /run --> games.\n")
+    bad = findings.check([page], runs)
+    assert [b.split(": run:")[0].rsplit("/", 1)[-1] for b in bad] == ["page.md:2", "page.md:3"]
+    assert all("put a word before it" in b for b in bad)
 
 
 def test_a_marker_naming_what_is_not_there_is_reported(runs, tmp_path):
@@ -95,10 +116,12 @@ def test_the_glance_matrix_is_read_by_its_columns():
     text = ("At a glance: seat verdict per player count and judge\n\n"
             "           greedy                            search_leaf\n"
             "2 players  unfair: 1st +3.9 pp [+2.1, +5.8]  fair: 1st +0.6 pp [-3.0, +4.3]\n"
-            "3 players  fair: last -1.3 pp [-4.6, +2.2]   undecided: last +2.8 pp [-0.4, +6.0]\n")
+            "3 players  fair: last -1.3 pp [-4.6, +2.2]   undecided: last +2.8 pp [-0.4, +6.0]\n"
+            "\n2 players: fair among the strongest players, the first player ahead at greedy's level.\n")
     cells = findings.seat_cells(text)
     assert cells["2"] == {"greedy": "unfair: 1st +3.9 pp [+2.1, +5.8]", "search_leaf": "fair: 1st +0.6 pp [-3.0, +4.3]"}
     assert cells["3"]["search_leaf"] == "undecided: last +2.8 pp [-0.4, +6.0]"
+    assert list(cells) == ["2", "3"]
 
 
 def test_a_screenshot_not_of_its_run_fails(tmp_path, monkeypatch):
@@ -116,7 +139,7 @@ def test_a_screenshot_not_of_its_run_fails(tmp_path, monkeypatch):
 
 def test_the_command_checks_and_says_what_fixes_it(capsys, monkeypatch, runs, tmp_path):
     page = tmp_path / "page.md"
-    page.write_text("<!-- run: demo/facts.json games -->1<!-- /run -->\n")
+    page.write_text("Games: <!-- run: demo/facts.json games -->1<!-- /run -->\n")
     monkeypatch.setattr(findings, "pages", lambda: [page])
     monkeypatch.setattr(findings, "RUNS", runs)
     assert findings.main(["--check"]) == 1

@@ -155,30 +155,65 @@ def render(src, sel, runs=None):
     if "paras" in opts:
         paras = paragraphs(text)
         text = "\n\n".join(paras[_span(opts["paras"], len(paras))])
-    elif "lines" in opts:
+    if "lines" in opts:
         lines = text.rstrip("\n").splitlines()
         text = "\n".join(lines[_span(opts["lines"], len(lines))])
-    if "starts" in opts:  # the one line that starts so, inline
-        hits = [ln.strip() for ln in text.splitlines() if ln.strip().startswith(opts["starts"])]
-        if len(hits) != 1:
-            raise SourceError(f"{src}: {len(hits)} lines start with {opts['starts']!r}")
-        return hits[0]
+    if "starts" in opts or "has" in opts:  # the one item that starts so, or whose first line holds
+        # the text (its indented continuation lines joined), inline
+        items, cur = [], None
+        want = opts.get("starts")
+        for ln in text.splitlines():
+            if ln.startswith(want) if want else (opts["has"] in ln and not ln[:1].isspace()):
+                cur = [ln]
+                items.append(cur)
+            elif cur is not None and ln.startswith((" ", "\t")) and ln.strip():
+                cur.append(ln)
+            else:
+                cur = None
+        if len(items) != 1:
+            how = f"start with {want!r}" if want else f"hold {opts['has']!r}"
+            raise SourceError(f"{src}: {len(items)} items {how}")
+        if opts.get("as") != "block":
+            return " ".join(ln.strip() for ln in items[0])
+        text = "\n".join(items[0])
     return "\n```text\n" + text.strip("\n") + "\n```\n"
+
+
+FENCE_OPEN = re.compile(r"^ *(```+|~~~+)", re.M)
+
+
+def live_marks(text):
+    """The markers of a page, leaving out those shown as examples (in a code block or inline code)."""
+    pos = 0
+    while True:
+        m = MARK.search(text, pos)
+        if m is None:
+            return
+        f = FENCE_OPEN.search(text, pos, m.start())
+        if f:  # a code block before the marker: skip it whole
+            close = re.compile(r"^ *" + re.escape(f.group(1)) + r"[ \t]*$", re.M).search(text, f.end())
+            pos = close.end() if close else len(text)
+            continue
+        if text.count("`", text.rfind("\n", 0, m.start()) + 1, m.start()) % 2:
+            pos = m.start() + 1  # in inline code
+            continue
+        yield m
+        pos = m.end()
 
 
 def rewrite(text, runs=None):
     """``(new text, [(line, marker, problem)])``: every marked block of a page from its source."""
-    problems = []
-
-    def repl(m):
+    problems, out, last = [], [], 0
+    for m in live_marks(text):
+        out.append(text[last:m.start("body")])
         try:
-            return m.group(0)[: m.start("body") - m.start()] + render(m.group("src"), m.group("sel"), runs) + "<!-- /run -->"
+            out.append(render(m.group("src"), m.group("sel"), runs))
         except (SourceError, OSError, ValueError, KeyError) as exc:
-            line = text.count("\n", 0, m.start()) + 1
-            problems.append((line, m.group("src") + m.group("sel"), str(exc)))
-            return m.group(0)
-
-    return MARK.sub(repl, text), problems
+            problems.append((text.count("\n", 0, m.start()) + 1, m.group("src") + m.group("sel"), str(exc)))
+            out.append(m.group("body"))
+        last = m.end("body")
+    out.append(text[last:])
+    return "".join(out), problems
 
 
 def check(page_list=None, runs=None):
@@ -189,8 +224,14 @@ def check(page_list=None, runs=None):
         new, problems = rewrite(text, runs)
         rel = _rel(page)
         out += [f"{rel}:{line}: run: {what.strip()}: {why}" for line, what, why in problems]
+        for m in live_marks(text):
+            before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+            if not m.group("body").startswith("\n") and not before.strip(" >*-|"):
+                out.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: run: {m.group('src')}{m.group('sel')}: "
+                           "an inline figure opens its line, where Markdown reads the comment as an HTML block: "
+                           "put a word before it")
         if new != text:
-            for m_old, m_new in zip(MARK.finditer(text), MARK.finditer(new)):
+            for m_old, m_new in zip(live_marks(text), live_marks(new)):
                 if m_old.group("body") != m_new.group("body"):
                     line = text.count("\n", 0, m_old.start()) + 1
                     old = " ".join(m_old.group("body").split())[:70]
@@ -270,7 +311,7 @@ def cpu_model():
 def seat_cells(glance_text):
     """``{"2": {"greedy": "unfair: 1st +3.9 pp [+2.1, +5.8]", ...}, ...}`` (by player count) from the printed
     at-a-glance matrix (columns aligned under the judges' names)."""
-    lines = [ln for ln in glance_text.splitlines() if ln.strip()]
+    lines = glance_text.splitlines()
     head_i = next((i for i, ln in enumerate(lines) if re.match(r"^\s{4,}\S", ln)), None)
     if head_i is None:
         return {}
@@ -278,9 +319,9 @@ def seat_cells(glance_text):
     starts = [m.start() for m in re.finditer(r"\S+", head)]
     judges = head.split()
     out = {}
-    for ln in lines[head_i + 1:]:
-        m = re.match(r"^(\d+) players?\s", ln)
-        if not m:
+    for ln in lines[head_i + 1:]:  # the matrix: the rows right under the judges' names
+        m = re.match(r"^(\d+) players?\b", ln)
+        if not m or len(ln) <= starts[0]:
             break
         row = {}
         for j, (judge, a) in enumerate(zip(judges, starts)):
@@ -320,7 +361,8 @@ def rerun(name, runs=None, jobs=None, keep=None):
     if jobs:
         run_args = [a for i, a in enumerate(run_args) if a != "--jobs" and (i == 0 or run_args[i - 1] != "--jobs")]
         run_args += ["--jobs", str(jobs)]
-    run_cmd = ["ssb", "run", spec["scenario"], "--out", out, *run_args]
+    # --resume: a kept folder (--keep) whose run was interrupted, or already played, goes on from its chunks
+    run_cmd = ["ssb", "run", spec["scenario"], "--out", out, *run_args, "--resume"]
     report_cmd = ["ssb", "report", out, *[str(a) for a in spec.get("report", [])]]
     print(f"{name}: {' '.join(run_cmd)}  (in {work})", flush=True)
     run_out, run_wall, run_cpu = _timed(_ssb() + run_cmd[1:], work, env)
@@ -332,29 +374,58 @@ def rerun(name, runs=None, jobs=None, keep=None):
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "run.txt").write_text(run_out, encoding="utf-8")
     (folder / "report.txt").write_text(rep_out, encoding="utf-8")
-    small = {k: v for k, v in manifest.items() if k not in ("cells", "chunks")}
-    if isinstance(small.get("sequential"), dict):
-        small["sequential"] = {k: v for k, v in small["sequential"].items() if k not in ("rounds", "history")}
-    (folder / "manifest.json").write_text(json.dumps(small, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    (folder / "manifest.json").write_text(json.dumps(small_manifest(manifest, work), indent=1, sort_keys=True) + "\n",
+                                          encoding="utf-8")
     for table in spec.get("tables", []):
         shutil.copyfile(work / out / "report" / table, folder / Path(table).name)
 
     facts = _manifest_facts(manifest)
-    glance = paragraphs(rep_out)
+    # The run's own timings (manifest.json, every session of it when resumed): wall and the workers' CPU.
+    sessions = [r for r in (manifest.get("timings") or {}).get("runs", []) if isinstance(r, dict)]
+    played_wall = sum(float(r.get("wall_seconds") or 0) for r in sessions) or run_wall
+    played_cpu = max(sum(float(r.get("cpu_seconds") or 0) for r in sessions), run_cpu)  # the workers' or all
+    compile_s = sum(float(r.get("compile_seconds") or 0) for r in sessions)
     facts.update({
         "date": when,
         "machine": f"{cpu_model()}, {os.cpu_count()} cores",
+        "load": round(os.getloadavg()[0], 1),
         "jobs": jobs or _jobs_of(run_args),
-        "command": {"run": " ".join(run_cmd), "report": " ".join(report_cmd)},
+        "command": {"run": " ".join(run_cmd[:-1]), "report": " ".join(report_cmd)},
         "time": {
-            "run_wall_s": round(run_wall), "run_cpu_s": round(run_cpu),
+            "run_wall_s": round(played_wall - compile_s), "run_cpu_s": round(played_cpu),
+            "compile_s": round(compile_s),
             "report_wall_s": round(rep_wall), "report_cpu_s": round(rep_cpu),
-            "wall_s": round(run_wall + rep_wall), "cpu_s": round(run_cpu + rep_cpu),
-            "wall": _minutes(run_wall + rep_wall), "run_wall": _minutes(run_wall),
+            "wall_s": round(played_wall - compile_s + rep_wall), "cpu_s": round(played_cpu + rep_cpu),
+            "wall": _minutes(played_wall - compile_s + rep_wall), "run_wall": _minutes(played_wall - compile_s),
         },
-        "seat": seat_cells(glance[0]) if glance else {},
+        "seat": seat_cells(rep_out),
     })
+    judges = next(iter(facts["seat"].values()), {})
+    if judges:  # the ladder's order, weakest first: the pages may name the top rungs by rank
+        names = list(judges)
+        facts["judges"] = {"top": names[-1], "strong": names[-2] if len(names) > 1 else names[-1]}
+        for row in facts["seat"].values():
+            row["top"], row["strong"] = row.get(names[-1], ""), row.get(facts["judges"]["strong"], "")
     facts.update(_printed_facts(run_out, rep_out))
+    measured = facts.get("measured") or {}
+    for judge, m in measured.items():
+        if isinstance(m, dict) and m.get("games"):
+            m["ms"] = round(1000 * float(m.get("cpu_seconds") or 0) / m["games"], 1)
+    if measured:
+        order = [j for j in (next(iter(facts["seat"].values()), {}) or measured) if j in measured and j not in ("top", "strong")]
+        facts["measured_line"] = ", ".join(
+            f"{j} {measured[j]['games']:,} games in {float(measured[j].get('cpu_seconds') or 0):,.1f} s "
+            f"({measured[j].get('ms')} ms a game)" for j in reversed(order or list(measured)))
+        top = facts.get("judges", {}).get("top")
+        if top in measured:
+            facts["top"] = {"name": top, **measured[top]}
+    cells = _cells(manifest, facts["seat"])
+    if cells:
+        with open(folder / "cells.csv", "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(["players", "judge", "games", "verdict"])
+            w.writerows(cells)
+    facts["summary"] = _summary(facts)
     shot = spec.get("screenshot")
     if shot:
         screenshot(work / out / "report" / "report.html", DOCS / shot)
@@ -363,6 +434,58 @@ def rerun(name, runs=None, jobs=None, keep=None):
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
     return facts
+
+
+def small_manifest(manifest, work=None):
+    """A run's manifest as the docs keep it: without its chunk list, its rounds and the scenario's
+    text, every path of this machine written relative to the checkout or the run's folder."""
+    prefixes = [str(ROOT) + os.sep] + ([str(Path(work)) + os.sep] if work else [])
+
+    def scrub(v):
+        if isinstance(v, dict):
+            return {k: scrub(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [scrub(x) for x in v]
+        if isinstance(v, str):
+            for pre in prefixes:
+                v = v.replace(pre, "")
+        return v
+
+    small = {k: v for k, v in manifest.items() if k not in ("chunks", "columns")}
+    if isinstance(small.get("scenario"), dict):
+        small["scenario"] = {k: v for k, v in small["scenario"].items() if k != "text"}
+    if isinstance(small.get("sequential"), dict):
+        small["sequential"] = {k: v for k, v in small["sequential"].items() if k not in ("rounds", "history")}
+    return scrub(small)
+
+
+def _cells(manifest, seat):
+    """``[(players, judge, games, the glance's verdict)]`` of a sequential run's cells."""
+    rows = []
+    seq = manifest.get("sequential")
+    for c in (seq.get("cells") if isinstance(seq, dict) else None) or []:
+        if not isinstance(c, dict) or "judge" not in c:
+            continue
+        shown = seat.get(str(c.get("players")), {}).get(str(c["judge"]), "")
+        rows.append((c.get("players"), c["judge"], f"{int(c.get('games') or 0):,}", shown))
+    if len({r[:2] for r in rows}) < len(rows):  # several sets per judge (an instrument run): no table
+        return []
+    return rows
+
+
+def _summary(f):
+    """One sentence of the run's figures, as the pages quote them beside its printed answer."""
+    t = f.get("time", {})
+    parts = [f"seed {f.get('seed')}"]
+    if "decided" in f and "cells" in f:
+        parts.append(f"{f['decided']} of {f['cells']} cells decided")
+    if "games" in f:
+        parts.append(f"{f['games']:,} games")
+    if "declared_spent" in f and "declared_budget" in f:
+        parts.append(f"{f['declared_spent']:,} of {f['declared_budget']:,} declared CPU s")
+    head = ", ".join(parts[1:])
+    return (f"{parts[0]}: {head}; {t.get('wall')} wall and {t.get('cpu_s')} s of CPU for run and report "
+            f"(`--jobs {f.get('jobs')}`, kernel compiled, {f.get('machine')} at load {f.get('load')}, {f.get('date')})")
 
 
 def _jobs_of(args):
@@ -412,6 +535,9 @@ def screenshot(html, png, width=1366, height=900):
     driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=opts)
     try:
         driver.get(Path(html).resolve().as_uri())
+        inner = driver.execute_script("return window.innerHeight")
+        if inner and inner != height:  # the page's own area, not the window's, is width x height
+            driver.set_window_size(width, 2 * height - inner)
         time.sleep(1)
         driver.save_screenshot(str(png))
     finally:
