@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-all check bench play regress docs desk clean
+.PHONY: setup run test test-all check bench play regress docs desk clean findings screenshots
 
 setup: $(STAMP)
 
@@ -45,6 +45,22 @@ $(DOCS_STAMP): pyproject.toml $(STAMP)
 
 docs: $(DOCS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --clean --site-dir site
+
+# The figures the pages quote from runs (docs/developing/docs.md, "Figures from runs"): every block
+# between <!-- run: NAME/FILE ... --> and <!-- /run --> is written again from docs/runs/NAME/, what
+# that run wrote. RERUN=1 plays the runs again first with the current code, in a fresh folder, and
+# takes their reports' screenshots (slow: the starter about 6 min of CPU, expansion-strong about 15);
+# RUNS='starter' plays only those. FINDINGS_ARGS='--jobs 2' passes options on.
+RERUN ?=
+RUNS ?=
+FINDINGS_ARGS ?=
+findings: setup
+	$(PY) -m docs._hooks.findings $(if $(RERUN),--rerun $(RUNS)) $(FINDINGS_ARGS)
+
+# The desk's screenshots of the guide (docs/desk-*.png), taken again by its browser test in a clean
+# temporary home folder, so they show no machine path (headless Chromium and chromedriver needed).
+screenshots: setup
+	$(PY) -m docs._hooks.screenshots
 
 # GAME=NAME soaks (check) or measures (bench) another registered game, e.g. `make check GAME=echidna`;
 # bench hands it to the game's own engine benchmark (benchmarks/bench_<its folder>.py) or says it has none.

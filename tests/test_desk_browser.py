@@ -165,7 +165,7 @@ def test_edit_a_number_check_it_and_find_the_run_folder(desk, browser):
     _shot(d, "desk-answer.png")
 
     # The run folder on disk: an ordinary run folder, with the gate's answer and the report.
-    run = Path(d.find_element(By.ID, "run-folder").text)
+    run = Path(d.find_element(By.ID, "run-folder").text).expanduser()  # shown as ~/... under the home folder
     assert run.is_relative_to(folder / "results" / "desk")
     for name in ("manifest.json", "regress.json", "regress.md", "report/report.html", "desk.json"):
         assert (run / name).is_file(), name

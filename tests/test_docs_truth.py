@@ -126,9 +126,10 @@ def test_the_shipped_scenarios_table_is_the_files():
 
 # Pages under docs/findings/ named YYYY-MM-DD-... are dated findings: their figures stand as measured
 # that day. Other pages quote a figure (a rate to a decimal) in a section that says the command and
-# seed that produced it, or links the dated finding it comes from, or is marked <!-- dated: DATE -->.
+# seed that produced it, or links the dated finding it comes from, or is marked <!-- dated: DATE -->,
+# or writes it from the run itself (<!-- run: NAME/FILE -->: tests/test_docs_findings.py).
 FIGURE = re.compile(r"\d+\.\d+ ?%|[+-]?\d+\.\d pp\b")
-SOURCE = re.compile(r"\bseed\b|findings/|<!-- dated: \d{4}-\d{2}-\d{2} -->")
+SOURCE = re.compile(r"\bseed\b|findings/|<!-- dated: \d{4}-\d{2}-\d{2} -->|<!-- run: [\w.-]+/")
 DATED = re.compile(r"\d{4}-\d{2}-\d{2}-")
 # Pages whose figures are being measured again with the current starter run and search rung; each
 # leaves this list when its new figures land (with their commands and seeds).

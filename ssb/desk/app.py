@@ -37,6 +37,7 @@ from ssb.desk.pages import (
     layout,
     link,
     rel,
+    shown,
     table,
 )
 
@@ -109,7 +110,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
                 for folder, info in catalog.runs(root)[:12]]
         body = [
             "<h1>The designer's desk</h1>",
-            f'<p class="meta">Folder: {e(str(root))}. Your own files are saved under '
+            f'<p class="meta">Folder: {e(shown(root))}. Your own files are saved under '
             f"{e(catalog.DESIGNS)}/, runs under results/. Every action shows its ssb command.</p>",
             "<h2>Games</h2>", table(["game", "title", "player counts", "boards"], games),
             '<h2 id="instruments">Instruments</h2><p>Change a number of an instrument, then ask whether it moved '
@@ -308,7 +309,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             return refused("Bad input", f"games: {int(games)} is not between 1 and {jobs.MAX_GAMES:,} (leave it "
                                         "empty to play every baseline deal)", 400)
         if kind == "instrument":
-            sets = ['instrument_dirs=' + json.dumps([str(ed.own.parent)])]
+            sets = ['instrument_dirs=' + json.dumps([rel(ed.own.parent, root)])]  # the steps run in the desk's folder
         else:
             try:
                 sets = board_sets(ed)
@@ -336,11 +337,11 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         state = jobs.status(folder)
         r = rel(folder, root)
         body = [f"<h1>{e(state.get('title', 'Check'))}</h1>",
-                f'<p class="meta">Run folder: <span id="run-folder">{e(str(folder))}</span> (an ordinary run folder: '
+                f'<p class="meta">Run folder: <span id="run-folder">{e(shown(folder))}</span> (an ordinary run folder: '
                 "it stays when the browser or the desk is closed)</p>",
                 check_fragment(r, state),
                 "<h2>The same from the command line</h2>",
-                cmd_block([jobs.command_line(s) for s in state.get("steps", [])], "commands")]
+                cmd_block([shown(jobs.command_line(s)) for s in state.get("steps", [])], "commands")]
         return page("Check", "".join(body))
 
     async def check_progress(request):

@@ -178,3 +178,9 @@ def rel(path, root):
         return str(Path(path).resolve().relative_to(Path(root).resolve()))
     except ValueError:
         return str(path)
+
+
+def shown(text):
+    """A folder or a command line as the page shows it: the home folder as ``~`` (no user name on screen)."""
+    home = str(Path.home()).rstrip("/")
+    return str(text).replace(home + "/", "~/") if home else str(text)
