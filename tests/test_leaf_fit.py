@@ -85,10 +85,12 @@ def test_the_cache_is_keyed_by_the_data():
 def test_the_fit_is_deterministic():
     row = LIB.get("search_leaf").row()
     geo = GameSetup(nplayers=2, instruments=ORGAN).geo
-    first = LFIT.fit_setting(geo, 2, row)
+    first = LFIT.fit_setting(geo, 2, row, games=200)
     LFIT.clear_cache()
-    second = LFIT.setting_leaf(geo, 2, row)
+    second = LFIT.setting_leaf(geo, 2, row, games=200)
+    assert second[1]["fitted_now"] and second[1]["games"] == 200
     assert first[0] == second[0] and first[1]["coef_sha256"] == second[1]["coef_sha256"]
+    assert LFIT.setting_key(geo, 2, row, games=200) != LFIT.setting_key(geo, 2, row)  # the recipe is in the key
 
 
 def test_every_game_gets_its_settings_leaf():
