@@ -166,3 +166,22 @@ def test_a_run_records_its_leaf_fits(tmp_path):
         assert rec["seed"] == LFIT.FIT_SEED and rec["games"] == LFIT.FIT_GAMES
     run_scenario(p, tmp_path / "out", jobs=1, chunk_size=10)
     assert read_manifest(tmp_path / "out")["data_files"]["leaf_fits"] == fits
+
+
+def test_a_changed_leaf_fit_refuses_a_resume(tmp_path):
+    """The fits are part of the run's data: a resume whose fit differs (another fit recipe, the
+    same files) would mix two players in one table, and is refused."""
+    from scenarios.results import RunDirError
+    from scenarios.rundir import compare_manifests, file_hashes
+
+    data = {"board": {"sha256": "b"}, "instruments": {}, "strategies": {},
+            "leaf_fits": {"Violin/Organ/Horns 2p search_leaf": {"coef_sha256": "1" * 64}}}
+    assert file_hashes(data)["leaf Violin/Organ/Horns 2p search_leaf"] == "1" * 64
+    old = {"format_version": None, "scenario": {"sha256": "s", "name": "x"}, "chunks": {"plan": [], "size": 1},
+           "data_files": data, "code": {"kernel_sha256": "k"}}
+    new = {**old, "data_files": {**data, "leaf_fits": {"Violin/Organ/Horns 2p search_leaf": {"coef_sha256": "2" * 64}}}}
+    from scenarios.schema import FORMAT_VERSION
+
+    old["format_version"] = new["format_version"] = FORMAT_VERSION
+    with pytest.raises(RunDirError, match="leaf Violin/Organ/Horns 2p search_leaf"):
+        compare_manifests(old, new, tmp_path)
