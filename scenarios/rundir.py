@@ -72,6 +72,8 @@ def file_hashes(data):
         "board": data["board"]["sha256"],
         **{f"instrument {k}": v["sha256"] for k, v in data["instruments"].items()},
         **{f"strategy {k}": v["sha256"] for k, v in data["strategies"].items()},
+        # A leaf a search fits on its setting (a game's data files may name some): its coefficients.
+        **{f"leaf {k}": v["coef_sha256"] for k, v in data.get("leaf_fits", {}).items()},
     }
 
 

@@ -169,7 +169,9 @@ def test_profiles_without_a_leaf_model_keep_their_rows():
         if not s.leaf_model:
             assert row[P_LEAF_MODEL] == 0.0 and not row[P_LEAF_COEF:].any(), name
         else:
-            assert row[P_LEAF_MODEL] == 1.0 and (LEAF_DIR / f"{s.leaf_model}.toml").is_file()
+            # 1: the file's coefficients everywhere; 2: fitted on each game's setting (leaf_fit).
+            assert row[P_LEAF_MODEL] == (2.0 if s.leaf_fit == "setting" else 1.0), name
+            assert (LEAF_DIR / f"{s.leaf_model}.toml").is_file()
 
 
 def _head_to_head_wins(challenger, opponent, nplayers, deals, seed):

@@ -15,12 +15,14 @@ from simulator.shuffle_swing.board import load_board
 from simulator.shuffle_swing.pack import pack_geo
 from simulator.shuffle_swing.kernel.engine import play_batch, play_game, play_game_plain
 from simulator.shuffle_swing.kernel.invariants import VIOLATIONS
+from simulator.shuffle_swing.leaf_fit import LEAF_ON_SETTING, apply_setting_leaves
 from simulator.shuffle_swing.layout import (
     AUTOMA,
     DEPT_NAMES,
     KIND_LOOKAHEAD,
     KIND_SEARCH,
     P_KIND,
+    P_LEAF_MODEL,
     G_MAX_ROUNDS,
     G_SHUFFLE_WHEELS,
     LOG_WIDTH,
@@ -99,6 +101,9 @@ def strategy_matrix(setup, strat):
         raise DataError("game", "strategies", f"need {setup.nplayers} strategies, one per seat, got {len(strat)}")
     full = np.zeros((N_OWNERS, strat.shape[1]), dtype=np.float64)
     full[: setup.nplayers] = strat
+    if strat.shape[1] > P_LEAF_MODEL and (strat[:, P_LEAF_MODEL] == LEAF_ON_SETTING).any():
+        # A search whose leaf is fitted on the setting it plays (``leaf_fit``): that fit's coefficients.
+        apply_setting_leaves(full, setup.geo, setup.nplayers)
     return full
 
 

@@ -175,6 +175,35 @@ class InstrumentSetting:
         for n in strats:
             p = strategies.get(n).path
             out["strategies"][n] = {"path": p, "sha256": sha256_file(p)}
+        fits = self.leaf_fits(cells, strategies)
+        if fits:
+            out["leaf_fits"] = fits
+        return out
+
+    def leaf_fits(self, cells, strategies):
+        """The leaf fitted on each cell's setting for every seat whose search fits its leaf there
+        (``leaf_fit = "setting"``, ``simulator.shuffle_swing.leaf_fit``): per instrument set, player
+        count and strategy, the fit's key (the packed data's hash), the coefficients' SHA-256, its
+        seed and games. The fits are made here (and kept for the run's games in this process)."""
+        from simulator.shuffle_swing.chunk import cell_setup
+        from simulator.shuffle_swing.leaf_fit import LEAF_ON_SETTING, setting_leaf
+        from simulator.shuffle_swing.layout import P_LEAF_MODEL
+
+        out = {}
+        for c in cells:
+            rows = strategies.matrix(list(dict.fromkeys(c.lineup)))
+            names = list(dict.fromkeys(c.lineup))
+            setup = None
+            for name, row in zip(names, rows):
+                if row[P_LEAF_MODEL] != LEAF_ON_SETTING:
+                    continue
+                label = f"{'/'.join(c.instruments)} {c.players}p {name}"
+                if label in out:
+                    continue
+                if setup is None:
+                    setup = cell_setup(self.packed(c), c.players, ("leaf_fits", c.players, c.setting.key))
+                _, record = setting_leaf(setup.geo, c.players, row)
+                out[label] = {k: v for k, v in record.items() if k != "fitted_now"}
         return out
 
     def packed(self, cell):

@@ -19,6 +19,7 @@ import numpy as np
 from simulator.errors import DataError
 from simulator.profiles import STRATEGY_ARG, ProfileLibrary, read_profile_head, weight_table
 from simulator.validate import Checker, read_toml
+from simulator.shuffle_swing.leaf_fit import LEAF_ON_SETTING
 from simulator.shuffle_swing.layout import (
     DEPT_NAMES,
     KIND_NAMES,
@@ -42,6 +43,9 @@ from simulator.shuffle_swing.layout import (
 
 PROFILE_DIR = Path(__file__).resolve().parent / "data" / "strategies"
 LEAF_DIR = Path(__file__).resolve().parent / "data" / "leaf"
+# ``leaf_fit``: "file" (the default) plays the leaf file's coefficients everywhere; "setting" fits
+# the leaf on the setting of every game played (``simulator.shuffle_swing.leaf_fit``).
+LEAF_FITS = ("file", "setting")
 MAX_LEAF_COEF = 1e4  # |coefficient| of a learned leaf: a fit gives numbers near 1, never this
 
 
@@ -95,6 +99,9 @@ class Strategy:
     # coefficients one tuple per player count of ``layout.LEAF_COUNTS``.
     leaf_model: str = ""
     leaf_coef: tuple = ()
+    # ``leaf_fit = "setting"``: the leaf is fitted on the setting of each game played, on demand
+    # (``simulator.shuffle_swing.leaf_fit``); ``leaf_coef`` (the file's) is the starter set's fit.
+    leaf_fit: str = ""
 
     @property
     def budget(self):
@@ -119,7 +126,7 @@ class Strategy:
             r[P_WEIGHTS_LATE + i] = late.get(name, 0.0)
             r[P_WEIGHTS_EARLY + i] = r[P_WEIGHTS + i]
         if self.leaf_coef:
-            r[P_LEAF_MODEL] = 1.0
+            r[P_LEAF_MODEL] = LEAF_ON_SETTING if self.leaf_fit == "setting" else 1.0
             for b, block in enumerate(self.leaf_coef):
                 r[P_LEAF_COEF + b * N_LEAF_FEAT : P_LEAF_COEF + (b + 1) * N_LEAF_FEAT] = block
         return r
@@ -144,7 +151,7 @@ def load_strategy(path, base_weights=None):
     """Read and validate one strategy profile; errors name the file and the key."""
     path = Path(path)
     raw, ck, head, name, kind, description = read_profile_head(
-        path, KIND_NAMES, tables=("weights", "weights_late", "provenance"), keys=("focus", "weights_from", "leaf_model", *PARAMS)
+        path, KIND_NAMES, tables=("weights", "weights_late", "provenance"), keys=("focus", "weights_from", "leaf_model", "leaf_fit", *PARAMS)
     )
     focus = _focus_index(head["focus"], path, "strategy.focus") if "focus" in head else -1
     params = {}
@@ -178,8 +185,16 @@ def load_strategy(path, base_weights=None):
             known = ", ".join(sorted(f.stem for f in LEAF_DIR.glob("*.toml"))) or "none"
             raise DataError(path, "strategy.leaf_model", f"no learned leaf '{leaf_name}' (known: {known})")
         leaf_coef = load_leaf_model(file)
+    leaf_fit = ""
+    if "leaf_fit" in head:
+        leaf_fit = head["leaf_fit"]
+        if leaf_fit not in LEAF_FITS:
+            raise DataError(path, "strategy.leaf_fit", f"expected one of {', '.join(LEAF_FITS)}, got {leaf_fit!r}")
+        if not leaf_name:
+            raise DataError(path, "strategy.leaf_fit", "only a strategy with a learned leaf (leaf_model) has a leaf to fit")
+        leaf_fit = "" if leaf_fit == "file" else leaf_fit
     return Strategy(name, kind, description, weights, focus, params, str(path), late, source, own, own_late,
-                    leaf_name, leaf_coef)
+                    leaf_name, leaf_coef, leaf_fit)
 
 
 MAX_WEIGHTS_CHAIN = 32  # profiles a weights_from chain may pass through (the shipped ones use 1 or 2)
