@@ -241,3 +241,15 @@ def test_games_with_random_levers_keep_every_invariant(case):
     st, code, turn = engine.play_game(setup.geo, n, full, np.uint64(seed), log, True)
     assert code == 0, f"{VIOLATIONS.get(int(code))} at turn {turn}"
     assert st[L.S_OVER] == 1 and 0 <= st[L.S_WINNER] < n
+
+
+def test_the_narrated_final_table_shows_starting_points():
+    from simulator.shuffle_swing.narrate import final_table
+    from simulator.shuffle_swing.playout import play_one
+
+    rows = StrategyLibrary().matrix(["greedy"] * 2)
+    plain = play_one(GameSetup(nplayers=2), rows, 3)
+    assert not any(x.startswith("starting points") for x in final_table(plain))
+    rec = play_one(GameSetup(nplayers=2, board=board_with(start_points={2: [0, 9]})), rows, 3)
+    line = next(x for x in final_table(rec) if x.startswith("starting points"))
+    assert line.split()[-3:] == ["0", "9", "-"]  # the two seats, then Pri (never points)
