@@ -26,6 +26,7 @@ MAX_CATS = 100  # ready cats of one colour at setup
 MAX_ROUNDS = 10_000  # the round cap
 MAX_SECTION_NUMBER = 1000  # a section's number (number_rank)
 MAX_OFFSET = 1000  # |offset| of a number_rank award
+MAX_TOKENS = 100  # boost tokens of one type a seat starts with
 SCORE_LIMIT = 2**30
 POINTS_WHY = (
     f"scores are 32-bit integers in the rules kernel, so every award, points value and penalty is "
@@ -48,7 +49,8 @@ def score_bound(max_rounds=MAX_ROUNDS):
     penalty = L.N_DEPT * MAX_POINTS * L.MAX_SPACES
     steps = 2 * (max(L.FACE_PIPS) + 1)
     inspector = max_rounds * L.N_OWNERS * steps * 2 * L.MAX_NUMBER
-    return objectives + track + penalty + inspector
+    start = MAX_POINTS  # a seat's starting points ([seats] start_points)
+    return objectives + track + penalty + inspector + start
 
 
 
@@ -56,6 +58,82 @@ def score_bound(max_rounds=MAX_ROUNDS):
 def points(ck, value, key, lo=0):
     """A score contribution: an integer ``lo..MAX_POINTS`` (read by ``ck``, a :class:`Checker`)."""
     return ck.integer(value, key, lo, MAX_POINTS, POINTS_WHY)
+
+
+# =========================================================================== seat levers
+
+PLAYER_COUNTS = tuple(range(2, L.MAX_PLAYERS + 1))
+
+
+@dataclass(frozen=True)
+class SeatSetup:
+    """What each seat of a game of ``nplayers`` starts with beyond the rulebook's set-up (``[seats]``
+    in board.toml); tuples indexed by seat in turn order (seat 0 plays first)."""
+
+    nplayers: int
+    start_points: tuple  # points
+    extra_cats: tuple  # per seat: ready cats by colour index, beyond [player] starting_cats
+    start_tokens: tuple  # per seat: boost tokens by type index (ladder, milk, cheese)
+    expert_dice: tuple  # per seat: how many of its three dice start on 2* instead of "1"
+    brag_stack: tuple  # per seat: its disc's place in every starting brag stack, 0 = bottom
+
+    @classmethod
+    def rulebook(cls, nplayers):
+        """The rulebook's set-up: nothing extra, discs stacked in reverse turn order."""
+        none = tuple((0,) * L.N_DEPT for _ in range(nplayers))
+        return cls(nplayers, (0,) * nplayers, none, none, (0,) * nplayers, tuple(range(nplayers - 1, -1, -1)))
+
+    @property
+    def is_rulebook(self):
+        return self == SeatSetup.rulebook(self.nplayers)
+
+
+# [seats] in board.toml: key -> (what one seat's value is, its bound). Every key is a table by player
+# count ("2", "3", "4"), each a list with one value per seat in turn order; a count left out keeps
+# the rulebook's set-up.
+SEAT_KEYS = ("start_points", "extra_cats", "start_tokens", "expert_dice", "brag_stack")
+
+
+def _parse_seats(ck, raw):
+    """``[seats]`` -> one :class:`SeatSetup` per player count (2, 3, 4)."""
+    t = ck.table(raw, "seats", optional=SEAT_KEYS)
+    counts = tuple(str(n) for n in PLAYER_COUNTS)
+    tables = {k: ck.table(t.get(k, {}), f"seats.{k}", optional=counts) for k in SEAT_KEYS}
+    out = []
+    for n in PLAYER_COUNTS:
+        setup = SeatSetup.rulebook(n)
+        values = {}
+        for k in SEAT_KEYS:
+            if str(n) not in tables[k]:
+                values[k] = getattr(setup, k)
+                continue
+            key = f"seats.{k}.{n}"
+            row = tables[k][str(n)]
+            ck.array(row, key, what="values")
+            if len(row) != n:
+                ck.fail(key, f"one value per seat in turn order: {n} players need {n} values, got {len(row)}")
+            values[k] = tuple(_seat_value(ck, k, v, f"{key}[{i}]", n) for i, v in enumerate(row))
+        stack = values["brag_stack"]
+        if sorted(stack) != list(range(n)):
+            ck.fail(
+                f"seats.brag_stack.{n}",
+                f"each seat's place in the stack, 0 (bottom) to {n - 1} (top), each once; got {list(stack)}",
+            )
+        out.append(SeatSetup(nplayers=n, **values))
+    return tuple(out)
+
+
+def _seat_value(ck, key, value, where, n):
+    """One seat's value of ``[seats]`` key ``key``."""
+    if key == "start_points":
+        return ck.integer(value, where, 0, MAX_POINTS, POINTS_WHY)
+    if key == "expert_dice":
+        return ck.integer(value, where, 0, L.DICE_PER_OWNER, f"a seat has {L.DICE_PER_OWNER} dice")
+    if key == "brag_stack":
+        return ck.integer(value, where, 0, n - 1, f"places in a stack of {n} discs, 0 = bottom")
+    names, hi = (L.COLOUR_NAMES, MAX_CATS) if key == "extra_cats" else (L.TOKEN_NAMES, MAX_TOKENS)
+    t = ck.table(value, where, optional=names)
+    return tuple(ck.integer(t.get(c, 0), f"{where}.{c}", 0, hi) for c in names)
 
 
 # =========================================================================== board
@@ -90,6 +168,15 @@ class Board:
     penalty_last: int = 0
     pri_piece_credit: int = 0
     tie_break: int = 0
+    # Seat levers ([seats]): one SeatSetup per player count 2, 3, 4; empty = the rulebook's set-up.
+    seats: tuple = ()
+
+    def seat_setup(self, nplayers):
+        """The :class:`SeatSetup` of a game of ``nplayers``."""
+        for s in self.seats:
+            if s.nplayers == nplayers:
+                return s
+        return SeatSetup.rulebook(nplayers)
 
 
 # [rulings] in board.toml: key -> its readings, the first being the rulings as decided (R10, R12, R13, R14).
@@ -150,7 +237,7 @@ def load_board(path=None, doc=None):
     path = Path(path) if path is not None else BOARD_PATH
     ck = Checker(path)
     doc = read_toml(path) if doc is None else doc
-    ck.table(doc, "", required=("board", "wheel", "dice", "player", "quilt", "track"), optional=("rulings",))
+    ck.table(doc, "", required=("board", "wheel", "dice", "player", "quilt", "track"), optional=("rulings", "seats"))
 
     b = ck.table(
         doc["board"],
@@ -229,6 +316,7 @@ def load_board(path=None, doc=None):
             )
 
     rulings = _parse_rulings(ck, doc.get("rulings", {}))
+    seats = _parse_seats(ck, doc.get("seats", {}))
     return Board(
         path=str(path),
         departments=depts,
@@ -254,4 +342,5 @@ def load_board(path=None, doc=None):
         penalty_last=rulings[0],
         pri_piece_credit=rulings[1],
         tie_break=rulings[2],
+        seats=seats,
     )

@@ -161,7 +161,19 @@ I_AFFORD = I_EDGE_XOR + MAX_EDGES  # [3 * (MAX_NUMBER + 1)] spaces of colour c n
 # objective, as float64 bits (read with kernel_common.float_bits).
 I_SEC_WORTH = I_AFFORD + 3 * (MAX_NUMBER + 1)  # [MAX_SECTIONS]
 INST_SIZE = I_SEC_WORTH + MAX_SECTIONS + 1
-GEO_SIZE = G_INST + N_DEPT * INST_SIZE
+# Seat levers ([seats] in board.toml, packed for the game's player count), after the instruments.
+# Every field is 0 for the rulebook's set-up, so a geo of zeros plays today's rules.
+G_SEATS = G_INST + N_DEPT * INST_SIZE
+G_SEAT_POINTS = G_SEATS  # [MAX_PLAYERS] points each seat starts with
+G_SEAT_CATS = G_SEAT_POINTS + MAX_PLAYERS  # [MAX_PLAYERS * 3] ready cats by colour beyond G_START_CATS
+G_SEAT_TOKENS = G_SEAT_CATS + MAX_PLAYERS * 3  # [MAX_PLAYERS * 3] boost tokens by type at set-up
+G_SEAT_EXPERTS = G_SEAT_TOKENS + MAX_PLAYERS * 3  # [MAX_PLAYERS] dice starting on 2* instead of "1"
+# Brag-disc stacks at set-up: 0 = reverse turn order (the rulebook); 1 = each seat's place in every
+# starting stack is G_BRAG_STACK + seat (0 = bottom, which wins ties; R9, R10).
+G_BRAG_STACK_SET = G_SEAT_EXPERTS + MAX_PLAYERS
+G_BRAG_STACK = G_BRAG_STACK_SET + 1  # [MAX_PLAYERS]
+SEATS_SIZE = G_BRAG_STACK + MAX_PLAYERS - G_SEATS
+GEO_SIZE = G_SEATS + SEATS_SIZE
 
 # --------------------------------------------------------------------------- state (int32) layout
 S_NPLAYERS = 0

@@ -551,6 +551,10 @@ def final_table(record, strategies=()):
     if strategies:
         rows.append(("strategy", per_seat("strategy") + dash))
     rows.append(("total", per_seat("score") + dash))
+    # Starting points ([seats] start_points, a seat lever) are part of the total, beside its sources.
+    start = [int(setup.geo[L.G_SEAT_POINTS + p]) for p in range(npl)]
+    if any(start):
+        rows.append(("starting points", start + dash))
     for name in L.SRC_NAMES:
         rows.append((source_label(L.SRC_NAMES.index(name), setup.insts), per_seat(name) + dash))
     # The end award of a built instrument is the VP of min(disc space, space the pieces reach) (R12).

@@ -46,10 +46,27 @@ def pack_geo(board, instruments, nplayers):
     geo[L.G_PENALTY_LAST] = board.penalty_last
     geo[L.G_PRI_PIECE_CREDIT] = board.pri_piece_credit
     geo[L.G_TIE_BREAK] = board.tie_break
+    _pack_seats(geo, board.seat_setup(int(nplayers)))
 
     for d, inst in enumerate(instruments):
         _pack_instrument(geo, L.G_INST + d * L.INST_SIZE, inst)
     return geo
+
+
+def _pack_seats(geo, seats):
+    """The seat levers of one player count (a :class:`simulator.shuffle_swing.board.SeatSetup`);
+    the rulebook's set-up leaves every field 0."""
+    for p in range(seats.nplayers):
+        geo[L.G_SEAT_POINTS + p] = seats.start_points[p]
+        geo[L.G_SEAT_EXPERTS + p] = seats.expert_dice[p]
+        for c in range(L.N_DEPT):
+            geo[L.G_SEAT_CATS + p * 3 + c] = seats.extra_cats[p][c]
+            geo[L.G_SEAT_TOKENS + p * 3 + c] = seats.start_tokens[p][c]
+    rulebook = tuple(range(seats.nplayers - 1, -1, -1))
+    if seats.brag_stack != rulebook:
+        geo[L.G_BRAG_STACK_SET] = 1
+        for p in range(seats.nplayers):
+            geo[L.G_BRAG_STACK + p] = seats.brag_stack[p]
 
 
 def pack_derived(geo, base):
@@ -181,6 +198,11 @@ def unpack_geo(geo):
         "max_rounds": g[L.G_MAX_ROUNDS],
         "slices": g[L.G_SLICE_ACTIONS : L.G_SLICE_ACTIONS + L.N_SLICES],
         "shuffle_wheels": bool(g[L.G_SHUFFLE_WHEELS]),
+        "start_points": g[L.G_SEAT_POINTS : L.G_SEAT_POINTS + L.MAX_PLAYERS],
+        "extra_cats": g[L.G_SEAT_CATS : L.G_SEAT_CATS + L.MAX_PLAYERS * 3],
+        "start_tokens": g[L.G_SEAT_TOKENS : L.G_SEAT_TOKENS + L.MAX_PLAYERS * 3],
+        "expert_dice": g[L.G_SEAT_EXPERTS : L.G_SEAT_EXPERTS + L.MAX_PLAYERS],
+        "brag_stack": g[L.G_BRAG_STACK : L.G_BRAG_STACK + L.MAX_PLAYERS] if g[L.G_BRAG_STACK_SET] else None,
     }
     insts = []
     for d in range(L.N_DEPT):

@@ -13,6 +13,8 @@ from simulator.shuffle_swing.layout import (
     EXPERT_START,
     G_BUILD_PIECES,
     G_INST,
+    G_SEAT_CATS,
+    G_SEAT_POINTS,
     G_START_CATS,
     G_UPG_PIECES,
     I_NEUTRAL,
@@ -75,7 +77,7 @@ VIOLATIONS = {
     9: "an outer piece without an inner piece, or a piece on a space the instrument lacks",
     10: "the per-instrument piece count disagrees with the board",
     11: "the empty-space count or built flag disagrees with the board",
-    12: "a score differs from the sum of its sources",
+    12: "a score differs from the sum of its sources and its starting points",
     13: "Pri or the neutral has points",
     14: "a brag disc is off its track",
     15: "two pawns share a spot, or a pawn stands on a closed spot",
@@ -159,6 +161,8 @@ def check_invariants(st, geo):
             if c >= 0:
                 quilt += 1
         start = geo[G_START_CATS] + geo[G_START_CATS + 1] + geo[G_START_CATS + 2]
+        for c in range(3):
+            start += geo[G_SEAT_CATS + p * 3 + c]
         rec = st[S_STAT + p * N_STAT + ST_CATS_RECRUITED]
         lost = st[S_STAT + p * N_STAT + ST_CATS_LOST]
         if ready + quilt != start + rec - lost:
@@ -243,6 +247,8 @@ def check_invariants(st, geo):
         t = 0
         for k in range(N_SRC):
             t += st[S_SRC + o * N_SRC + k]
+        if o < npl:
+            t += geo[G_SEAT_POINTS + o]  # the seat's starting points (a seat lever)
         if t != st[S_SCORE + o]:
             return 12
         if o >= npl and st[S_SCORE + o] != 0:

@@ -30,9 +30,15 @@ from simulator.shuffle_swing.layout import (
     EV_TO_ROOM,
     EXPERT_START,
     EXPERT_TOP,
+    G_BRAG_STACK,
+    G_BRAG_STACK_SET,
     G_BUILD_PIECES,
     G_INST,
     G_MAX_ROUNDS,
+    G_SEAT_CATS,
+    G_SEAT_EXPERTS,
+    G_SEAT_POINTS,
+    G_SEAT_TOKENS,
     G_SHUFFLE_WHEELS,
     G_SLICE_ACTIONS,
     G_START_CATS,
@@ -222,6 +228,9 @@ def new_state(geo, nplayers, rng_perm):
         st[S_DIE_WHERE + die] = W_SUPPLY if (o < nplayers or (o == AUTOMA and nplayers == 2)) else W_ABSENT
         st[S_DIE_POS + die] = -1
         st[S_DIE_FACE + die] = NOVICE_START
+        # Seat lever: a seat's first dice may start as experts on 2* (the other supply face, R2, R3).
+        if o < nplayers and die - o * DICE_PER_OWNER < geo[G_SEAT_EXPERTS + o]:
+            st[S_DIE_FACE + die] = EXPERT_START
     for r in range(N_ROOMS):
         st[S_ROOM_DIE + r] = -1
     for p in range(N_OWNERS):
@@ -229,7 +238,10 @@ def new_state(geo, nplayers, rng_perm):
             st[S_QUILT + p * N_QUILT + q] = -1
     for p in range(nplayers):
         for c in range(3):
-            st[S_READY + p * 3 + c] = geo[G_START_CATS + c]
+            # Seat levers: cats beyond the board's starting cats, boost tokens, starting points.
+            st[S_READY + p * 3 + c] = geo[G_START_CATS + c] + geo[G_SEAT_CATS + p * 3 + c]
+            st[S_TOKENS + p * 3 + c] = geo[G_SEAT_TOKENS + p * 3 + c]
+        st[S_SCORE + p] = geo[G_SEAT_POINTS + p]
         st[S_BUILD_LEFT + p] = geo[G_BUILD_PIECES]
         st[S_UPG_LEFT + p] = geo[G_UPG_PIECES]
     if nplayers == 2:
@@ -247,7 +259,8 @@ def new_state(geo, nplayers, rng_perm):
         for s in range(MAX_SECTIONS):
             st[S_SEC_COMPLETER + d * MAX_SECTIONS + s] = -1
         # Discs stacked in reverse turn order: the last seat lowest (wins ties), the first seat on top.
-        # Pri moves after the second player (R14), so her disc goes beneath both.
+        # Pri moves after the second player (R14), so her disc goes beneath both. The seat lever
+        # G_BRAG_STACK orders the seats' discs otherwise (Pri's stays beneath them).
         for o in range(N_OWNERS):
             st[S_BRAG_POS + d * N_OWNERS + o] = -1
         stamp = 0
@@ -257,8 +270,11 @@ def new_state(geo, nplayers, rng_perm):
             stamp += 1
         for p in range(nplayers - 1, -1, -1):
             st[S_BRAG_POS + d * N_OWNERS + p] = 0
-            st[S_BRAG_STAMP + d * N_OWNERS + p] = stamp
-            stamp += 1
+            if geo[G_BRAG_STACK_SET] != 0:
+                st[S_BRAG_STAMP + d * N_OWNERS + p] = stamp + geo[G_BRAG_STACK + p]
+            else:
+                st[S_BRAG_STAMP + d * N_OWNERS + p] = stamp + (nplayers - 1 - p)
+        stamp += nplayers
         # Three players: two neutral inner pieces on the marked spaces (R15).
         if nplayers == 3:
             for k in range(2):
