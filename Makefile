@@ -74,12 +74,13 @@ bench: setup
 play: setup
 	$(VENV)/bin/ssb play --players 4 --seed 7
 
-# Balance regression gates, one per game: scenarios/ci.toml (Shuffle and Swing) and
+# Balance regression gates: scenarios/ci.toml (Shuffle and Swing, greedy mirrors), scenarios/ci-strong.toml
+# (the same at strong play: search mirrors, which see the last seat's edge that greedy reads fair) and
 # scenarios/echidna-ci.toml (Echidna Shuffle). Each replays its committed baseline's deals (same run
 # seed, baselines/<gate>-baseline.json), so every figure is compared deal by deal; --strict fails on
-# a figure not shown within its margin. Both must pass (`make -k regress` runs the second after a
-# failed first). The balance report of each run goes to results/<gate>/report (the summary links to it).
-REGRESS_GATES := ci echidna-ci
+# a figure not shown within its margin. All must pass (`make -k regress` runs the others after a
+# failed one). The balance report of each run goes to results/<gate>/report (the summary links to it).
+REGRESS_GATES := ci ci-strong echidna-ci
 .PHONY: $(addprefix regress-,$(REGRESS_GATES))
 regress: $(addprefix regress-,$(REGRESS_GATES))
 

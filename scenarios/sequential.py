@@ -562,9 +562,16 @@ class SequentialRounds(Policy):
             s.judge(plan, stops=self.sets is None)
         if self.sets is not None:
             self.sets.judge(by_index, {r[1] for r in rows})
+        decided = (STOP_DECIDED,) if self.sets is None else (SQS.STOP_SET, SQS.STOP_REFERENCE)
+        n_decided = sum(s.stop in decided for s in self.states)
         if hasattr(loop.bar, "cells"):  # the log's progress line counts the decided cells
-            decided = (STOP_DECIDED,) if self.sets is None else (SQS.STOP_SET, SQS.STOP_REFERENCE)
-            loop.bar.cells(sum(s.stop in decided for s in self.states), len(self.states))
+            loop.bar.cells(n_decided, len(self.states))
+        if plan.seconds:  # the budget that ends the run: declared CPU seconds, not a count of games
+            if hasattr(loop.bar, "budget"):
+                loop.bar.budget(self.spent_s, plan.seconds)
+            elif hasattr(loop.bar, "set_postfix_str"):
+                loop.bar.set_postfix_str(f"{self.spent_s:,.0f} of {plan.seconds:,.0f} declared CPU s, "
+                                         f"{n_decided} of {len(self.states)} cells decided", refresh=False)
 
     def drive(self, loop):
         manifest, seq, plan = loop.manifest, self.seq, self.plan
@@ -575,6 +582,8 @@ class SequentialRounds(Policy):
             loop.run_entry["chunks_skipped"] += self.play(loop, rows)
             self.finish_round(loop, rows)
             loop.bar.update(0)
+        if plan.seconds and hasattr(loop.bar, "budget"):  # the time left counts from here
+            loop.bar.budget(self.spent_s, plan.seconds, restart=True)
         while True:
             alloc = (self.sets.allocate(self.by_index, plan, self.spent, self.spent_s) if self.sets is not None
                      else allocate(self.states, plan, self.spent, self.spent_s))

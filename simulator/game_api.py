@@ -234,6 +234,10 @@ class Game:
     # The game's regression-gate scenario (a shipped scenario's name or a path): small, every player
     # count and setting kind; the conformance tests play it with few games.
     gate_scenario: str | None = None
+    # The gate at strong play (optional): the same settings judged by a strong rung of the game's
+    # ladder, because a change can move strong play while the weak judges' gate sees nothing.
+    # ``make regress``, the desk's check and the gate tests play it beside ``gate_scenario``.
+    strong_gate_scenario: str | None = None
     # Sentences the balance report adds to its seat verdict's method note (the rulings that shape the
     # verdicts: how ties are broken, or that there are none).
     report_notes: tuple = ()

@@ -549,3 +549,24 @@ def test_a_damaged_lead_record_is_named_not_a_traceback(lead_run, tmp_path, dama
     result = invoke("report", run, "--out", tmp_path / "rep")
     assert_clean_error(result, chunk.name, "lead", "damaged")
     assert not (tmp_path / "rep" / "report.html").exists()
+
+
+def test_progress_of_a_run_with_a_seconds_budget_counts_the_declared_seconds():
+    """A sequential run ends on its budget of declared CPU seconds: the line counts those and takes
+    the time left from them, not from the games' ceiling (which the budget never reaches)."""
+    from scenarios.progress_log import LogProgress
+
+    now = [0.0]
+    lines = []
+    bar = LogProgress(1_200_000, 0, "starter", every=30, clock=lambda: now[0], write=lines.append)
+    bar.budget(0.0, 1100.0, restart=True)
+    bar.cells(0, 12)
+    for k in range(1, 7):
+        now[0] += 10
+        bar.budget(20.0 * k, 1100.0)  # 2 declared seconds a second
+        bar.update(400)
+    bar.cells(5, 12)
+    bar.close()
+    assert lines[0] == "starter: 1,200 games, 60 of 1,100 declared CPU s (5%), at most about 9 min left, 0 of 12 cells decided"
+    assert lines[-1].startswith("starter: 2,400 games, 120 of 1,100 declared CPU s (11%), at most about 8 min left, 5 of 12")
+    assert all("1,200,000" not in line for line in lines)

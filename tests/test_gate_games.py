@@ -169,7 +169,7 @@ def test_committed_echidna_baseline_is_of_the_shipped_scenario():
 def test_makefile_gates_each_game_against_its_own_baseline():
     text = (REPO / "Makefile").read_text()
     gates = re.search(r"^REGRESS_GATES\s*:?=\s*(.+)$", text, re.MULTILINE).group(1).split()
-    assert gates == ["ci", "echidna-ci"]
+    assert gates == ["ci", "ci-strong", "echidna-ci"]
     for gate in gates:
         doc = read_baseline(REPO / "baselines" / f"{gate}-baseline.json")
         assert doc["scenario"]["name"] == gate and doc["run_seed"] == load_scenario(gate).seed
