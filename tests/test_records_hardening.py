@@ -156,6 +156,18 @@ def test_an_edited_instrument_verdict_word_is_refused(sets_run, tmp_path):
     assert not (tmp_path / "rep" / "report.html").exists()
 
 
+def test_an_edited_seat_verdict_word_is_refused(sets_run, tmp_path):
+    """Every cell's seat verdict is judged again from its wins with the run's own test; a stored
+    word the tables do not give is refused, naming the cell's record."""
+    cell = json.loads((sets_run / "run" / "manifest.json").read_text())["sequential"]["cells"][0]
+    other = "balanced" if cell["verdict"] != "balanced" else "imbalanced"
+    d = _damaged(sets_run, tmp_path, lambda m: m["sequential"]["cells"][0].update(verdict=other))
+    result = invoke("report", d, "--out", tmp_path / "rep")
+    assert_clean_error(result, d / "manifest.json", "sequential.cells[0].verdict", f"says '{other}'",
+                       f"the tables say '{cell['verdict']}'")
+    assert not (tmp_path / "rep" / "report.html").exists()
+
+
 def test_the_intact_sets_run_reports(sets_run, tmp_path):
     result = invoke("report", sets_run / "run", "--out", tmp_path / "rep")
     assert result.exit_code == 0, result.output
