@@ -32,6 +32,12 @@ from pathlib import Path
 from scenarios.results import MANIFEST, RunDirError
 
 DAMAGED = "the manifest is damaged: start the run over with --force"
+# The words of scenarios.sequential (which imports this module through scenarios.rundir, so they are
+# spelled here; tests/test_records_hardening.py holds the two equal).
+TESTS = ("zone", "interval")
+VERDICTS = ("seats", "instruments", "variants")
+SET_VERDICTS = ("instruments", "variants")
+OUT, IN_LINE, OPEN = "out of line", "in line", "open"  # a set's verdict words (scenarios.sequential_sets)
 
 
 def _is_int(v):
@@ -148,8 +154,6 @@ def check_settings(st, path, expected=None):
     """The record's settings within the limits of a scenario's ``[sequential]`` table (module doc),
     and equal to ``expected`` (a resumed run's scenario settings) but for the budget, which a resume
     may raise (scenarios.sequential.identity)."""
-    from scenarios.sequential import TESTS, VERDICTS
-
     ranges = {"margin": (0, 0.5), "confidence": (0.5, 1), "indifference": (0, 0.5), "zone": (0, 1),
               "seconds": (0, 1e9)}
     for key, (lo, hi) in ranges.items():
@@ -211,9 +215,6 @@ SET_NUMBERS = ("effect", "lo", "hi", "margin", "zone")
 def check_set_records(seq, path, complete):
     """The sets' records of a run decided by its instrument or variant sets (module doc): a list of
     objects with the fields the run writes, verdict words the run uses and numbers where numbers go."""
-    from scenarios.sequential import SET_VERDICTS
-    from scenarios.sequential_sets import IN_LINE, OPEN, OUT
-
     verdicts = seq["settings"].get("verdicts", [])
     if not any(v in SET_VERDICTS for v in verdicts):
         return
