@@ -1,5 +1,5 @@
-"""Options, hardened: keys of ``[sequential]`` that name no judge, a zone no verdict reads, the bound
-of ``--bootstrap``, the leaf fit's ``--games`` and ``--out`` checked before fitting, ``--json`` of
+"""Options, hardened: keys of ``[sequential]`` that name no judge, a zone no verdict reads, a scenario
+of a million instrument sets refused before they are listed, the bound of ``--bootstrap``, the leaf fit's ``--games`` and ``--out`` checked before fitting, ``--json`` of
 the meta-game onto a full disk, and ``-q/--quiet`` on every command that prints progress or a summary.
 
 Each mistake through the shared harness (tests/cli_harness.py): exit status 2, an ``error:`` line
@@ -67,6 +67,34 @@ CASES = [
                             "--skill", "", "--bootstrap", "100000000"], ["--bootstrap", "10000"]),
     Case("bootstrap-tiny", ["strategies", "meta", "--bootstrap", "3"], ["--bootstrap", "10"]),
 ]
+
+
+def _million_sets(tmp):
+    """Folders of 100 copies of an instrument in each department: ``all = true`` would make
+    about 10^6 sets (a copy of each shipped one in every department)."""
+    import re
+
+    from simulator.shuffle_swing.board import DATA_DIR
+
+    (tmp / "inst").mkdir()
+    for src in ("piano", "violin", "horns"):
+        text = (Path(DATA_DIR) / "instruments" / f"{src}.toml").read_text()
+        name = re.search(r'^name = "(.*)"', text, re.M).group(1)
+        for k in range(100):
+            (tmp / "inst" / f"{src}{k}.toml").write_text(text.replace(f'name = "{name}"', f'name = "{name} {k}"'))
+    (tmp / "big.toml").write_text('name = "big"\nseed = 1\ngames = 10\nplayers = [2]\ninstrument_dirs = ["inst"]\n\n'
+                                  '[instruments]\nall = true\n\n[lineup]\nmirror = ["greedy"]\n')
+
+
+CASES.append(Case("a-million-instrument-sets", ["run", "{tmp}/big.toml", "-j", "1", "-q", "--out", "{tmp}/out"],
+                  ["{tmp}/big.toml", "instruments.all", "1,124,864 instrument sets", "at most 10,000"], _million_sets))
+
+
+def test_the_sets_limit_is_the_scenario_s_cell_limit():
+    from scenarios.spec import MAX_CELLS
+    from simulator.shuffle_swing.setting import MAX_SETS
+
+    assert MAX_SETS == MAX_CELLS
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
