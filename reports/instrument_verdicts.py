@@ -389,8 +389,26 @@ def sequential_sets(manifest):
     seq = (manifest or {}).get("sequential")
     if not isinstance(seq, dict) or "instruments" not in (seq.get("settings") or {}).get("verdicts", []):
         return None
-    recs = {(r["department"], r["instrument"], int(r["players"]), r["judge"]): r for r in seq.get("sets") or []}
-    return {"zone": float(seq["settings"].get("zone", paired.DEFAULT_ZONE)), "records": recs}
+    recs = {(r["department"], r["instrument"], int(r["players"]), r["judge"]): dict(r, index=i)
+            for i, r in enumerate(seq.get("sets") or [])}
+    return {"zone": float(seq["settings"].get("zone", paired.DEFAULT_ZONE)), "records": recs,
+            "confidence": float(seq["settings"].get("confidence", 0.95))}
+
+
+def check_stored_verdict(rec, verdict, deals, seq):
+    """A set's verdict word as the run recorded it against the word judged again from the tables
+    (at the same deals, margins and confidence as the run's): a record that disagrees was edited,
+    and is refused naming ``sequential.sets[i].verdict`` (records are judged again, never trusted)."""
+    if rec is None or not seq.get("same_test") or int(rec.get("deals", -1)) != deals:
+        return
+    stored = {SQS.OPEN: UNCLEAR}.get(rec.get("verdict"), rec.get("verdict"))
+    if stored != verdict:
+        from reports.io import ReportInputError
+
+        shown = {UNCLEAR: SQS.OPEN}.get(verdict, verdict)
+        raise ReportInputError(seq.get("path", "manifest.json"), f"sequential.sets[{rec['index']}].verdict",
+                               f"says '{rec.get('verdict')}', the tables say '{shown}' for {rec.get('instrument')} at "
+                               f"{deals:,} deals: the record was edited; start the run over with --force")
 
 
 STOP_WORDS = {
@@ -445,6 +463,12 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
     raw["margin"] = raw["measure"].map(margins)
     raw["in_margins"] = raw["effect"].abs() / raw["margin"]
     if seq is not None:
+        from pathlib import Path
+
+        seq["path"] = Path(getattr(run, "source", "") or ".") / "manifest.json"
+        used = set(raw["measure"])
+        seq["same_test"] = (abs(seq["confidence"] - confidence) < 1e-12
+                            and all(margins[m] == SQS.MARGINS.get(m) for m in used))
         raw["lo"], raw["hi"], raw["verdict"] = _sequential_intervals(raw, alpha, seq["zone"])
         raw["zone"] = seq["zone"]
     else:
@@ -537,6 +561,7 @@ def _verdict_table(effects, seq=None):
         })
         if seq is not None:
             rec = seq["records"].get((dept, inst, int(players), str(lineup).split(",")[0].strip()))
+            check_stored_verdict(rec, verdict, int(part["deals"].min()), seq)
             rows[-1]["seq_stop"] = (rec or {}).get("stop")
             rows[-1]["seq_note"] = sequential_note(verdict, int(part["deals"].min()), rec)
             rows[-1]["sentence"] = rows[-1]["sentence"][:-1] + f"; {rows[-1]['seq_note']}."

@@ -121,6 +121,21 @@ def sequential_note(rec, games, margin, stop=None):
     return f"not decided: {why} at {games_text(games)} games (seat {seat} at {_pp(rec['worst_rate'] - share)}, {span}); {cost}"
 
 
+def _check_stored(run_rec, rec, n, sequential):
+    """The run's recorded verdict word of a cell against the word judged again from the tables with
+    the run's own test, at the same games: a record that disagrees was edited, and is refused
+    (records are judged again, never trusted)."""
+    if not run_rec or run_rec.get("games") != n or run_rec.get("verdict") == rec["verdict"]:
+        return
+    from reports.io import ReportInputError
+
+    i = next(k for k, r in enumerate(sequential.get("cells", [])) if r is run_rec)
+    raise ReportInputError(
+        sequential.get("source", "manifest.json"), f"sequential.cells[{i}].verdict",
+        f"says '{run_rec.get('verdict')}', the tables say '{rec['verdict']}' for cell {run_rec.get('cell')} at "
+        f"{n:,} games: the record was edited; start the run over with --force")
+
+
 def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_keys=("players", "instruments", "lineup")):
     """Judge the mirror cells of ``cells`` (one row per cell, in the order of ``rates['_k']``) with
     the sequential tests; changes ``cells`` and ``rates`` in place. ``games`` is the games table
@@ -152,6 +167,7 @@ def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_k
         run_rec = records.get(int(first_cell[i]), {})
         rec = SS.cell_record(wins, n, players, run_margin, run_conf, r, affordable=run_rec.get("cap"), test=test,
                              indifference=indifference)
+        _check_stored(run_rec, rec, n, sequential)
         k = len(mirror_rows)
         cells.at[i, "verdict"] = rec["verdict"]
         cells.at[i, "tost_p"] = rec["tost_p"]

@@ -234,7 +234,7 @@ def previous_run(out_dir, new, resume, force):
         if "sequential" in new:
             from scenarios.record_check import check_sequential_record
 
-            check_sequential_record(old, out_dir, expected=True)
+            check_sequential_record(old, out_dir, expected=True, settings=new["sequential"].get("settings"))
         return old, False
     o_sc = old.get("scenario", {})
     same = o_sc.get("sha256") == new["scenario"]["sha256"]

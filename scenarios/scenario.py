@@ -146,6 +146,15 @@ class Scenario:
 # =========================================================================== loading
 
 
+def _knows(lib, name):
+    """Whether the strategy library ``lib`` knows ``name`` (a price list may name any of them)."""
+    try:
+        lib.get(str(name))
+    except (DataError, KeyError, ValueError):
+        return False
+    return True
+
+
 def top_keys(module):
     """The top-level keys of a game's scenarios: the shared ones and its setting's."""
     return SHARED_KEYS + tuple(k for k in module.KEYS if k not in SHARED_KEYS)
@@ -194,7 +203,8 @@ def _validate(game, module, doc, path, set_args):
                 cells.append(Cell(len(cells), n, row, lineup, deals))
     if not cells:
         ck.fail("", "the scenario has no cells")
-    sequential = parse_sequential(ck, doc.get("sequential"), cells, MAX_GAMES, getattr(setting, "reference", None))
+    sequential = parse_sequential(ck, doc.get("sequential"), cells, MAX_GAMES, getattr(setting, "reference", None),
+                                  known=lambda name: _knows(common.strategies, name))
 
     # The effective document, defaults filled in, in the game's order: its text identifies the run.
     shared = {"game": game.name, "name": common.name, "description": common.description, "seed": common.seed,

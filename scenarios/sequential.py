@@ -137,11 +137,16 @@ def _per_judge(ck, raw, key, judges, default, hi, strict=True):
     return {j: ck.integer(raw[j], f"{key}.{j}", lo=1, hi=hi) if j in raw else default(j) for j in judges}
 
 
-def parse_sequential(ck, raw, cells, max_games, reference=None):
+def parse_sequential(ck, raw, cells, max_games, reference=None, known=None):
     """The ``[sequential]`` table of a scenario (``true``: every default), checked against its cells
-    (``reference``: the setting's reference variant, for ``verdicts = ["variants"]``).
+    (``reference``: the setting's reference variant, for ``verdicts = ["variants"]``; ``known``: a
+    function saying whether a name is a strategy of the game, for the price list ``cost``).
 
-    Errors name ``sequential.KEY``; every cell must be a mirror lineup."""
+    Errors name ``sequential.KEY``; every cell must be a mirror lineup. ``round`` and ``budget`` name
+    judges of the scenario only; ``cost`` is a price list and may also price the game's other
+    strategies (a scenario switching its judge is a one-word change of ``lineup.mirror``), but not a
+    name the game does not know; ``zone`` is refused where no set verdict reads it (the seat
+    verdict's zone is ``indifference``)."""
     if raw is False or raw is None:
         return None
     if raw is True:
@@ -183,7 +188,10 @@ def parse_sequential(ck, raw, cells, max_games, reference=None):
             ck.fail("sequential.cost", f"expected a table of judge = CPU milliseconds per game (judges: {', '.join(judges)})")
         for name, value in table.items():
             if name not in judges:
-                continue  # a cost table may price judges this scenario does not play
+                if known is not None and not known(name):
+                    ck.fail(f"sequential.cost.{name}", f"'{name}' is neither a judge of this scenario (judges: "
+                            f"{', '.join(judges)}) nor a strategy of the game")
+                continue  # a cost table may price the game's strategies this scenario does not play
             cost[name] = _number(ck, value, f"sequential.cost.{name}", 0, 1e9)
     verdicts = tuple(ck.str_list(raw.get("verdicts", ["seats"]), "sequential.verdicts", min_len=1))
     for v in verdicts:
@@ -197,6 +205,9 @@ def parse_sequential(ck, raw, cells, max_games, reference=None):
         ck.fail("sequential.verdicts", f"one of {', '.join(repr(x) for x in VERDICTS)}: a run stops its cells on one "
                 "kind of verdict")
     zone = _number(ck, raw.get("zone", paired.DEFAULT_ZONE), "sequential.zone", 0, 1)
+    if "zone" in raw and not any(v in SET_VERDICTS for v in verdicts):
+        ck.fail("sequential.zone", "read only by the instrument or variant verdicts (verdicts = [\"instruments\"] or "
+                "[\"variants\"]); the seat verdict's zone is 'indifference'")
     if "instruments" in verdicts:
         _check_sets(ck, cells)
     if "variants" in verdicts:
@@ -207,9 +218,7 @@ def parse_sequential(ck, raw, cells, max_games, reference=None):
             return DEFAULT_ROUND
         return int(min(max(round(ROUND_SECONDS / (cost[j] / 1000.0)) if cost[j] > 0 else DEFAULT_ROUND, 100), 4000))
 
-    # A table may name judges the scenario does not play (a scenario switching its top judge is a
-    # one-word change of ``lineup.mirror``).
-    rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, default_round, max_games, strict=False)
+    rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, default_round, max_games)
     return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost,
                           zone)
 

@@ -9,11 +9,12 @@ import click
 
 from simulator import games as registry
 from ssb import games as game_cli
-from ssb.common import DEFAULT_SEED, check_players, refuse_other_game_options
+from ssb.common import DEFAULT_SEED, UserError, check_players, refuse_other_game_options
 from ssb.strategy_tune_cmd import job_count
 
 MAX_GAMES = 50_000_000  # what one command may play: about a day of greedy games on two cores
 MIN_BOOTSTRAP = 10  # fewer resamples give no stability share worth printing
+MAX_BOOTSTRAP = 10_000  # 50 times the default: the shares' error is below 0.5 points long before
 
 
 class DealCount(click.ParamType):
@@ -125,12 +126,13 @@ def format_meta(result):
 @click.option("--strategy-dir", "strategy_dirs", multiple=True, metavar="DIR", help="Folder of extra strategy profiles (*.toml); may be repeated.")
 @click.option("--skill", "skill", default=None, metavar="STRONG,WEAK", help="The skill pair, two different strategies ('' to skip; default the game's, tuned,greedy for Shuffle and Swing).")
 @click.option("--alpha", type=click.FloatRange(0, min_open=True), default=50.0, show_default=True, help="Alpha-rank's ranking intensity (payoffs are win rates per seat).")
-@click.option("--bootstrap", "reps", type=click.IntRange(MIN_BOOTSTRAP), default=200, show_default=True, help=f"Bootstrap resamples of the deals (at least {MIN_BOOTSTRAP}: the stability shares need them).")
+@click.option("--bootstrap", "reps", type=click.IntRange(MIN_BOOTSTRAP, MAX_BOOTSTRAP), default=200, show_default=True, help=f"Bootstrap resamples of the deals ({MIN_BOOTSTRAP} to {MAX_BOOTSTRAP:,}: the stability shares need some, and their error is below half a point long before the most).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines: only the figures (and nothing else with --json).")
 @click.option("--seed", type=click.IntRange(0), default=DEFAULT_SEED, show_default=True, help="Seed of every deal (and of the bootstrap).")
 @click.option("-j", "--jobs", type=click.IntRange(0), default=1, show_default=True, help="Worker processes (0: one per core); the figures do not depend on it.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE", help="Also write every figure as JSON (its folder must exist; checked before playing).")
 def strategies_meta(pool, players, deals, game, board, strategy_dirs, skill, alpha, reps, seed, jobs, json_path,
-                    instruments=(), instrument_dirs=()):
+                    quiet=False, instruments=(), instrument_dirs=()):
     """The meta-game of a strategy pool on the real player count: every profile of two strategies
     at the table (one seat of A against the rest of B up to the reverse, every arrangement of each
     deal, the same deals for every pair); then which strategy no single deviant beats, alpha-rank's
@@ -179,14 +181,38 @@ def strategies_meta(pool, players, deals, game, board, strategy_dirs, skill, alp
     insts = [n.strip() for n in instruments if n.strip()]
     kw = dict(players=players, deals=deals, instruments=insts, instrument_dirs=instrument_dirs,
               strategy_dirs=strategy_dirs, seed=seed, jobs=job_count(jobs), game=g.name, board=board)
-    per_profile = MG.play_profiles(names, log=lambda m: click.echo(m, err=True), **kw)
+    per_profile = MG.play_profiles(names, log=(lambda m: None) if quiet else (lambda m: click.echo(m, err=True)), **kw)
     result = {"setting": f"{players}p " + (board if g.boards else "/".join(insts)), "deals": deals, "seed": seed,
               "game": g.name, "full": full_summary(per_profile, names, players, reps=reps, seed=seed, alpha=alpha,
                                                    strong=g.ladder.meta_strong)}
     if pair:
         result["skill"] = MG.skill_figures(pair[0], pair[1], **kw)
     result["cpu"] = cpu_model()
-    click.echo(format_meta(result))
-    if json_path:
-        Path(json_path).write_text(json.dumps(result, indent=2), encoding="utf-8")
+    if json_path:  # written before the figures are printed: a full disk loses nothing printed
+        write_json(json_path, result)
+    if not (quiet and json_path):
+        click.echo(format_meta(result))
+    if json_path and not quiet:
         click.echo(f"wrote {json_path}")
+
+
+def write_json(path, doc):
+    """Write ``doc`` under a temporary name beside ``path``, then rename: a full or vanished disk
+    leaves any earlier file whole and no temporary, and is ``error: FILE: cannot write: reason``
+    (a device such as ``/dev/full`` is written in place)."""
+    path = Path(path)
+    # A device or a pipe (``/dev/stdout``, ``/dev/full``) is written in place, never replaced.
+    special = path.exists() and not path.is_file()
+    tmp = path if special else path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(doc, indent=2))
+            fh.flush()
+            if not special:
+                os.fsync(fh.fileno())
+        if not special:
+            os.replace(tmp, path)
+    except OSError as exc:
+        if not special:
+            tmp.unlink(missing_ok=True)
+        raise UserError(f"{path}: cannot write: {exc.strerror or exc}") from None

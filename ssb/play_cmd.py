@@ -70,10 +70,11 @@ def _compile_notice(game, entry):
 )
 @seed_option(DEFAULT_SEED, "Game seed, used as is: the same seed replays the same game.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of the account.")
+@click.option("-q", "--quiet", is_flag=True, help="No compile notice and no account: only the exit status (1 if the game broke an invariant).")
 @game_cli.options("play")
 @strategy_dir_option
 @game_options
-def play(players, strategies, seed, as_json, strategy_dirs, game, **options):
+def play(players, strategies, seed, as_json, quiet, strategy_dirs, game, **options):
     """Play one game and tell it turn by turn, ending with the final scoring table.
 
     The account shows every pawn move, die, recruit, build, brag, inspector step and score with its
@@ -95,9 +96,11 @@ def play(players, strategies, seed, as_json, strategy_dirs, game, **options):
     names = lineup(list(strategies) if strategies else [g.default_strategy], players)
     strat = _matrix(g, strategy_dirs, names)
     entry = game_cli.hook(g, "play_entry", lambda game, strat: game.kernel_entry_named("play_game"))(g, strat)
-    with announce_compile(entry, g.kernel_what()):
+    with contextlib.nullcontext() if quiet else announce_compile(entry, g.kernel_what()):
         record = g.play_one(setup, strat, seed)
-    if as_json:
+    if quiet:
+        pass
+    elif as_json:
         click.echo(json.dumps(g.document(record, names), indent=2))
     else:
         click.echo(g.narrate(record, names), nl=False)
@@ -122,9 +125,10 @@ def play(players, strategies, seed, as_json, strategy_dirs, game, **options):
     metavar="N[,N...]",
     help="Player counts to soak.",
 )
+@click.option("-q", "--quiet", is_flag=True, help="No compile notice and no counts: only violations (with their replay lines).")
 @game_cli.options("check")
 @game_options
-def check(games, seed, player_counts, game, **options):
+def check(games, seed, player_counts, game, quiet=False, **options):
     """Soak the rules: play random games and check every invariant after every turn.
 
     Every seat plays the uniformly random strategy. For each setting (Shuffle and Swing: the instrument
@@ -146,7 +150,8 @@ def check(games, seed, player_counts, game, **options):
     label = game_cli.hook(g, "setup_label", game_cmd.setup_label)
     lib = g.strategies(())
     pick = "" if g is registry.get() else f"--game {g.name} "  # the replay line's --game (the default needs none)
-    click.echo(f"Soak: {g.title}, random seats, {len(settings)} setting{'s' if len(settings) > 1 else ''}, "
+    say = (lambda m: None) if quiet else click.echo
+    say(f"Soak: {g.title}, random seats, {len(settings)} setting{'s' if len(settings) > 1 else ''}, "
                f"run seed {seed}, {games} games per setting and player count")
     found = total_games = total_turns = 0
     total_time = 0.0
@@ -158,7 +163,7 @@ def check(games, seed, player_counts, game, **options):
                 game_cmd.warn_if_every_game_stalls(g, setup, options.get("board"))
             strat = lib.matrix(["random"] * n)
             # One untimed game first, so loading the compiled kernel does not count against games/s.
-            with _compile_notice(g, "play_batch") if first else contextlib.nullcontext():
+            with _compile_notice(g, "play_batch") if first and not quiet else contextlib.nullcontext():
                 g.soak(setup, strat, 1, seed)
             t0 = time.perf_counter()
             rep = g.soak(setup, strat, games, seed)
@@ -168,7 +173,7 @@ def check(games, seed, player_counts, game, **options):
             total_time += dt
             rate = rep.games / dt if dt > 0 else float("inf")
             verdict = "no violation" if not rep.violations else f"{len(rep.violations)} violation(s)"
-            click.echo(f"{label(setup)}, {n} players: {rep.games} games, {rep.turns} turns, {rate:.1f} games/s, {verdict}")
+            say(f"{label(setup)}, {n} players: {rep.games} games, {rep.turns} turns, {rate:.1f} games/s, {verdict}")
             for game_seed, turn, code, message in rep.violations[:20]:
                 click.echo(f"  violation {code} ({message}) at turn {turn} of game seed {game_seed}")
                 click.echo(f"    replay: ssb play {pick}--players {n} {' '.join(replay)} "
@@ -176,6 +181,6 @@ def check(games, seed, player_counts, game, **options):
             found += len(rep.violations)
     rate = total_games / total_time if total_time > 0 else float("inf")
     verdict = "no violation" if not found else f"{found} violation(s)"
-    click.echo(f"Total: {total_games} games, {total_turns} turns, {rate:.1f} games/s, {verdict}")
+    say(f"Total: {total_games} games, {total_turns} turns, {rate:.1f} games/s, {verdict}")
     if found:
         raise click.exceptions.Exit(1)

@@ -44,7 +44,8 @@ def _load(results_dir):
     metavar="FILE",
     help="Baseline file to write (JSON), e.g. baselines/ci-baseline.json.",
 )
-def baseline(results_dir, out):
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors (the baseline is written all the same).")
+def baseline(results_dir, out, quiet):
     """Freeze the balance figures of a finished run into a baseline file.
 
     RESULTS_DIR is a directory written by `ssb run`, of any game. Per cell the file keeps each
@@ -88,10 +89,11 @@ def baseline(results_dir, out):
     except DataError as exc:
         raise GateError(str(exc)) from None
     nfig = sum(len(c["figures"]) for c in doc["cells"])
-    click.echo(
-        f"baseline of '{doc['scenario']['name']}' (run seed {doc['run_seed']}, {len(games):,} games): "
-        f"{len(doc['cells'])} cell(s), {nfig} figures -> {out}"
-    )
+    if not quiet:
+        click.echo(
+            f"baseline of '{doc['scenario']['name']}' (run seed {doc['run_seed']}, {len(games):,} games): "
+            f"{len(doc['cells'])} cell(s), {nfig} figures -> {out}"
+        )
 
 
 # =========================================================================== regress

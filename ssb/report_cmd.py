@@ -65,7 +65,8 @@ class ConfidenceLevel(click.ParamType):
     is_flag=True,
     help="Report an unfinished run from the chunks on disk; the report is marked PARTIAL.",
 )
-def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_margin, allow_partial):
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors (the report is written all the same).")
+def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_margin, allow_partial, quiet):
     """Write the balance report of a run: seats, strategies, score sources, instruments, game shape.
 
     RESULTS_DIR is a directory written by `ssb run`. The report goes to DIR (default
@@ -109,6 +110,8 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_marg
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"{getattr(exc, 'filename', None) or results_dir}: {exc.strerror or exc}") from None
+    if quiet:
+        return
     click.echo(rep.headline_text)
     click.echo("")
     out = written["html"].parent

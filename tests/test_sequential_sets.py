@@ -133,7 +133,7 @@ max_games = {{ search = 400 }}
 
 [sequential]
 verdicts = ["instruments"]
-round = {{ greedy = 400, search = 100 }}
+round = {{ {round} }}
 cost = {{ greedy = 0.3, search = 17.0 }}
 """
 
@@ -147,7 +147,8 @@ def _twin_scenario(tmp_path, players, mirror):
     text = (Path(DATA_DIR) / "instruments" / "piano.toml").read_text()
     (tmp_path / "twin" / "twin.toml").write_text(text.replace('name = "Piano"', 'name = "Piano Twin"'))
     sc = tmp_path / "twin.toml"
-    sc.write_text(TWIN.format(players=players, mirror=mirror))
+    rounds = ", ".join(f"{j} = {r}" for j, r in (("greedy", 400), ("search", 100)) if f'"{j}"' in mirror)
+    sc.write_text(TWIN.format(players=players, mirror=mirror, round=rounds))  # round names the judges played
     return sc
 
 

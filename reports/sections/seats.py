@@ -21,8 +21,13 @@ STALL_NOTE = "Games stopped by the stall cap have no winner and are left out her
 
 def build(ctx):
     o = ctx.options
+    seq = ctx.run.manifest.get("sequential")
+    if isinstance(seq, dict):  # the record's file, named by a refusal of a stored verdict (reports.sequential_verdicts)
+        from pathlib import Path
+
+        seq = dict(seq, source=str(Path(ctx.run.source) / "manifest.json"))
     sec, adv = seat_section(ctx.tables, o.margin, o.confidence, o.seed, o.gap_margin,
-                            sequential=ctx.run.manifest.get("sequential"), setting=ctx.setting,
+                            sequential=seq, setting=ctx.setting,
                             rulings=ctx.game.report_notes)
     sec.title = ctx.title(KEY, "Seat advantage")
     if mirror_lineups(ctx.cells):

@@ -165,12 +165,66 @@ def sequential_records(manifest):
     return list(seq.get("sets") or [])
 
 
+def judge_records_again(games, recs, settings, manifest_path):
+    """The records of a run decided by its variants, each judged again from the games table with the
+    run's test (scenarios.sequential_sets.verdict on the per-deal seat wins of the variant less the
+    reference's, at the deals the record says): the record's figures replaced by the tables', and a
+    record whose verdict word the tables do not give refused (:class:`reports.io.ReportInputError`
+    naming ``sequential.sets[i].verdict``)."""
+    import numpy as np
+
+    from reports.io import ReportInputError
+    from scenarios import sequential_sets as SQS
+    from scenarios.sequential_variants import VariantSets
+
+    margin = float(settings.get("margin", 0.03))
+    zone = float(settings.get("zone", SQS.DEFAULT_ZONE))
+    confidence = float(settings.get("confidence", 0.95))
+    by_cell = {c: part.sort_values(["deal", "game"]) for c, part in games.groupby("cell")} if "cell" in games else {}
+    out = []
+    for i, rec in enumerate(recs):
+        players, n = int(rec["players"]), int(rec["deals"])
+        per = []
+        for c in (rec["cell"], rec["reference"]):
+            part = by_cell.get(c)
+            rows = (VariantSets.chunk_measures({}, {k: part[k].to_numpy() for k in ("deal", "winner", "rounds")}, players)
+                    if part is not None and len(part) else np.zeros((0, players + 1)))
+            per.append(rows[:n, :players])
+        if min(len(per[0]), len(per[1])) < n:
+            raise ReportInputError(manifest_path, f"sequential.sets[{i}].deals",
+                                   f"says {n:,} deals, the tables hold {min(len(per[0]), len(per[1])):,} of cells "
+                                   f"{rec['cell']} and {rec['reference']}; the manifest is damaged")
+        acc = SQS.Running(players)
+        acc.add(per[0] - per[1])
+        mean, sd = acc.mean_sd()
+        res = SQS.verdict(mean, sd, acc.n, [margin] * players, zone, confidence)
+        if res["verdict"] != rec["verdict"]:
+            raise ReportInputError(
+                manifest_path, f"sequential.sets[{i}].verdict",
+                f"says '{rec['verdict']}', the tables say '{res['verdict']}' for {rec.get('variant')} against "
+                f"{rec.get('reference_variant')} at {n:,} deals: the record was edited; start the run over with --force")
+        w = res["worst"]
+        new = dict(rec)
+        if n:
+            new.update(who=str(w), effect=float(mean[w]), lo=float(res["lo"][w]), hi=float(res["hi"][w]),
+                       margin=margin)
+        out.append(new)
+    return out
+
+
 def _sequential(ctx, sec, groups):
-    """The verdicts that stopped a run decided by its variants (scenarios.sequential_variants)."""
+    """The verdicts that stopped a run decided by its variants (scenarios.sequential_variants), each
+    judged again from the tables (:func:`judge_records_again`)."""
     recs = sequential_records(ctx.run.manifest)
     if not recs:
         return
-    zone = float(ctx.run.manifest["sequential"]["settings"].get("zone", 0.2))
+    settings = ctx.run.manifest["sequential"]["settings"]
+    from pathlib import Path
+
+    from scenarios.results import MANIFEST
+
+    recs = judge_records_again(ctx.games, recs, settings, Path(ctx.run.source) / MANIFEST)
+    zone = float(settings.get("zone", 0.2))
     t = pd.DataFrame(recs)
     t["judge"] = [f"{r['judge']} x{r['players']}" for r in recs]
     t["seat"] = [int(r["who"]) if r.get("who", "") != "" else -1 for r in recs]

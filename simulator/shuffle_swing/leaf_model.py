@@ -21,6 +21,7 @@ states are not independent; the game is the unit).
 """
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -148,7 +149,43 @@ def write_leaf(path, blocks, provenance, description):
     lines += ["", "[provenance]"]
     for k, v in provenance.items():
         lines.append(f"{k} = {_q(v) if isinstance(v, str) else v}")
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _write_atomic(Path(path), "\n".join(lines) + "\n")
+
+
+def _write_atomic(path, text):
+    """Write under a temporary name in the same folder, then rename: a full disk leaves the old
+    file and no temporary behind, and is a :class:`DataError` naming the file."""
+    special = path.exists() and not path.is_file()  # a device or a pipe: written in place, never replaced
+    tmp = path if special else path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        if not special:
+            os.replace(tmp, path)
+    except OSError as exc:
+        if not special:
+            tmp.unlink(missing_ok=True)
+        raise DataError(path, "", f"cannot write: {exc.strerror or exc}") from None
+
+
+MAX_GAMES = 1_000_000  # games per player count of ``--games`` (1,500 fit the shipped leaf)
+
+
+def check_games(games):
+    if not 1 <= games <= MAX_GAMES:
+        raise DataError("--games", "", f"expected a whole number from 1 to {MAX_GAMES:,}, got {games}")
+
+
+def check_out(out):
+    """``--out`` before any game is played (a fit is minutes): its folder exists and is writable,
+    and it is not itself a folder."""
+    path = Path(out)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise DataError("--out", "", f"{out} is a folder: name the leaf file to write, e.g. {path / 'tuned.toml'}")
+    if not folder.is_dir():
+        raise DataError("--out", "", f"the folder {folder} does not exist: create it first (nothing was fitted)")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise DataError("--out", "", f"the folder {folder} is not writable (nothing was fitted)")
 
 
 def _q(text):
@@ -156,6 +193,8 @@ def _q(text):
 
 
 def cmd_fit(args):
+    check_games(args.games)
+    check_out(args.out)
     lib = StrategyLibrary()
     row = lib.get(args.profile).row()
     blocks, r2s = [], []
@@ -179,6 +218,7 @@ def cmd_fit(args):
 
 
 def cmd_check(args):
+    check_games(args.games)
     lib = StrategyLibrary()
     row = lib.get(args.profile).row()
     blocks = load_leaf_model(args.file)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,7 @@ WHEELS = {"shuffled": True, "fixed": False}
 KEYS = ("wheel", "max_rounds", "instrument_dirs", "instruments", "overrides")
 REQUIRED = ("instruments",)
 CELLS_KEY = "instruments"  # the key named when a scenario would hold too many cells
+MAX_SETS = 10_000  # the most cells of a scenario (scenarios.spec.MAX_CELLS), checked before the sets are listed
 # The order of the keys in the effective document (its text names the run) and in the manifest's
 # settings: as they always were, so old runs keep their hashes.
 EFFECTIVE = ("name", "description", "seed", "games", "players", "wheel", "max_rounds", "instrument_dirs",
@@ -349,6 +351,11 @@ def _instrument_sets(ck, raw, view, path):
     if mode == "all":
         if t["all"] is not True:
             ck.fail("instruments.all", "write all = true to play every combination (or use sets / swaps)")
+        count = math.prod(len(view.by_department(d)) for d in range(len(DEPT_NAMES)))
+        if count > MAX_SETS:  # counted before listing: many instrument folders make millions of sets
+            ck.fail("instruments.all", f"would make {count:,} instrument sets; a scenario holds at most {MAX_SETS:,} "
+                    "cells (each is a row of the manifest, a group of every table and a line of the report): "
+                    "use swaps or a list of sets, or split it into several scenarios")
         return [
             tuple(i.name for i in combo)
             for combo in itertools.product(*(view.by_department(d) for d in range(len(DEPT_NAMES))))
