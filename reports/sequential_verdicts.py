@@ -12,6 +12,10 @@ seat), ``seq_rate``, ``seq_lo``, ``seq_hi`` (its win rate and 95% confidence seq
 ``seq_edge`` (the margin edge nearest it), ``seq_on_margin`` (undecided because the estimate sits on
 the margin), ``seq_more_games`` (games beyond those played that would decide it at the current
 estimates; inf when none would), ``seq_test`` (``zone`` or ``interval``), ``seq_note`` (one sentence).
+
+A run that proved its strong judge (:mod:`scenarios.sequential_proof`) adds ``proof`` to the cells
+that judge judged: the words of its setting's proof (shown stronger than the reference here, with
+its figure, interval and deals, or resting on an unproven judge), said beside its verdict.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from scenarios import sequential_proof as SQP
 from scenarios import sequential_stats as SS
 from reports import stats
 from reports.frames import games_text, pct
@@ -169,3 +174,11 @@ def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_k
         for col in ("seat", "win"):
             rates.loc[idx, f"{col}_lo"] = [s["lo"] for s in rec["seats"]]
             rates.loc[idx, f"{col}_hi"] = [s["hi"] for s in rec["seats"]]
+    proofs = SQP.proof_records(sequential)
+    if proofs:
+        cells["proof"] = pd.Series([None] * len(cells), dtype=object, index=cells.index)
+        for i in mirror_rows:
+            p = proofs.get(int(first_cell[i]))
+            if p is not None:
+                cells.at[i, "proof"] = SQP.proof_note(p)
+                cells.at[i, "seq_note"] = f"{cells.at[i, 'seq_note']}; {cells.at[i, 'proof']}"

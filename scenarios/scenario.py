@@ -98,6 +98,7 @@ class Scenario:
     set_args: tuple = ()
     record: tuple = ()  # what the run records beyond its tables (``scenarios.record``)
     sequential: object = None  # scenarios.sequential.SequentialPlan of a [sequential] scenario
+    proof: object = None  # scenarios.sequential_proof.ProofPlan: the strong judge's head-to-head cells
 
     def __getattr__(self, name):
         if name.startswith("_") or name == "setting":
@@ -178,6 +179,7 @@ def scenario_of(game, doc, path, sets=(), games=None, seed=None):
 
 def _validate(game, module, doc, path, set_args):
     from scenarios.sequential import parse_sequential
+    from scenarios.sequential_proof import proof_plan
 
     ck = Checker(path)
     ck.table(doc, "", required=SHARED_REQUIRED + tuple(module.REQUIRED), optional=top_keys(module))
@@ -195,6 +197,7 @@ def _validate(game, module, doc, path, set_args):
     if not cells:
         ck.fail("", "the scenario has no cells")
     sequential = parse_sequential(ck, doc.get("sequential"), cells, MAX_GAMES, getattr(setting, "reference", None))
+    proof = proof_plan(game, common.strategies, cells, sequential) if sequential is not None else None
 
     # The effective document, defaults filled in, in the game's order: its text identifies the run.
     shared = {"game": game.name, "name": common.name, "description": common.description, "seed": common.seed,
@@ -226,4 +229,5 @@ def _validate(game, module, doc, path, set_args):
         set_args=set_args,
         record=common.record,
         sequential=sequential,
+        proof=proof,
     )

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scenarios import sequential_proof as SQP
 from scenarios import sequential_sets as SQS
 from scenarios import sequential_variants as SQV
 from scenarios import sequential_stats as SS
@@ -84,6 +85,12 @@ class SequentialPlan:
     indifference: float = SZ.DEFAULT_INDIFFERENCE
     cost: dict = None  # judge -> declared CPU milliseconds per game
     zone: float = SQS.DEFAULT_ZONE  # the instrument verdicts' zone, a share of each margin
+    proof: float | None = None  # the strong judge's proof: a share of ``seconds`` (None: the default)
+
+    @property
+    def proof_share(self):
+        """The share of ``seconds`` the strong judge's proof may spend (scenarios.sequential_proof)."""
+        return SQP.DEFAULT_SHARE if self.proof is None else self.proof
 
     @property
     def sets(self):
@@ -110,6 +117,8 @@ class SequentialPlan:
             doc["zone"] = self.zone
         if self.seconds is not None:
             doc["seconds"] = self.seconds
+        if self.proof is not None:
+            doc["proof"] = self.proof
         return doc
 
 
@@ -196,6 +205,13 @@ def parse_sequential(ck, raw, cells, max_games, reference=None):
         ck.fail("sequential.verdicts", f"one of {', '.join(repr(x) for x in VERDICTS)}: a run stops its cells on one "
                 "kind of verdict")
     zone = _number(ck, raw.get("zone", SQS.DEFAULT_ZONE), "sequential.zone", 0, 1)
+    proof = None
+    if "proof" in raw:
+        proof = raw["proof"]
+        if isinstance(proof, bool) or not isinstance(proof, (int, float)) or not 0 <= proof < 1:
+            ck.fail("sequential.proof", f"expected a share of the run's seconds from 0 (no proof) up to 1 "
+                    f"(exclusive), got {proof!r}")
+        proof = float(proof)
     if "instruments" in verdicts:
         _check_sets(ck, cells)
     if "variants" in verdicts:
@@ -209,8 +225,13 @@ def parse_sequential(ck, raw, cells, max_games, reference=None):
     # A table may name judges the scenario does not play (a scenario switching its top judge is a
     # one-word change of ``lineup.mirror``).
     rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, default_round, max_games, strict=False)
+    # The proof plays the reference rung beside the strong judge: its declared cost is kept (a judge
+    # of the run or not), else the strong judge's is taken for it.
+    for name, value in (raw.get("cost") or {}).items() if isinstance(raw.get("cost"), dict) else ():
+        if name not in cost:
+            cost[name] = _number(ck, value, f"sequential.cost.{name}", 0, 1e9)
     return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost,
-                          zone)
+                          zone, proof)
 
 
 def _check_sets(ck, cells):
@@ -515,6 +536,8 @@ class SequentialRounds(Policy):
         self.spent_s = 0.0  # declared CPU seconds spent (games x the judge's declared cost)
         self.measured = self.seq.setdefault("measured", {})  # per judge: games and CPU seconds (information only)
         self.sets = _policy(loop.scenario, self.plan)  # the instrument sets' policy, or None (seat verdicts)
+        proof = getattr(loop.scenario, "proof", None)  # the strong judge's head-to-head, or None
+        self.proof = SQP.ProofRounds(loop.scenario, self.plan, proof, self.seq) if proof is not None else None
 
     def progress(self, loop):
         plan, cells = self.plan, loop.scenario.cells
@@ -567,6 +590,8 @@ class SequentialRounds(Policy):
 
     def drive(self, loop):
         manifest, seq, plan = loop.manifest, self.seq, self.plan
+        if self.proof is not None:  # the strong judge's proof first (its own budget, scenarios.sequential_proof)
+            self.proof.drive(loop)
         # Resume: replay the recorded rounds (playing what is missing), judging each look again.
         plan_rows = manifest["chunks"]["plan"]
         for rnd in seq["rounds"]:

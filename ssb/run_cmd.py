@@ -169,34 +169,31 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
         line = _sequential_line(summary.manifest)
         if line:
             click.echo(line)
+        line = proof_line(summary.manifest)
+        if line:
+            click.echo(line)
 
 
-def _sequential_line(manifest):
-    """One line on the cells of a sequential run: how many were decided, and how (none: not one)."""
-    seq = manifest.get("sequential") or {}
-    cells = [c for c in seq.get("cells") or [] if c]
-    if not cells:
+def proof_line(manifest):
+    """One line on the strong judge's proof (scenarios.sequential_proof): on how many settings it
+    was shown stronger than the reference, and where not (empty: no proof played)."""
+    from scenarios.sequential_stats import STRONGER
+
+    rec = (manifest.get("sequential") or {}).get("proof") or {}
+    settings = rec.get("settings") or []
+    if not settings:
         return ""
-    if seq.get("sets"):  # a run decided by its instrument sets: the sets' verdicts, not the seats'
-        sets = seq["sets"]
-        counts = {}
-        for r in sets:
-            counts[r.get("verdict")] = counts.get(r.get("verdict"), 0) + 1
-        how = ", ".join(f"{n} {w}" for w, n in sorted(counts.items()))
-        decided = sum(n for w, n in counts.items() if w != "open")
-        kind = "variant" if "variants" in (seq.get("settings") or {}).get("verdicts", []) else "instrument"
-        return f"sequential: {decided} of {len(sets)} {kind} verdicts decided ({how})"
-    decided = [c for c in cells if c.get("stop") == "decided"]
-    words = {"balanced": "fair", "imbalanced": "unfair"}
-    counts = {}
-    for c in decided:
-        word = words.get(c.get("verdict"), c.get("verdict"))
-        counts[word] = counts.get(word, 0) + 1
-    how = ", ".join(f"{n} {w}" for w, n in sorted(counts.items()))
-    stops = {}
-    for c in cells:
-        if c.get("stop") != "decided":
-            stops[c.get("stop")] = stops.get(c.get("stop"), 0) + 1
-    why = {"cap": "at their cap of games", "budget": "at their judge's budget of games", "seconds": "when the seconds ran out"}
-    rest = "; " + ", ".join(f"{n} stopped {why.get(w, w)}" for w, n in sorted(stops.items())) if stops else ""
-    return f"sequential: {len(decided)} of {len(cells)} cells decided" + (f" ({how})" if how else "") + rest
+    shown = [s for s in settings if s.get("verdict") == STRONGER]
+    line = (f"proof: {rec['strong']} shown stronger than {rec['reference']} on {len(shown)} of {len(settings)} "
+            f"settings ({rec.get('seconds_spent', 0):g} of {rec.get('seconds', 0):g} declared CPU seconds)")
+    rest = [s for s in settings if s.get("verdict") != STRONGER]
+    if rest:
+        where = "; ".join(f"{s['players']} players{_setting_words(s)}: {100 * s['share']:.1f}% "
+                          f"[{100 * s['lo']:.1f}, {100 * s['hi']:.1f}], fair {100 * s['fair']:.0f}%, {s['deals']:,} deals"
+                          for s in rest)
+        line += f"; its verdicts rest on an unproven judge at {where}"
+    return line
+
+
+def _setting_words(s):
+    return f" {s['setting']}" if s.get("setting") else ""
