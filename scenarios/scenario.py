@@ -121,8 +121,10 @@ class Scenario:
         return result_columns(registry.get(self.game))
 
     def data_files(self):
-        """Paths and SHA-256 of the data files the cells use (a changed file refuses ``--resume``)."""
-        return self.setting.data_files(self.cells, self.strategies)
+        """Paths and SHA-256 of the data files the cells use, the strong judge's proof's included (a
+        changed file refuses ``--resume``)."""
+        return self.setting.data_files(self.cells + (self.proof.cells if self.proof is not None else ()),
+                                       self.strategies)
 
     def cell_specs(self, run_id="adhoc"):
         """Cell index -> :class:`scenarios.cells.CellSpec`: what a worker needs to play the cell."""

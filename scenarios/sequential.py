@@ -15,6 +15,8 @@ A scenario with a ``[sequential]`` table (or ``--set sequential=true``) is playe
     verdicts = ["seats"]  # what decides a cell: "seats", "instruments" (scenarios.sequential_sets) or
                           #   "variants" (scenarios.sequential_variants)
     zone = 0.2            # with "instruments" or "variants": each measure's zone, a share of its margin
+    proof = 0.05          # the strong judge's proof against the game's reference rung, a share of
+                          #   ``seconds`` on top of them (scenarios.sequential_proof; 0: none)
 
 The scenario's ``games`` (and ``lineup.max_games``) become each cell's cap. Every cell must be a
 mirror lineup (one strategy, the *judge*, in every seat), whose seat verdict is judged from its own
@@ -39,6 +41,9 @@ decided (the only hook: ``_policy`` below); the seat verdict of every cell is st
 recorded, and the sets' records are kept in ``manifest["sequential"]["sets"]``. With ``verdicts =
 ["variants"]`` the same policy judges each variant against the reference variant
 (:class:`scenarios.sequential_variants.VariantSets` says what is compared with what).
+
+A run whose strongest judge its game's ladder holds to a reference rung first plays that judge's
+proof (:class:`scenarios.sequential_proof.ProofRounds`, recorded in ``manifest["sequential"]["proof"]``).
 """
 
 from __future__ import annotations

@@ -197,3 +197,34 @@ def proof_line(manifest):
 
 def _setting_words(s):
     return f" {s['setting']}" if s.get("setting") else ""
+
+
+def _sequential_line(manifest):
+    """One line on the cells of a sequential run: how many were decided, and how (none: not one)."""
+    seq = manifest.get("sequential") or {}
+    cells = [c for c in seq.get("cells") or [] if c]
+    if not cells:
+        return ""
+    if seq.get("sets"):  # a run decided by its instrument sets: the sets' verdicts, not the seats'
+        sets = seq["sets"]
+        counts = {}
+        for r in sets:
+            counts[r.get("verdict")] = counts.get(r.get("verdict"), 0) + 1
+        how = ", ".join(f"{n} {w}" for w, n in sorted(counts.items()))
+        decided = sum(n for w, n in counts.items() if w != "open")
+        kind = "variant" if "variants" in (seq.get("settings") or {}).get("verdicts", []) else "instrument"
+        return f"sequential: {decided} of {len(sets)} {kind} verdicts decided ({how})"
+    decided = [c for c in cells if c.get("stop") == "decided"]
+    words = {"balanced": "fair", "imbalanced": "unfair"}
+    counts = {}
+    for c in decided:
+        word = words.get(c.get("verdict"), c.get("verdict"))
+        counts[word] = counts.get(word, 0) + 1
+    how = ", ".join(f"{n} {w}" for w, n in sorted(counts.items()))
+    stops = {}
+    for c in cells:
+        if c.get("stop") != "decided":
+            stops[c.get("stop")] = stops.get(c.get("stop"), 0) + 1
+    why = {"cap": "at their cap of games", "budget": "at their judge's budget of games", "seconds": "when the seconds ran out"}
+    rest = "; " + ", ".join(f"{n} stopped {why.get(w, w)}" for w, n in sorted(stops.items())) if stops else ""
+    return f"sequential: {len(decided)} of {len(cells)} cells decided" + (f" ({how})" if how else "") + rest
