@@ -167,3 +167,22 @@ def test_stronger_judge_is_shown_stronger(tmp_path):
     (note,) = adv.cells["proof"].tolist()
     assert note.startswith("the strong judge is shown stronger than search here: search_leaf")
     assert not any(r.unproven for r in readings(adv))
+
+
+def test_an_instrument_verdict_rests_on_both_sets_proofs():
+    """An instrument verdict compares a set with the first set of its player count: its judge is
+    unproven when it is not shown stronger on either."""
+    from reports.instrument_verdicts import proof_for
+
+    def rec(orange, verdict, players=2):
+        return {"strong": "search_leaf", "reference": "search", "players": players, "verdict": verdict,
+                "instruments": {"black": "Violin", "orange": orange, "gray": "Horns"}, "share": 0.4, "lo": 0.3,
+                "hi": 0.45, "fair": 0.5, "deals": 120}
+
+    proofs = [rec("Piano", SS.STRONGER), rec("Organ", SS.NOT_STRONGER), rec("Harp", SS.STRONGER)]
+    assert proof_for(proofs, "orange", "Organ", 2, "search_leaf").startswith("resting on an unproven judge")
+    assert proof_for(proofs, "orange", "Harp", 2, "search_leaf").startswith("the strong judge is shown stronger")
+    assert proof_for(proofs, "orange", "Harp", 2, "greedy") is None
+    assert proof_for(proofs, "orange", "Harp", 3, "search_leaf") is None
+    first_unproven = [rec("Piano", SS.UNPROVEN), rec("Harp", SS.STRONGER)]
+    assert proof_for(first_unproven, "orange", "Harp", 2, "search_leaf").startswith("resting on an unproven judge")
