@@ -119,7 +119,6 @@ class ProofRounds:
 
     def __init__(self, scenario, plan, proof, seq):
         self.scenario, self.plan, self.proof = scenario, plan, proof
-        self.root = None
         rec = seq.get("proof")
         if not rec:
             rec = seq["proof"] = {
