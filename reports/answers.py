@@ -130,10 +130,16 @@ class CellReading:
     seat_wins: tuple = ()  # every seat's wins (seat 0 first), for the tests between judges
     named: tuple = ()  # an unfair cell of a zone run: every seat shown off, ((seat, +1 above / -1 below), ...)
     leaning: tuple = ()  # and the seats whose evidence leans off without showing it
+    proof: str = ""  # the strong judge's proof on this setting (scenarios.sequential_proof), said beside its verdict
 
     @property
     def fair(self):
         return 1.0 / self.players
+
+    @property
+    def unproven(self):
+        """The run's proof did not show this judge stronger than the reference on this setting."""
+        return bool(self.proof) and not self.proof.startswith("the strong judge is shown")
 
     def _seat_text(self, seat):
         lo = self.seat_los[seat] if seat < len(self.seat_los) else math.nan
@@ -267,6 +273,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None, wor
         seat_wins=tuple(int(x) for x in ordered["wins"]) if "wins" in ordered else (),
         named=named,
         leaning=leaning,
+        proof=str(row["proof"]) if "proof" in row and isinstance(row["proof"], str) else "",
     )
 
 
@@ -429,7 +436,13 @@ def _deviation_of(reading, seat):
 
 
 def _clause(r):
-    """One judge's part of the sentence: the verdict word, for whom, which way and how sure."""
+    """One judge's part of the sentence: the verdict word, for whom, which way and how sure, and the
+    proof of its judge on this setting when the run played one."""
+    text = _verdict_clause(r)
+    return f"{text} [{r.proof}]" if r.proof else text
+
+
+def _verdict_clause(r):
     where = among(r.judge, r.words) if r.judge else f"with {r.level}"
     games = f"{r.level}, {r.games:,} games"
     if r.verdict == NOT_JUDGED:
@@ -494,6 +507,18 @@ def seat_answers(seat_advantage, setting="instruments", label_of=None, many="ins
     return out
 
 
+def _proof_tally(mine):
+    """``' (the judge unproven on 2 of 10 sets: ...)'`` when the run proved the judge of ``mine``."""
+    proved = [r for r in mine if r.proof]
+    unproven = [r for r in proved if r.unproven]
+    if not proved:
+        return ""
+    if not unproven:
+        return " (its judge shown stronger than the reference rung on every one of them)"
+    return (f" (resting on an unproven judge on {len(unproven)} of {len(proved)}: "
+            f"{', '.join(r.setting for r in unproven)})")
+
+
 def _many_settings_sentence(players, rs, settings, many="instrument sets", noun="sets"):
     parts = []
     for judge in dict.fromkeys(r.judge or r.level for r in _strongest_first(rs)):
@@ -506,6 +531,7 @@ def _many_settings_sentence(players, rs, settings, many="instrument sets", noun=
         word = "leans most" if worst.verdict != stats.IMBALANCED else "is the most unfair"
         parts.append(
             f"judged by {name}, {len(mine)} {noun}: {tally}; {worst.setting} {word}: {worst.lean()}"
+            + _proof_tally(mine)
         )
     return f"{players} players ({len(settings)} {many}): " + "; ".join(parts) + "."
 

@@ -132,7 +132,8 @@ def matrix_rows(rs):
 
 
 def _among(r):
-    return among(r.judge, r.words) if r.judge else f"with {r.level}"
+    who = among(r.judge, r.words) if r.judge else f"with {r.level}"
+    return f"{who} (an unproven judge here)" if getattr(r, "unproven", False) else who
 
 
 def _lead(r):

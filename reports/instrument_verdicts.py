@@ -78,8 +78,10 @@ from scipy import stats as sps
 from reports.frames import DEPTS, varied_departments
 from reports.io import tables_of
 from stats.moments import DealRows
+from scenarios import sequential_proof as SQP
 from scenarios import sequential_sets as SQS
 from stats import paired
+from stats import sequences as SS
 
 OUT = "out of line"
 IN_LINE = "in line"
@@ -477,7 +479,7 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
         raw["verdict"] = [_interval_verdict(lo, hi, m)
                           for lo, hi, m in zip(raw["lo"], raw["hi"], raw["margin"], strict=True)]
     effects = raw[EFFECT_COLUMNS + (["zone"] if seq is not None else [])].reset_index(drop=True)
-    verdicts = _verdict_table(effects, seq)
+    verdicts = _verdict_table(effects, seq, proof_settings(getattr(run, "manifest", None)))
     k = int(effects["family"].max())
     notes.append(
         f"The intervals of one instrument verdict (its measures and seats at one player count, for one judge; up "
@@ -534,7 +536,27 @@ def _reference_odd(effects):
     return out
 
 
-def _verdict_table(effects, seq=None):
+def proof_settings(manifest):
+    """The strong judge's proof of a run (scenarios.sequential_proof): its setting records, each with
+    its judge and the reference; empty when the run played none."""
+    rec = ((manifest or {}).get("sequential") or {}).get("proof") or {}
+    return [dict(s, strong=rec.get("strong"), reference=rec.get("reference")) for s in rec.get("settings") or []]
+
+
+def proof_for(proofs, dept, inst, players, judge):
+    """The words of the strong judge's proof beside one instrument verdict it gave, or None: the
+    verdict compares the set with ``inst`` in ``dept`` against the first set of its player count,
+    so it rests on an unproven judge when the judge is not shown stronger on either."""
+    at = [s for s in proofs if s.get("strong") == judge and int(s.get("players", 0)) == int(players)]
+    if not at:
+        return None
+    own = [s for s in at if (s.get("instruments") or {}).get(dept) == inst]
+    both = list({id(s): s for s in own[:1] + at[:1]}.values())
+    unproven = [s for s in both if s.get("verdict") != SS.STRONGER]
+    return SQP.proof_note(unproven[0] if unproven else both[0])
+
+
+def _verdict_table(effects, seq=None, proofs=()):
     rows = []
     judges = effects.groupby("players")["lineup"].nunique()
     for (dept, inst, players, lineup), part in effects.groupby(VERDICT_KEYS, sort=False):
@@ -565,11 +587,17 @@ def _verdict_table(effects, seq=None):
             rows[-1]["seq_stop"] = (rec or {}).get("stop")
             rows[-1]["seq_note"] = sequential_note(verdict, int(part["deals"].min()), rec)
             rows[-1]["sentence"] = rows[-1]["sentence"][:-1] + f"; {rows[-1]['seq_note']}."
+        note = proof_for(proofs, dept, inst, players, str(lineup).split(",")[0].strip()) if proofs else None
+        if proofs:
+            rows[-1]["proof"] = note
+        if note:
+            rows[-1]["sentence"] = rows[-1]["sentence"][:-1] + f" [{note}]."
     out = pd.DataFrame(rows)
     out["_g"] = out["verdict"].map({v: i for i, v in enumerate(VERDICT_ORDER)})
     out = out.sort_values(["_g", "in_margins"], ascending=[True, False]).drop(columns="_g").reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1))
-    return out[VERDICT_COLUMNS + (["seq_stop", "seq_note"] if seq is not None else [])]
+    return out[VERDICT_COLUMNS + (["seq_stop", "seq_note"] if seq is not None else [])
+               + (["proof"] if proofs else [])]
 
 
 # --------------------------------------------------------------------------- words

@@ -19,6 +19,10 @@ Under the zone test a seat's interval (``seat_lo``, ``seat_hi`` of the rates, ``
 is the verdict's own (:func:`stats.zone.verdict_intervals`: each end a one-sided
 bound at the level of the word), so it never contradicts the word; ``win_lo``, ``win_hi`` and the
 best - worst gap keep the mixture sequences simultaneous over the seats (the "raw" reading).
+
+A run that proved its strong judge (:mod:`scenarios.sequential_proof`) adds ``proof`` to the cells
+that judge judged: the words of its setting's proof (shown stronger than the reference here, with
+its figure, interval and deals, or resting on an unproven judge), said beside its verdict.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from scenarios import sequential_proof as SQP
 from stats import sequences as SS
 from stats import tests as stats
 from reports.frames import games_text, pct
@@ -209,3 +214,11 @@ def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_k
         rates.loc[idx, "seat_hi"] = [s["hi"] for s in rec["seats"]]
         rates.loc[idx, "win_lo"] = [s.get("sim_lo", s["lo"]) for s in rec["seats"]]
         rates.loc[idx, "win_hi"] = [s.get("sim_hi", s["hi"]) for s in rec["seats"]]
+    proofs = SQP.proof_records(sequential)
+    if proofs:
+        cells["proof"] = pd.Series([None] * len(cells), dtype=object, index=cells.index)
+        for i in mirror_rows:
+            p = proofs.get(int(first_cell[i]))
+            if p is not None:
+                cells.at[i, "proof"] = SQP.proof_note(p)
+                cells.at[i, "seq_note"] = f"{cells.at[i, 'seq_note']}; {cells.at[i, 'proof']}"

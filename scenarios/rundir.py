@@ -161,14 +161,18 @@ def has_tables(out_dir):
     return False
 
 
+# The strong judge's proof writes its own tables (scenarios.sequential_proof).
+PROOF_TABLE_DIRS = tuple(f"proof/{d}" for d in TABLE_DIRS)
+
+
 def clear_tables(out_dir):
-    """Remove what a run and its default report write (manifest, chunk files, ``report/``), nothing
-    else: a report of the old run beside the new tables would describe games no longer there."""
+    """Remove what a run and its default report write (manifest, chunk files, the proof's, ``report/``),
+    nothing else: a report of the old run beside the new tables would describe games no longer there."""
     (out_dir / MANIFEST).unlink(missing_ok=True)
     report = out_dir / REPORT_DIR
     if report.is_dir() and not report.is_symlink():
         shutil.rmtree(report)
-    for d in TABLE_DIRS:
+    for d in TABLE_DIRS + PROOF_TABLE_DIRS + ("proof",):
         folder = out_dir / d
         if not folder.is_dir():
             continue
@@ -180,7 +184,7 @@ def clear_tables(out_dir):
 
 
 def remove_temporaries(out_dir):
-    for d in TABLE_DIRS:
+    for d in TABLE_DIRS + PROOF_TABLE_DIRS:
         folder = out_dir / d
         if folder.is_dir():
             for name in os.listdir(folder):
@@ -202,7 +206,7 @@ def refuse_links(out_dir):
     """Refuse a run folder whose manifest, table folders or report folder is a symbolic link (or
     not what it should be): a run writes and ``--force`` removes only inside its own folder."""
     out_dir = Path(out_dir)
-    parts = [(MANIFEST, "file"), *[(d, "folder") for d in TABLE_DIRS], (REPORT_DIR, "folder")]
+    parts = [(MANIFEST, "file"), *[(d, "folder") for d in TABLE_DIRS + ("proof",) + PROOF_TABLE_DIRS], (REPORT_DIR, "folder")]
     for name, kind in parts:
         p = out_dir / name
         if p.is_symlink():

@@ -98,6 +98,7 @@ class Scenario:
     set_args: tuple = ()
     record: tuple = ()  # what the run records beyond its tables (``scenarios.record``)
     sequential: object = None  # scenarios.sequential.SequentialPlan of a [sequential] scenario
+    proof: object = None  # scenarios.sequential_proof.ProofPlan: the strong judge's head-to-head cells
 
     def __getattr__(self, name):
         if name.startswith("_") or name == "setting":
@@ -120,8 +121,10 @@ class Scenario:
         return result_columns(registry.get(self.game))
 
     def data_files(self):
-        """Paths and SHA-256 of the data files the cells use (a changed file refuses ``--resume``)."""
-        return self.setting.data_files(self.cells, self.strategies)
+        """Paths and SHA-256 of the data files the cells use, the strong judge's proof's included (a
+        changed file refuses ``--resume``)."""
+        return self.setting.data_files(self.cells + (self.proof.cells if self.proof is not None else ()),
+                                       self.strategies)
 
     def cell_specs(self, run_id="adhoc"):
         """Cell index -> :class:`scenarios.cells.CellSpec`: what a worker needs to play the cell."""
@@ -187,6 +190,7 @@ def scenario_of(game, doc, path, sets=(), games=None, seed=None):
 
 def _validate(game, module, doc, path, set_args):
     from scenarios.sequential import parse_sequential
+    from scenarios.sequential_proof import proof_plan
 
     ck = Checker(path)
     ck.table(doc, "", required=SHARED_REQUIRED + tuple(module.REQUIRED), optional=top_keys(module))
@@ -205,6 +209,7 @@ def _validate(game, module, doc, path, set_args):
         ck.fail("", "the scenario has no cells")
     sequential = parse_sequential(ck, doc.get("sequential"), cells, MAX_GAMES, getattr(setting, "reference", None),
                                   known=lambda name: _knows(common.strategies, name))
+    proof = proof_plan(game, common.strategies, cells, sequential) if sequential is not None else None
 
     # The effective document, defaults filled in, in the game's order: its text identifies the run.
     shared = {"game": game.name, "name": common.name, "description": common.description, "seed": common.seed,
@@ -236,4 +241,5 @@ def _validate(game, module, doc, path, set_args):
         set_args=set_args,
         record=common.record,
         sequential=sequential,
+        proof=proof,
     )

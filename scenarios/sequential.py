@@ -15,6 +15,8 @@ A scenario with a ``[sequential]`` table (or ``--set sequential=true``) is playe
     verdicts = ["seats"]  # what decides a cell: "seats", "instruments" (scenarios.sequential_sets) or
                           #   "variants" (scenarios.sequential_variants)
     zone = 0.2            # with "instruments" or "variants": each measure's zone, a share of its margin
+    proof = 0.05          # the strong judge's proof against the game's reference rung, a share of
+                          #   ``seconds`` on top of them (scenarios.sequential_proof; 0: none)
 
 The scenario's ``games`` (and ``lineup.max_games``) become each cell's cap. Every cell must be a
 mirror lineup (one strategy, the *judge*, in every seat), whose seat verdict is judged from its own
@@ -39,6 +41,9 @@ decided (the only hook: ``_policy`` below); the seat verdict of every cell is st
 recorded, and the sets' records are kept in ``manifest["sequential"]["sets"]``. With ``verdicts =
 ["variants"]`` the same policy judges each variant against the reference variant
 (:class:`scenarios.sequential_variants.VariantSets` says what is compared with what).
+
+A run whose strongest judge its game's ladder holds to a reference rung first plays that judge's
+proof (:class:`scenarios.sequential_proof.ProofRounds`, recorded in ``manifest["sequential"]["proof"]``).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scenarios import sequential_proof as SQP
 from scenarios import sequential_sets as SQS
 from scenarios import sequential_variants as SQV
 from scenarios import results as R
@@ -85,6 +91,12 @@ class SequentialPlan:
     indifference: float = SZ.DEFAULT_INDIFFERENCE
     cost: dict = None  # judge -> declared CPU milliseconds per game
     zone: float = paired.DEFAULT_ZONE  # the instrument verdicts' zone, a share of each margin
+    proof: float | None = None  # the strong judge's proof: a share of ``seconds`` (None: the default)
+
+    @property
+    def proof_share(self):
+        """The share of ``seconds`` the strong judge's proof may spend (scenarios.sequential_proof)."""
+        return SQP.DEFAULT_SHARE if self.proof is None else self.proof
 
     @property
     def sets(self):
@@ -111,6 +123,8 @@ class SequentialPlan:
             doc["zone"] = self.zone
         if self.seconds is not None:
             doc["seconds"] = self.seconds
+        if self.proof is not None:
+            doc["proof"] = self.proof
         return doc
 
 
@@ -191,7 +205,8 @@ def parse_sequential(ck, raw, cells, max_games, reference=None, known=None):
                 if known is not None and not known(name):
                     ck.fail(f"sequential.cost.{name}", f"'{name}' is neither a judge of this scenario (judges: "
                             f"{', '.join(judges)}) nor a strategy of the game")
-                continue  # a cost table may price the game's strategies this scenario does not play
+            # A cost table may price the game's strategies this scenario does not play: the proof of
+            # the strong judge plays the reference rung beside it (scenarios.sequential_proof).
             cost[name] = _number(ck, value, f"sequential.cost.{name}", 0, 1e9)
     verdicts = tuple(ck.str_list(raw.get("verdicts", ["seats"]), "sequential.verdicts", min_len=1))
     for v in verdicts:
@@ -208,6 +223,13 @@ def parse_sequential(ck, raw, cells, max_games, reference=None, known=None):
     if "zone" in raw and not any(v in SET_VERDICTS for v in verdicts):
         ck.fail("sequential.zone", "read only by the instrument or variant verdicts (verdicts = [\"instruments\"] or "
                 "[\"variants\"]); the seat verdict's zone is 'indifference'")
+    proof = None
+    if "proof" in raw:
+        proof = raw["proof"]
+        if isinstance(proof, bool) or not isinstance(proof, (int, float)) or not 0 <= proof < 1:
+            ck.fail("sequential.proof", f"expected a share of the run's seconds from 0 (no proof) up to 1 "
+                    f"(exclusive), got {proof!r}")
+        proof = float(proof)
     if "instruments" in verdicts:
         _check_sets(ck, cells)
     if "variants" in verdicts:
@@ -220,7 +242,7 @@ def parse_sequential(ck, raw, cells, max_games, reference=None, known=None):
 
     rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, default_round, max_games)
     return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost,
-                          zone)
+                          zone, proof)
 
 
 def _check_sets(ck, cells):
@@ -525,6 +547,8 @@ class SequentialRounds(Policy):
         self.spent_s = 0.0  # declared CPU seconds spent (games x the judge's declared cost)
         self.measured = self.seq.setdefault("measured", {})  # per judge: games and CPU seconds (information only)
         self.sets = _policy(loop.scenario, self.plan)  # the instrument sets' policy, or None (seat verdicts)
+        proof = getattr(loop.scenario, "proof", None)  # the strong judge's head-to-head, or None
+        self.proof = SQP.ProofRounds(loop.scenario, self.plan, proof, self.seq) if proof is not None else None
 
     def progress(self, loop):
         plan, cells = self.plan, loop.scenario.cells
@@ -584,6 +608,8 @@ class SequentialRounds(Policy):
 
     def drive(self, loop):
         manifest, seq, plan = loop.manifest, self.seq, self.plan
+        if self.proof is not None:  # the strong judge's proof first (its own budget, scenarios.sequential_proof)
+            self.proof.drive(loop)
         # Resume: replay the recorded rounds (playing what is missing), judging each look again.
         plan_rows = manifest["chunks"]["plan"]
         for rnd in seq["rounds"]:

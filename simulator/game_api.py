@@ -124,6 +124,11 @@ class LadderSpec:
     # "strong players")``; words ending in "level" read "at greedy's level"); a judge without words
     # is "<name> players".
     words: tuple = ()
+    # The proof of a run's strong judge (``scenarios.sequential_proof``): the rung a run's strongest
+    # judge is played against, head to head, on each setting it judges (empty: no proof), and which
+    # judges are held to it (``proves(library, name)``: True for a judge of the rung's family).
+    reference: str = ""
+    proves: Callable | None = None
 
     def judge_ranks(self, library=None):
         """``{strategy name: rung}`` of the judges (:attr:`judges`, else the default rungs of

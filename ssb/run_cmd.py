@@ -169,6 +169,34 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
         line = _sequential_line(summary.manifest)
         if line:
             click.echo(line)
+        line = proof_line(summary.manifest)
+        if line:
+            click.echo(line)
+
+
+def proof_line(manifest):
+    """One line on the strong judge's proof (scenarios.sequential_proof): on how many settings it
+    was shown stronger than the reference, and where not (empty: no proof played)."""
+    from stats.sequences import STRONGER
+
+    rec = (manifest.get("sequential") or {}).get("proof") or {}
+    settings = rec.get("settings") or []
+    if not settings:
+        return ""
+    shown = [s for s in settings if s.get("verdict") == STRONGER]
+    line = (f"proof: {rec['strong']} shown stronger than {rec['reference']} on {len(shown)} of {len(settings)} "
+            f"settings ({rec.get('seconds_spent', 0):g} of {rec.get('seconds', 0):g} declared CPU seconds)")
+    rest = [s for s in settings if s.get("verdict") != STRONGER]
+    if rest:
+        where = "; ".join(f"{s['players']} players{_setting_words(s)}: {100 * s['share']:.1f}% "
+                          f"[{100 * s['lo']:.1f}, {100 * s['hi']:.1f}], fair {100 * s['fair']:.0f}%, {s['deals']:,} deals"
+                          for s in rest)
+        line += f"; its verdicts rest on an unproven judge at {where}"
+    return line
+
+
+def _setting_words(s):
+    return f" {s['setting']}" if s.get("setting") else ""
 
 
 def _sequential_line(manifest):

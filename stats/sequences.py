@@ -308,3 +308,65 @@ def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None, affo
         "row_tost_p": row_tost,
         "row_outside_p": row_out,
     }
+
+
+# =========================================================================== a bounded mean, by betting
+
+STRONGER, NOT_STRONGER, UNPROVEN = "stronger", "not stronger", "unproven"
+
+
+def _predictable_bets(x, alpha):
+    """The bets of the predictable plug-in (Waudby-Smith and Ramdas 2023, "Estimating means of bounded
+    random variables by betting", eq. 26): bet ``i`` reads only the outcomes before it."""
+    x = np.asarray(x, dtype=float)
+    n = x.size
+    i = np.arange(1, n + 1, dtype=float)
+    # The running variance before outcome i, about the running means (each with half a prior outcome).
+    dev = np.concatenate(([0.0], np.cumsum((x - (0.5 + np.cumsum(x)) / (i + 1.0)) ** 2)))[:-1]
+    var = (0.25 + dev) / i
+    return np.sqrt(2.0 * math.log(1.0 / alpha) / (var * i * np.log1p(i)))
+
+
+def mean_bounds(x, confidence=0.95, grid=2001):
+    """``(lo, hi)`` of the mean of outcomes ``x`` in [0, 1] (in the order they were played): ``lo`` the
+    smallest mean the capital of betting on "above" has not rejected at 1 - ``confidence``, ``hi`` the
+    largest the capital of betting on "below" has not. Each bound holds at every look at once (a
+    nonnegative supermartingale under its null, Ville's inequality), whatever the outcomes' law.
+
+    The capital at ``m``: prod(1 + lam_i (x_i - m)) betting up, prod(1 - lam_i (x_i - m)) betting
+    down, each bet truncated to half of what keeps the capital positive."""
+    x = np.asarray(x, dtype=float)
+    if x.size == 0:
+        return 0.0, 1.0
+    alpha = 1.0 - confidence
+    lam = _predictable_bets(x, alpha)[:, None]
+    level = math.log(1.0 / alpha)
+    grid_m = np.linspace(0.0, 1.0, grid)
+    log_up, log_down = np.empty(grid), np.empty(grid)
+    for a in range(0, grid, 128):  # a block of means at a time: deals x 128 at most in memory
+        m = grid_m[None, a:a + 128]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            up = np.minimum(lam, 0.5 / np.maximum(m, 1e-12))
+            down = np.minimum(lam, 0.5 / np.maximum(1.0 - m, 1e-12))
+            log_up[a:a + 128] = np.log1p(up * (x[:, None] - m)).sum(axis=0)
+            log_down[a:a + 128] = np.log1p(-down * (x[:, None] - m)).sum(axis=0)
+    keep_up = grid_m[log_up < level]
+    keep_down = grid_m[log_down < level]
+    lo = float(keep_up.min()) if keep_up.size else 1.0
+    hi = float(keep_down.max()) if keep_down.size else 0.0
+    return lo, max(hi, lo)
+
+
+def stronger_verdict(x, fair, indifference=0.02, confidence=0.95):
+    """Whether a player is shown stronger than its opponent from per-deal outcomes ``x`` (its share of
+    the deal's wins, 0..1, in deal order) against its ``fair`` share: ``stronger`` when the lower
+    bound of :func:`mean_bounds` is above ``fair``, ``not stronger`` when the upper bound is below
+    ``fair + indifference`` (no more than that above its fair share), else ``unproven``. Valid at
+    every look: the chance of ever calling a player at or under its fair share stronger is at most
+    1 - ``confidence``, and so is that of ever calling one ``indifference`` above it not stronger."""
+    x = np.asarray(x, dtype=float)
+    lo, hi = mean_bounds(x, confidence)
+    verdict = STRONGER if lo > fair else (NOT_STRONGER if hi < fair + indifference else UNPROVEN)
+    share = float(x.mean()) if x.size else float(fair)
+    return {"verdict": verdict, "share": share, "lo": lo, "hi": hi, "deals": int(x.size), "fair": float(fair),
+            "indifference": float(indifference)}

@@ -129,6 +129,10 @@ GAME = Game(
                ("search", "strong players"), ("search_strong", "strong players"), ("search_quick", "strong players"),
                ("search_deep", "the strongest players"), ("search_lean", "the strongest players"),
                ("search_leaf", "the strongest players")),
+        # A run judged by a search player above the reference rung plays it against ``search`` on
+        # each setting first (docs/guide/sequential.md, "The strong judge's proof").
+        reference="search",
+        proves=Lazy("simulator.shuffle_swing.strategies", "is_search"),
     ),
     # The play/check/ladder options only this game reads: its instrument set (and the soak over every set).
     cli_options=("instruments", "instrument_dirs", "all_sets"),

@@ -321,6 +321,15 @@ def default_rungs(lib):
     return tuple(rungs)
 
 
+def is_search(lib, name):
+    """Whether the strategy ``name`` of ``lib`` is a search player (held to the reference rung in a
+    run it judges: ``LadderSpec.proves``)."""
+    try:
+        return lib.get(str(name).split("@")[0]).kind == KIND_NAMES[KIND_SEARCH]
+    except DataError:
+        return False
+
+
 def parse_rung(spec, lib):
     """A rung's strategy: ``name[@param=value...]``."""
     name, *assigns = str(spec).split("@")
