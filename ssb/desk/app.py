@@ -30,6 +30,7 @@ from simulator.errors import DataError
 from ssb.desk import catalog, forms, guard, jobs
 from ssb.desk.pages import (
     answer_block,
+    gate_answer_block as pages_gate_answer,
     check_fragment,
     cmd_block,
     e,
@@ -433,6 +434,45 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         body.append(cmd_block([f"ssb report {r}", f"ssb run {info['name'] or 'SCENARIO'} --out {r} --resume"]))
         return page("Run", "".join(body))
 
+    async def regress_page(request):
+        """Every figure of a check's gate (its ``regress.json``), as a page: the answer's words, then one
+        table per player count, every rate and change on the deals the check played."""
+        from reports.gate.format import fmt_change, fmt_interval, fmt_margin, fmt_value
+
+        try:
+            folder = in_results(request.path_params["folder"])
+        except guard.Refused as exc:
+            return not_found(f"No such gate: {exc}.")
+        path = folder / "regress.json"
+        if not path.is_file() or path.is_symlink():
+            return not_found("No gate answer here yet (the folder has no regress.json).")
+        try:
+            res = json.loads(path.read_text(encoding="utf-8"))
+            rows = [f for f in res.get("figures", []) if isinstance(f, dict)]
+            r = rel(folder, root)
+            head = answer_block(jobs.answer(folder), r, "done") if (folder / jobs.DESK_FILE).exists() else ""
+            if not head:
+                who = "Strong players" if folder.name == jobs.STRONG_DIR else "The gate"
+                head = pages_gate_answer(jobs.answer(folder), who, r)
+            body = [f"<h1>Every figure of the gate: {e(r)}</h1>", head]
+            by_players = {}
+            for f in rows:
+                by_players.setdefault(str(f.get("cell_key", "")).split("|")[0].replace("players=", ""), []).append(f)
+            for players, figs in sorted(by_players.items()):
+                cells = []
+                for f in figs:
+                    kind, change = str(f.get("kind", "")), float(f.get("change", 0.0))
+                    cells.append([e(str(f.get("label", ""))), e(fmt_value(kind, float(f.get("now", 0.0)) - change)),
+                                  e(fmt_value(kind, float(f.get("now", 0.0)))), e(fmt_change(kind, change)),
+                                  e(fmt_interval(kind, float(f.get("ci_low", 0.0)), float(f.get("ci_high", 0.0)))),
+                                  e(fmt_margin(kind, float(f.get("margin", 0.0)))), e(str(f.get("verdict", "")))])
+                body.append(f"<h2>{e(players)} players</h2>")
+                body.append(table(["figure", "before the change", "after the change", "change (paired, per deal)",
+                                   "interval", "margin", "verdict"], cells, f"figures-{e(players)}"))
+        except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            return refused("Damaged gate answer", f"regress.json cannot be read: {short(exc, 200)}", 422)
+        return page("Gate", "".join(body))
+
     async def files(request):
         try:
             path = in_results(request.path_params["path"])
@@ -458,6 +498,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         Route("/tune", tune, methods=["GET", "POST"]),
         Route("/runs", runs),
         Route("/run/{folder:path}", run_page),
+        Route("/regress/{folder:path}", regress_page),
         Route("/files/{path:path}", files),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -42,6 +42,10 @@ from ssb.desk import guard
 DESK_FILE = "desk.json"
 LOG_FILE = "desk.log"
 GATE_SCENARIO = "ci"
+# The same gate at strong play (search mirrors): played after greedy's, in the check's folder
+# ``strong/``, against its own baseline; greedy's answer shows first, the strong one fills in.
+STRONG_SCENARIO = "ci-strong"
+STRONG_DIR = "strong"
 QUEUED, RUNNING, DONE, FAILED, CANCELLED, STOPPED = "queued", "running", "done", "failed", "cancelled", "stopped"
 DAMAGED = "damaged"
 DRIVER = "ssb.desk.jobs"
@@ -61,10 +65,10 @@ def stamp():
     return _dt.datetime.now(_dt.UTC).strftime("%Y%m%d-%H%M%S")
 
 
-def baseline_path():
-    """The committed baseline of the gate scenario: beside the installed code (a source checkout)."""
+def baseline_path(scenario=GATE_SCENARIO):
+    """The committed baseline of a gate scenario: beside the installed code (a source checkout)."""
     here = Path(__file__).resolve().parents[2]
-    return here / "baselines" / f"{GATE_SCENARIO}-baseline.json"
+    return here / "baselines" / f"{scenario}-baseline.json"
 
 
 def new_folder(root, stem):
@@ -142,23 +146,35 @@ def _ssb():
     return [sys.executable, "-m", "ssb.cli"]
 
 
-def check_steps(folder, sets, games, chunk_size=None, adaptive_budget=None, jobs=0):
-    """The ``ssb`` argv (first word ``ssb``) of a check: run, regress, report (``jobs`` worker
-    processes; 0: all cores)."""
-    folder = str(folder)
-    run = ["ssb", "run", GATE_SCENARIO, "--out", folder, "--jobs", str(jobs), "--quiet"]
+def _gate_steps(scenario, folder, sets, games, chunk_size, adaptive_budget, jobs):
+    run = ["ssb", "run", scenario, "--out", folder, "--jobs", str(jobs), "--quiet"]
     for s in sets:
         run += ["--set", s]
     if games:
         run += ["--games", str(games)]
     if chunk_size:
         run += ["--chunk-size", str(chunk_size)]
-    regress = ["ssb", "regress", folder, "--baseline", str(baseline_path()), "--jobs", str(jobs),
+    regress = ["ssb", "regress", folder, "--baseline", str(baseline_path(scenario)), "--jobs", str(jobs),
                "--json", str(Path(folder) / "regress.json"), "--summary-md", str(Path(folder) / "regress.md")]
     if adaptive_budget:
         regress += ["--adaptive", "--budget", str(adaptive_budget)]
-    report = ["ssb", "report", folder]
-    return [run, regress, report]
+    return run, regress
+
+
+def check_steps(folder, sets, games, chunk_size=None, adaptive_budget=None, jobs=0, strong=True):
+    """The ``ssb`` argv (first word ``ssb``) of a check (``jobs`` worker processes; 0: all cores):
+    greedy's gate (run, regress) and the run's balance report, then, with ``strong``, the same gate at
+    strong play in ``FOLDER/strong`` (run, regress; at most as many deals as greedy's when ``games`` is
+    given, every baseline deal otherwise; the strong gate's extra deals, with ``adaptive_budget``, a
+    sixth of greedy's budget: a strong game costs about sixty greedy ones)."""
+    folder = str(folder)
+    run, regress = _gate_steps(GATE_SCENARIO, folder, sets, games, chunk_size, adaptive_budget, jobs)
+    steps = [run, regress, ["ssb", "report", folder]]
+    if strong:
+        strong_budget = max(1, adaptive_budget // 6) if adaptive_budget else None
+        steps += list(_gate_steps(STRONG_SCENARIO, str(Path(folder) / STRONG_DIR), sets, games, chunk_size,
+                                  strong_budget, jobs))
+    return steps
 
 
 def tune_steps(folder, tune, sets=(), jobs=0):
@@ -185,14 +201,21 @@ def check_argv(argv, folder_rel, root):
     folder_rel = str(folder_rel)
     head = tuple(argv[:2])
     flags = {"--quiet", "--resume", "--adaptive"}
+    gates = {GATE_SCENARIO: folder_rel, STRONG_SCENARIO: str(Path(folder_rel) / STRONG_DIR)}
+    gate_of = {f: sc for sc, f in gates.items()}
+    out = folder_rel
     if head == ("ssb", "run"):
-        if argv[2:5] != [GATE_SCENARIO, "--out", folder_rel]:
-            raise bad(f"expected ssb run {GATE_SCENARIO} --out {folder_rel}")
+        if len(argv) < 5 or argv[2] not in gates or argv[3:5] != ["--out", gates[argv[2]]]:
+            raise bad(f"expected ssb run {GATE_SCENARIO} --out {folder_rel} or ssb run {STRONG_SCENARIO} --out "
+                      f"{gates[STRONG_SCENARIO]}")
+        out = argv[4]
         rest, allowed = argv[5:], {"--jobs", "--quiet", "--set", "--games", "--chunk-size", "--resume"}
     elif head == ("ssb", "regress"):
-        want = [folder_rel, "--baseline", str(baseline_path())]
-        if argv[2:5] != want:
-            raise bad(f"expected ssb regress {folder_rel} --baseline {baseline_path()}")
+        sc = gate_of.get(argv[2]) if len(argv) > 2 else None
+        if sc is None or argv[3:5] != ["--baseline", str(baseline_path(sc))]:
+            raise bad(f"expected ssb regress {folder_rel} --baseline {baseline_path()} or ssb regress "
+                      f"{gates[STRONG_SCENARIO]} --baseline {baseline_path(STRONG_SCENARIO)}")
+        out = argv[2]
         rest, allowed = argv[5:], {"--jobs", "--json", "--summary-md", "--adaptive", "--budget"}
     elif head == ("ssb", "report"):
         if argv[2:] != [folder_rel]:
@@ -217,8 +240,8 @@ def check_argv(argv, folder_rel, root):
         value = rest[i + 1]
         if opt in ("--jobs", "--games", "--chunk-size", "--budget") and not _count(value):
             raise bad(f"{opt}: expected a whole number, got {value[:40]!r}")
-        if opt in ("--json", "--summary-md") and value != str(Path(folder_rel) / ("regress.json" if opt == "--json"
-                                                                                   else "regress.md")):
+        if opt in ("--json", "--summary-md") and value != str(Path(out) / ("regress.json" if opt == "--json"
+                                                                             else "regress.md")):
             raise bad(f"{opt}: expected a file of the folder itself")
         if opt == "--set":
             _check_set(value, root, bad)
@@ -429,21 +452,28 @@ def status(folder):
                 "games_fraction": 0.0, "answer": None}
     if state.get("status") in (RUNNING, QUEUED) and owned(state, folder) is None:
         state["status"] = STOPPED
-    progress = 0.0
-    try:
-        manifest = json.loads((folder / "manifest.json").read_text())
-        plan = manifest["chunks"]["plan"]
-        done = done_chunks(folder, len(plan))
-        total = sum(b - a for _k, _c, a, b in plan) or 1
-        progress = sum(b - a for k, _c, a, b in plan if k in done) / total
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
-        pass
-    progress = min(max(float(progress), 0.0), 1.0)
+    def played(run_folder):
+        """The share of a run folder's planned games on disk (0 before its manifest is written)."""
+        try:
+            manifest = json.loads((run_folder / "manifest.json").read_text())
+            plan = manifest["chunks"]["plan"]
+            done = done_chunks(run_folder, len(plan))
+            total = sum(b - a for _k, _c, a, b in plan) or 1
+            return min(max(float(sum(b - a for k, _c, a, b in plan if k in done) / total), 0.0), 1.0)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            return 0.0
+
     nsteps = len(state["steps"])
-    step = state.get("step", 0)
+    step = int(state.get("step", 0))
+    progress = played(folder)
     if state["kind"] == "check":
-        # The run is most of the work: it fills 80% of the bar, the gate and the report the rest.
-        overall = 0.8 * progress if step == 0 else 0.8 + 0.2 * step / nsteps
+        # The runs are most of the work: a strong game costs about sixty greedy ones, so with the strong
+        # gate greedy's run fills 10% of the bar and the strong run 70%; alone, greedy's run fills 80%.
+        weights = [0.1, 0.05, 0.05, 0.7, 0.1] if nsteps == 5 else [0.8] + [0.2 / max(nsteps - 1, 1)] * (nsteps - 1)
+        runs = {0: folder, 3: folder / STRONG_DIR}
+        if step in runs and step < nsteps:
+            progress = played(runs[step])
+        overall = sum(weights[:step]) + (weights[step] * progress if step in runs and step < nsteps else 0.0)
     else:
         overall = step / nsteps
     if state.get("status") == DONE:
@@ -472,8 +502,18 @@ def _number(x):
 
 def answer(folder):
     """The regression gate's verdict of a check (``regress.json``), or the tune's summary line; a
-    ``regress.json`` that cannot be read as one says so (``damaged``)."""
+    ``regress.json`` that cannot be read as one says so (``damaged``). A check's answer is greedy's
+    gate, with the strong gate's answer under ``strong`` once its ``regress.json`` is written (None
+    before)."""
     folder = Path(folder)
+    res = _gate_answer(folder)
+    if res is not None and res.get("verdict") != "tuned":
+        strong = folder / STRONG_DIR
+        res["strong"] = _gate_answer(strong) if strong.is_dir() and not strong.is_symlink() else None
+    return res
+
+
+def _gate_answer(folder):
     path = folder / "regress.json"
     if path.exists() or path.is_symlink():
         try:
@@ -489,7 +529,8 @@ def answer(folder):
             verdict = res.get("verdict")
             if not isinstance(verdict, str):
                 raise ValueError("verdict: expected a word")
-            return {"verdict": verdict, "counts": counts, "figures": _win_rates(res)}
+            return {"verdict": verdict, "counts": counts, "figures": _win_rates(res), "changed": _changed(res),
+                    "deals": _deals(res)}
         except (OSError, ValueError, TypeError, RecursionError) as exc:
             return {"verdict": DAMAGED, "damaged": f"regress.json cannot be read: {exc}", "counts": {}, "figures": []}
     md = folder / "summary.md"
@@ -501,6 +542,35 @@ def answer(folder):
         lines = [x for x in text.splitlines() if x.strip() and not x.startswith("#")]
         return {"verdict": "tuned", "counts": {}, "figures": [], "lines": lines[:6]}
     return None
+
+
+def _deals(res):
+    """The deals the check played per player count (its paired figures' deals), for the answer's words."""
+    out = {}
+    for row in res.get("figures", []) or []:
+        if isinstance(row, dict) and row.get("kind") == "win_rate":
+            try:
+                players = str(row.get("cell_key", "")).split("|")[0].replace("players=", "")
+                out[players] = int(_number(row.get("deals_now", 0)))
+            except ValueError:
+                continue
+    return out
+
+
+def _changed(res):
+    """Every figure that did not hold (moved beyond its margin, or not shown within it), any kind, with
+    its change and interval in its own unit: the words of the answer name these first."""
+    out = []
+    for row in res.get("figures", []) or []:
+        if not isinstance(row, dict) or row.get("verdict") not in ("fail", "inconclusive"):
+            continue
+        try:
+            clean = {k: _number(row[k]) for k in ("baseline", "now", "change", "ci_low", "ci_high", "margin") if k in row}
+        except ValueError:
+            continue
+        out.append({**clean, "label": str(row.get("label", row.get("figure", ""))), "verdict": str(row["verdict"]),
+                    "kind": str(row.get("kind", "")), "cell_key": str(row.get("cell_key", ""))})
+    return out
 
 
 def _win_rates(res):

@@ -139,7 +139,9 @@ def check_fragment(folder_rel, state, token="", note=""):
 
 
 def answer_block(ans, folder_rel, status, token=""):
-    """The answer of a finished check: the gate's verdict, its counts and the seat win rates."""
+    """The answer of a check, in words first: per judge (greedy's gate, then the strong gate as it
+    decides), which figures moved beyond their margin, by how much, with intervals; which are not
+    decided; how many held. Then the seat win rates, both rates and the change on the same deals."""
     if not ans:
         return ""
     q = f"?token={e(token)}" if token else ""
@@ -149,28 +151,83 @@ def answer_block(ans, folder_rel, status, token=""):
     if ans.get("lines"):
         body = "".join(f"<p>{e(x)}</p>" for x in ans["lines"])
         return f'<div class="answer" id="answer" data-verdict="{e(verdict)}">{body}</div>'
-    counts = ans.get("counts", {})
-    words = {"fail": "moved beyond its margin", "pass": "shown within its margin",
-             "inconclusive": "not shown either way (more games would tell)"}
-    summary = "; ".join(f"{int(n)} {words.get(k, k)}" for k, n in counts.items() if n)
-    moved = {"fail": "The change moved the balance",
-             "pass": "The change did not move the balance beyond any margin",
-             "inconclusive": "Not decided yet: more deals would tell (tick 'play more deals until decided')"}.get(
-                 verdict, f"Verdict: {verdict}")
+    parts = [_gate_answer(ans, "Greedy players", "greedy in every seat, the gate <code>ci</code>", "answer",
+                          folder_rel, status, q)]
+    if "strong" in ans:
+        strong = ans.get("strong")
+        if strong and strong.get("damaged"):
+            parts.append(f'<div class="answer fail" id="answer-strong" data-verdict="damaged"><p>{e(strong["damaged"])}</p></div>')
+        elif strong:
+            parts.append(_gate_answer(strong, "Strong players", "<code>search</code> in every seat, the gate "
+                                      "<code>ci-strong</code>", "answer-strong", f"{folder_rel}/strong", status, q))
+        elif status in ("running", "queued"):
+            parts.append('<div class="answer" id="answer-strong" data-verdict="playing"><p><strong>Strong players</strong> '
+                         "(<code>search</code> in every seat): playing the same deals now; the answer fills in here.</p></div>")
+    return "".join(parts)
+
+
+def gate_answer_block(ans, who, folder_rel):
+    """The words and seat table of one gate's answer (a folder that is no check of the desk)."""
+    if not ans or ans.get("damaged") or ans.get("lines"):
+        return answer_block(ans, folder_rel, "done")
+    return _gate_answer(ans, who, "", "answer", folder_rel, "done", "")
+
+
+def _where(f):
+    players = str(f.get("cell_key", "")).split("|")[0].replace("players=", "")
+    return f"{players} players" if players else ""
+
+
+def _figure_words(f):
+    from reports.gate.format import fmt_change, fmt_interval, fmt_margin
+
+    kind = f.get("kind") or ("win_rate" if "win rate" in str(f.get("label", "")) else "")
+    ci = f" {fmt_interval(kind, f['ci_low'], f['ci_high'])}" if "ci_low" in f and "ci_high" in f else ""
+    margin = f" (margin {fmt_margin(kind, f['margin'])})" if "margin" in f else ""
+    return f"{f.get('label', '')}, {_where(f)}: {fmt_change(kind, f.get('change', 0.0))}{ci}{margin}"
+
+
+def _gate_answer(ans, who, how, anchor, folder_rel, status, q):
+    verdict = str(ans.get("verdict", ""))
+    counts = {k: int(v) for k, v in (ans.get("counts") or {}).items()}
+    moved = [f for f in ans.get("changed", []) if f.get("verdict") == "fail"]
+    open_ = [f for f in ans.get("changed", []) if f.get("verdict") == "inconclusive"]
+    held = counts.get("pass", 0)
+    deals = ans.get("deals") or {}
+    played = ", ".join(f"{n:,} at {p} players" for p, n in sorted(deals.items())) if deals else ""
+    if moved:
+        head = f"the change moved {len(moved)} figure{'s' * (len(moved) != 1)} beyond {'its' if len(moved) == 1 else 'their'} margin"
+    elif open_:
+        head = (f"not decided: {len(open_)} figure{'s' * (len(open_) != 1)} not shown within "
+                f"{'its' if len(open_) == 1 else 'their'} margin yet (more deals would tell)")
+    else:
+        head = "the change moved no figure beyond its margin: every figure held"
+    detail = "; ".join(x for x in (how, f"deals: {e(played)}" if played else "") if x)
+    words = [f"<p><strong>{who}</strong>{f' ({detail})' if detail else ''}: {e(head)}.</p>"]
+    if moved:
+        words.append('<p>Moved beyond the margin:</p><ul class="moved">' + "".join(
+            f"<li>{e(_figure_words(f))}</li>" for f in moved) + "</ul>")
+    if open_:
+        words.append('<p>Not decided (neither shown within the margin nor beyond it):</p><ul class="open">' + "".join(
+            f"<li>{e(_figure_words(f))}</li>" for f in open_) + "</ul>")
+    words.append(f"<p>Held within the margin: {held} figure{'s' * (held != 1)}.</p>")
     rows = []
     for f in ans.get("figures", []):
-        players = str(f.get("cell_key", "")).split("|")[0].replace("players=", "")
-        ci = f"[{100 * f['ci_low']:+.1f}, {100 * f['ci_high']:+.1f}]" if "ci_low" in f and "ci_high" in f else ""
+        ci = f" [{100 * f['ci_low']:+.1f}, {100 * f['ci_high']:+.1f}]" if "ci_low" in f and "ci_high" in f else ""
         v = str(f.get("verdict", ""))
-        rows.append([e(players), e(str(f.get("label", ""))), f"{100 * f.get('baseline', 0):.1f}%",
-                     f"{100 * f.get('now', 0):.1f}%", f"{100 * f.get('change', 0):+.1f} pp {ci}",
-                     f'<span class="v-{e(v)}">{e(v)}</span>'])
-    tab = table(["players", "figure", "baseline", "now", "change (paired, per deal)", "verdict"], rows, "win-rates")
+        now, change = f.get("now", 0.0), f.get("change", 0.0)
+        # One basis: the change is paired deal by deal, so the baseline's rate on the same deals is now - change.
+        rows.append([e(_where(f).replace(" players", "")), e(str(f.get("label", ""))), f"{100 * (now - change):.1f}%",
+                     f"{100 * now:.1f}%", f"{100 * change:+.1f} pp{ci}", f'<span class="v-{e(v)}">{e(v)}</span>'])
+    tab = table(["players", "figure", "before the change", "after the change", "change (paired, per deal)", "verdict"],
+                rows, f"win-rates-{anchor}")
     links = (f'<p>{link(f"/files/{folder_rel}/report/report.html{q}", "the balance report of this run")} · '
-             f'{link(f"/files/{folder_rel}/regress.md{q}", "every figure (regress.md)")}</p>')
+             f'{link(f"/regress/{folder_rel}{q}", "every figure of the gate")}</p>') if anchor == "answer" else (
+             f'<p>{link(f"/regress/{folder_rel}{q}", "every figure of the gate")}</p>')
     cls = "answer fail" if verdict == "fail" else "answer"
-    return (f'<div class="{cls}" id="answer" data-verdict="{e(verdict)}"><p><strong>{e(moved)}</strong>: {e(summary)}.</p>'
-            f"<p>Seat win rates against the baseline, on the same deals:</p>{tab}{links if status == 'done' else ''}</div>")
+    return (f'<div class="{cls}" id="{anchor}" data-verdict="{e(verdict)}">{"".join(words)}'
+            f"<p>Seat win rates against the baseline, both on the deals this check played:</p>{tab}"
+            f"{links if status == 'done' else ''}</div>")
 
 
 def rel(path, root):
