@@ -110,9 +110,9 @@ def load_state(folder):
     if not isinstance(state, dict):
         raise JobError(f"{DESK_FILE} is damaged: expected an object, got {type(state).__name__}")
     steps = state.get("steps")
-    if not (isinstance(steps, list) and 1 <= len(steps) <= 3
+    if not (isinstance(steps, list) and 1 <= len(steps) <= 5
             and all(isinstance(a, list) and a and all(isinstance(w, str) for w in a) for a in steps)):
-        raise JobError(f"{DESK_FILE} is damaged: steps: expected one to three lists of words")
+        raise JobError(f"{DESK_FILE} is damaged: steps: expected one to five lists of words")
     if state.get("kind") not in ("check", "tune"):
         raise JobError(f"{DESK_FILE} is damaged: kind: expected check or tune, got {state.get('kind')!r}")
     step = state.get("step", 0)
