@@ -157,7 +157,10 @@ def seat_win_rates(rates, margin, confidence, settings_word="instrument sets", l
         )
     fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=min(len(seen), 4), fontsize=8,
                frameon=False)
-    title = f"Does the turn order decide who wins? Win rate per seat and judge ({100 * confidence:.0f}% intervals)"
+    # A zone run's seat intervals are its verdicts' own (reports.sequential_verdicts): said so.
+    kind = (f"each seat's interval its verdict's own, each end a {100 * confidence:.0f}% bound or more"
+            if rates.attrs.get("verdict_intervals") else f"{100 * confidence:.0f}% intervals")
+    title = f"Does the turn order decide who wins? Win rate per seat and judge ({kind})"
     fig.suptitle(title)
     return Chart("seat_win_rates", title, to_png(fig))
 

@@ -162,6 +162,7 @@ def apply_sequential(cells, rates, games, sequential, margin, confidence, cell_k
     alpha = stats.alpha_of(run_conf)
     if test == "zone":
         cells.attrs["indifference"] = indifference
+        rates.attrs["verdict_intervals"] = True  # seat_lo / seat_hi: the verdicts' own (the chart says so)
     mirror_rows = [i for i in range(len(cells)) if cells.at[i, "design"] == "mirror"]
     for i in mirror_rows:
         part = rates[rates["_k"] == i].sort_values("seat")

@@ -200,6 +200,7 @@ def test_a_small_sequential_run_shows_no_interval_contradicting_its_word(tmp_pat
         ((lo, hi),) = _spans(text)
         assert lo >= share - band - 0.0006 and hi <= share + band + 0.0006, text
     assert any("Two intervals, two procedures" in n for n in sec.notes)
+    assert "its verdict's own" in next(c for c in sec.charts if c.name == "seat_win_rates").title
     # "With tied wins shared" in a sequential run: a confidence sequence, wider than the fixed-count
     # interval of the same shares, around the same rate.
     from reports.sections.shuffle_swing.why import tiebreak_shares
