@@ -267,8 +267,16 @@ def test_quiet_ladder_with_json_prints_nothing_and_a_full_disk_is_clear(tmp_path
     assert "CPU:" not in result.output and "win share" not in result.output
 
 
+def test_quiet_drawings_print_nothing(tmp_path):
+    result = invoke("instruments", "draw", "Piano", "-o", tmp_path / "p.png", "-q")
+    assert result.exit_code == 0 and result.output == "" and (tmp_path / "p.png").is_file(), result.output
+    result = invoke("boards", "draw", "snow", "-o", tmp_path / "s.png", "--quiet")
+    assert result.exit_code == 0 and result.output == "" and (tmp_path / "s.png").is_file(), result.output
+
+
 @pytest.mark.parametrize("command", [["report"], ["baseline"], ["check"], ["play"], ["strategies", "meta"],
-                                     ["strategies", "ladder"], ["strategies", "tune"], ["run"], ["regress"], ["tune"]])
+                                     ["strategies", "ladder"], ["strategies", "tune"], ["run"], ["regress"], ["tune"],
+                                     ["boards", "draw"], ["instruments", "draw"]])
 def test_every_command_that_prints_a_summary_takes_quiet(command):
     """One option convention (ssb/common.py): ``-q/--quiet`` on every command that prints progress
     or a summary."""
