@@ -78,7 +78,8 @@ def check_sequential_record(manifest, out_dir, expected=False, settings=None):
         if not isinstance(seq.get(key), kind):
             raise RunDirError(path, f"sequential.{key}", f"expected a {kind.__name__}, got {seq.get(key)!r:.60}; {DAMAGED}")
     check_settings(seq["settings"], path, settings if settings is not None else scenario_settings(manifest, path))
-    check_set_records(seq, path, manifest.get("status") == "complete")
+    check_set_records(seq, path, manifest.get("status") == "complete",
+                      [c.get("cell") for c in manifest.get("cells", []) if isinstance(c, dict)])
     chunks = manifest.get("chunks")
     plan = chunks.get("plan") if isinstance(chunks, dict) else None
     if not isinstance(plan, list) or not all(
@@ -212,7 +213,7 @@ SET_FIELDS = {"cell": _is_int, "reference": _is_int, "players": _is_int, "deals"
 SET_NUMBERS = ("effect", "lo", "hi", "margin", "zone")
 
 
-def check_set_records(seq, path, complete):
+def check_set_records(seq, path, complete, cells=()):
     """The sets' records of a run decided by its instrument or variant sets (module doc): a list of
     objects with the fields the run writes, verdict words the run uses and numbers where numbers go."""
     verdicts = seq["settings"].get("verdicts", [])
@@ -243,3 +244,11 @@ def check_set_records(seq, path, complete):
                 raise RunDirError(path, f"{key}.{name}", f"expected a number, got {rec[name]!r:.40}; {DAMAGED}")
         if "zone" in rec and rec["zone"] != seq["settings"].get("zone", rec["zone"]):
             raise RunDirError(path, f"{key}.zone", f"says {rec['zone']!r}, the run's settings {seq['settings'].get('zone')!r}; {DAMAGED}")
+    if complete and cells:
+        # Every cell of a finished run is a judged set or the reference of one: a record deleted
+        # (or the list emptied) would drop its verdict from the report without a word.
+        named = {r["cell"] for r in sets} | {r["reference"] for r in sets}
+        left = sorted(set(cells) - named)
+        if left:
+            raise RunDirError(path, "sequential.sets", f"names no set or reference of cell{'s' if len(left) > 1 else ''} "
+                              f"{', '.join(map(str, left[:10]))}: a set's record is missing; {DAMAGED}")

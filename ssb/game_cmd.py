@@ -115,7 +115,8 @@ def boards_list(game):
 @click.option("--game", default=None, metavar="NAME", help="Game the board belongs to (default: the first game with boards).")
 @click.option("-o", "--out", "output", default=None, type=click.Path(dir_okay=False), metavar="FILE", help="Picture to write (PNG, SVG or PDF); default NAME.png.")
 @old_spelling("--output", "output", type=click.Path(dir_okay=False))
-def boards_draw(name, game, output):
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors (the picture is written all the same).")
+def boards_draw(name, game, output, quiet=False):
     """Draw a board: its spaces at their coordinates and the arrows between them.
 
     NAME is a board of the game (forest, snow) or a board file.
@@ -134,4 +135,5 @@ def boards_draw(name, game, output):
         g.draw_board(board, out)
     except OSError as exc:
         raise UserError(f"{out}: cannot write the picture: {exc.strerror or exc}") from None
-    click.echo(f"wrote {out}")
+    if not quiet:
+        click.echo(f"wrote {out}")

@@ -54,15 +54,15 @@ def _names(value, what, hint):
     return tuple(names)
 
 
-def _check_json_path(path):
+def _check_json_path(path, what="played"):
     """The JSON file's folder exists and can be written, before any game is played."""
     if path is None:
         return
     folder = Path(path).parent
     if not folder.is_dir():
-        raise click.BadParameter(f"{path}: folder '{folder}' does not exist (nothing was played)", param_hint="--json")
+        raise click.BadParameter(f"{path}: folder '{folder}' does not exist (nothing was {what})", param_hint="--json")
     if not os.access(folder, os.W_OK):
-        raise click.BadParameter(f"{path}: folder '{folder}' is not writable (nothing was played)", param_hint="--json")
+        raise click.BadParameter(f"{path}: folder '{folder}' is not writable (nothing was {what})", param_hint="--json")
 
 
 def _short(n):

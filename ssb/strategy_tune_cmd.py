@@ -180,8 +180,9 @@ def strategies_tune(
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="FILE", help="Also write every figure as JSON.")
 @click.option("--placed", default=None, metavar="A,B,...", help="Strategies measured against every rung and placed where they fall, not rungs (default: the game's, e.g. saboteur,lookahead-near for Echidna Shuffle; '' for none).")
 @click.option("--cost-time", type=click.FloatRange(0.001, 60), default=0.5, show_default=True, metavar="S", help="Seconds each timed batch of the cost figure aims at (5 batches per rung and greedy).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines: only the figures (and nothing else with --json); the exit status still says whether the ladder is monotone.")
 def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_rung, depth_deals, instruments, instrument_dirs,
-                      strategy_dirs, seed, jobs, json_path, placed, cost_time):
+                      strategy_dirs, seed, jobs, json_path, placed, cost_time, quiet=False):
     """Measure the skill ladder: a win-rate matrix over the rungs, a monotone-ladder check, each rung
     against three greedy seats, the skill depth of the search player and each rung's cost per game.
 
@@ -254,12 +255,15 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
         strategy_dirs=tuple(strategy_dirs), seed=seed, cost_s=cost_time,
         placed=None if placed is None else tuple(n.strip() for n in placed.split(",") if n.strip()),
     )
-    result = LD.run_ladder(cfg, jobs=job_count(jobs), log=lambda m: click.echo(m, err=True))
-    click.echo(LD.format_ladder(result))
-    if json_path:
-        import json
+    from ssb.meta_cmd import _check_json_path, write_json
 
-        Path(json_path).write_text(json.dumps(result, indent=2), encoding="utf-8")
+    _check_json_path(json_path, what="measured")
+    result = LD.run_ladder(cfg, jobs=job_count(jobs), log=(lambda m: None) if quiet else (lambda m: click.echo(m, err=True)))
+    if json_path:  # written before the figures are printed: a full disk loses nothing printed
+        write_json(json_path, result)
+    if not (quiet and json_path):
+        click.echo(LD.format_ladder(result))
+    if json_path and not quiet:
         click.echo(f"wrote {json_path}")
     if not result["monotone"]["ok"]:
         raise click.exceptions.Exit(1)

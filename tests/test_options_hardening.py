@@ -243,8 +243,40 @@ def test_quiet_meta_prints_the_figures_only_and_nothing_with_json(tmp_path):
     assert (tmp_path / "m.json").is_file()
 
 
-@pytest.mark.parametrize("command", [["report"], ["baseline"], ["check"], ["play"], ["strategies", "meta"], ["run"],
-                                     ["regress"], ["tune"]])
+LADDER = ["strategies", "ladder", "--rungs", "random,greedy", "--players", "2", "--deals", "2", "--depth-budgets", "",
+          "--cost-time", "0.001"]
+
+
+def test_quiet_ladder_with_json_prints_nothing_and_a_full_disk_is_clear(tmp_path, monkeypatch):
+    """The ladder as the meta-game: -q keeps the figures off the terminal when --json has them, the
+    JSON's folder is checked before anything is measured, and a full disk is a clear error before
+    any figure is printed."""
+    import ssb.meta_cmd as M
+
+    result = invoke(*LADDER, "-q", "--json", tmp_path / "l.json")
+    assert result.exit_code in (0, 1) and result.output == "", result.output
+    assert (tmp_path / "l.json").is_file()
+    assert_clean_error(invoke(*LADDER, "--json", tmp_path / "nodir" / "l.json"), "--json", "nothing was measured")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(M.os, "fsync", full)
+    result = invoke(*LADDER, "--json", tmp_path / "l.json")
+    assert_clean_error(result, tmp_path / "l.json", "cannot write")
+    assert "CPU:" not in result.output and "win share" not in result.output
+
+
+def test_quiet_drawings_print_nothing(tmp_path):
+    result = invoke("instruments", "draw", "Piano", "-o", tmp_path / "p.png", "-q")
+    assert result.exit_code == 0 and result.output == "" and (tmp_path / "p.png").is_file(), result.output
+    result = invoke("boards", "draw", "snow", "-o", tmp_path / "s.png", "--quiet")
+    assert result.exit_code == 0 and result.output == "" and (tmp_path / "s.png").is_file(), result.output
+
+
+@pytest.mark.parametrize("command", [["report"], ["baseline"], ["check"], ["play"], ["strategies", "meta"],
+                                     ["strategies", "ladder"], ["strategies", "tune"], ["run"], ["regress"], ["tune"],
+                                     ["boards", "draw"], ["instruments", "draw"]])
 def test_every_command_that_prints_a_summary_takes_quiet(command):
     """One option convention (ssb/common.py): ``-q/--quiet`` on every command that prints progress
     or a summary."""

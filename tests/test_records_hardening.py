@@ -103,6 +103,7 @@ DAMAGE = [
     ("sets-a-string", lambda m: m["sequential"].update(sets="Organ"), ["sequential.sets", "expected a list"]),
     ("sets-numbers", lambda m: m["sequential"].update(sets=[1, 2]), ["sequential.sets[0]", "expected an object"]),
     ("sets-missing", lambda m: m["sequential"].pop("sets"), ["sequential.sets", "missing"]),
+    ("sets-emptied", lambda m: m["sequential"].update(sets=[]), ["sequential.sets", "cells 0, 1", "record is missing"]),
     ("set-verdict-word", _set0(verdict="balanced"), ["sequential.sets[0].verdict", "expected one of"]),
     ("set-deals-text", _set0(deals="100"), ["sequential.sets[0].deals", "whole number"]),
     ("set-effect-text", _set0(effect="big"), ["sequential.sets[0].effect", "expected a number"]),
@@ -179,7 +180,8 @@ def test_the_intact_sets_run_reports(sets_run, tmp_path):
     (lambda m: m["sequential"]["sets"][1].update(verdict="in line", effect=0.0),
      ["sequential.sets[1].verdict", "the tables say 'open'", "drawn against base at 400 deals"]),
     (_set0(deals=5000), ["sequential.sets[0].deals", "the tables hold"]),
-], ids=["twin-made-out-of-line", "open-made-in-line", "deals-beyond-the-tables"])
+    (lambda m: m["sequential"]["sets"].pop(1), ["sequential.sets", "cell 2", "record is missing"]),
+], ids=["twin-made-out-of-line", "open-made-in-line", "deals-beyond-the-tables", "a-record-deleted"])
 def test_an_edited_variant_verdict_is_judged_again_and_refused(variants_run, tmp_path, change, fragments):
     """Before: the variant report printed the stored verdict word (and figures) as edited."""
     d = _damaged(variants_run, tmp_path, change)

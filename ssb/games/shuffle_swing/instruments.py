@@ -166,7 +166,8 @@ def instruments_validate(paths):
 )
 @old_spelling("--output", "output", type=click.Path(dir_okay=False))
 @instrument_dir_option
-def instruments_draw(name, output, instrument_dirs):
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors (the picture is written all the same).")
+def instruments_draw(name, output, instrument_dirs, quiet=False):
     """Draw an instrument's reconstructed layout as a picture (PNG, SVG, PDF or JPEG, by suffix).
 
     Spaces are circles filled with the cat colour they cost, labelled with id and number; grey lines
@@ -191,4 +192,5 @@ def instruments_draw(name, output, instrument_dirs):
         draw_instrument(inst, output)
     except OSError as exc:
         raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
-    click.echo(f"wrote {output}")
+    if not quiet:
+        click.echo(f"wrote {output}")
