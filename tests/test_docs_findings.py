@@ -22,6 +22,16 @@ def test_every_generated_figure_is_its_run_s():
                      "(or `make findings RERUN=1` to play the runs again) and commit:\n" + "\n".join(bad))
 
 
+def test_pages_quote_the_runs():
+    """The README's answer and the findings index are written from runs, not typed."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "<!-- run: starter/report.txt" in readme and "<!-- run: starter/facts.json" in readme
+    index = (ROOT / "docs" / "findings" / "index.md").read_text(encoding="utf-8")
+    assert "<!-- run: starter/" in index
+    for page in ("guide/sequential.md", "guide/skill-ladder.md"):
+        assert "<!-- run: starter/facts.json summary -->" in (ROOT / "docs" / page).read_text(encoding="utf-8"), page
+
+
 @pytest.mark.parametrize("spec", sorted((ROOT / "docs" / "runs").glob("*/run.toml")), ids=lambda p: p.parent.name)
 def test_each_run_says_how_it_is_played_and_holds_its_sources(spec):
     doc = tomllib.loads(spec.read_text())
@@ -79,6 +89,8 @@ def test_blocks_paragraphs_lines_and_tables(runs):
     assert 'as=block -->\n```text\n3 players: unfair,\n  the last seat.\n```\n<!-- /run -->' in new
     assert "| players | verdict |\n|---|---|\n| 2 | unfair |\n| 3 | fair |" in new
     assert "-->unfair: last +6.1 pp<!-- /run -->" in new
+    wrapped, _ = findings.rewrite("<!-- run: demo/report.txt paras=2 wrap=12 -->\n<!-- /run -->", runs)
+    assert "```text\n2 players:\n  fair.\n3 players:\n  unfair,\n  the last\n    seat.\n```" in wrapped
     # written twice: the same page (the markers stay, the text between them is replaced)
     assert findings.rewrite(new, runs) == (new, [])
 

@@ -176,6 +176,13 @@ def render(src, sel, runs=None):
         if opts.get("as") != "block":
             return " ".join(ln.strip() for ln in items[0])
         text = "\n".join(items[0])
+    if "wrap" in opts:  # lines longer than that, wrapped as the page's width allows (continued indented)
+        import textwrap
+
+        width = int(opts["wrap"])
+        text = "\n".join(
+            textwrap.fill(ln, width, subsequent_indent=" " * (len(ln) - len(ln.lstrip()) + 2), break_on_hyphens=False)
+            if len(ln) > width else ln for ln in text.splitlines())
     return "\n```text\n" + text.strip("\n") + "\n```\n"
 
 
@@ -484,8 +491,9 @@ def _summary(f):
     if "declared_spent" in f and "declared_budget" in f:
         parts.append(f"{f['declared_spent']:,} of {f['declared_budget']:,} declared CPU s")
     head = ", ".join(parts[1:])
-    return (f"{parts[0]}: {head}; {t.get('wall')} wall and {t.get('cpu_s')} s of CPU for run and report "
-            f"(`--jobs {f.get('jobs')}`, kernel compiled, {f.get('machine')} at load {f.get('load')}, {f.get('date')})")
+    return (f"{parts[0]}: {head}; {t.get('cpu_s')} s of CPU for run and report, {t.get('wall')} of wall time "
+            f"with `--jobs {f.get('jobs')}`, kernel cached, {f.get('machine')} shared at a load of {f.get('load')}, "
+            f"{f.get('date')}")
 
 
 def _jobs_of(args):
