@@ -356,10 +356,24 @@ def _manifest_facts(manifest):
 
 
 def rerun(name, runs=None, jobs=None, keep=None):
-    """Play ``docs/runs/NAME`` again with the current code and write its sources."""
+    """Play ``docs/runs/NAME`` again with the current code and write its sources (in a temporary
+    folder, removed after, unless ``keep`` names one)."""
     folder = (runs or RUNS) / name
     spec = tomllib.loads((folder / "run.toml").read_text())
+    if spec.get("screenshot"):
+        for tool in (os.environ.get("CHROMIUM", "/usr/bin/chromium"), os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")):
+            if not Path(tool).is_file():
+                raise SystemExit(f"error: docs/runs/{name}/run.toml: screenshot: {tool} is not installed "
+                                 "(headless Chromium and chromedriver take the report's picture)")
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="ssb-findings-"))
+    try:
+        return _rerun(name, folder, spec, work, jobs)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _rerun(name, folder, spec, work, jobs):
     work.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("SSB_DOCS_URL", None)
@@ -438,8 +452,6 @@ def rerun(name, runs=None, jobs=None, keep=None):
         screenshot(work / out / "report" / "report.html", DOCS / shot)
         facts["screenshot"] = {"file": f"docs/{shot}", "sha256": _sha(DOCS / shot)}
     (folder / "facts.json").write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    if not keep:
-        shutil.rmtree(work, ignore_errors=True)
     return facts
 
 
