@@ -22,6 +22,16 @@ def test_every_generated_figure_is_its_run_s():
                      "(or `make findings RERUN=1` to play the runs again) and commit:\n" + "\n".join(bad))
 
 
+def test_pages_quote_the_runs():
+    """The README's answer and the findings index are written from runs, not typed."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "<!-- run: starter/report.txt" in readme and "<!-- run: starter/facts.json" in readme
+    index = (ROOT / "docs" / "findings" / "index.md").read_text(encoding="utf-8")
+    assert "<!-- run: starter/" in index
+    for page in ("guide/sequential.md", "guide/skill-ladder.md"):
+        assert "<!-- run: starter/facts.json summary -->" in (ROOT / "docs" / page).read_text(encoding="utf-8"), page
+
+
 @pytest.mark.parametrize("spec", sorted((ROOT / "docs" / "runs").glob("*/run.toml")), ids=lambda p: p.parent.name)
 def test_each_run_says_how_it_is_played_and_holds_its_sources(spec):
     doc = tomllib.loads(spec.read_text())
@@ -79,6 +89,8 @@ def test_blocks_paragraphs_lines_and_tables(runs):
     assert 'as=block -->\n```text\n3 players: unfair,\n  the last seat.\n```\n<!-- /run -->' in new
     assert "| players | verdict |\n|---|---|\n| 2 | unfair |\n| 3 | fair |" in new
     assert "-->unfair: last +6.1 pp<!-- /run -->" in new
+    wrapped, _ = findings.rewrite("<!-- run: demo/report.txt paras=2 wrap=12 -->\n<!-- /run -->", runs)
+    assert "```text\n2 players:\n  fair.\n3 players:\n  unfair,\n  the last\n    seat.\n```" in wrapped
     # written twice: the same page (the markers stay, the text between them is replaced)
     assert findings.rewrite(new, runs) == (new, [])
 
@@ -146,3 +158,44 @@ def test_the_command_checks_and_says_what_fixes_it(capsys, monkeypatch, runs, tm
     assert "`make findings` writes them again" in capsys.readouterr().err
     assert findings.main([]) == 0 and "52,037" in page.read_text()
     assert findings.main(["--check"]) == 0
+
+
+def test_a_rerun_writes_the_run_s_sources_without_machine_paths(tmp_path, monkeypatch):
+    """The plumbing of `make findings RERUN=1` (the commands themselves replaced by what they print)."""
+    runs = tmp_path / "runs"
+    (runs / "demo").mkdir(parents=True)
+    (runs / "demo" / "run.toml").write_text('scenario = "starter"\nrun = ["--jobs", "1"]\n')
+    work = tmp_path / "work"
+    glance = ("At a glance: seat verdict per player count and judge\n\n"
+              "           greedy                          search\n"
+              "2 players  unfair: 1st +3.9 pp [+2.1, +5.8]  fair: 1st -0.3 pp [-4.4, +3.8]\n\n"
+              "2 players: fair among strong players; the first player ahead at greedy's level.\n")
+    seen = []
+
+    def fake(cmd, cwd, env):
+        seen.append(cmd[3:])
+        if cmd[3] == "run":
+            out = Path(cwd) / "results" / "demo"
+            out.mkdir(parents=True)
+            cells = [{"cell": i, "judge": j, "players": 2, "games": g} for i, (j, g) in enumerate((("greedy", 700), ("search", 140)))]
+            (out / "manifest.json").write_text(json.dumps({
+                "scenario": {"name": "starter", "file": str(ROOT / "scenarios" / "starter.toml"), "text": "..."},
+                "run_seed": 7, "chunks": {"plan": []}, "data_files": {"board": {"path": str(out / "x.toml")}},
+                "timings": {"runs": [{"wall_seconds": 30.0, "cpu_seconds": 25.0, "compile_seconds": 0}]},
+                "sequential": {"cells": cells, "rounds": [1], "measured": {"greedy": {"games": 700, "cpu_seconds": 0.3},
+                                                                        "search": {"games": 140, "cpu_seconds": 2.4}}}}))
+            return f"starter: 840 games in 2 cells (2 chunks) -> results/demo\nsequential: 2 of 2 cells decided\n", 31.0, 26.0
+        return glance + "\nwrote results/demo/report/report.html\n", 5.0, 4.0
+
+    monkeypatch.setattr(findings, "_timed", fake)
+    facts = findings.rerun("demo", runs=runs, keep=work)
+    assert seen[0] == ["run", "starter", "--out", "results/demo", "--jobs", "1", "--resume"]
+    assert seen[1] == ["report", "results/demo"]
+    assert (facts["games"], facts["decided"], facts["cells"], facts["seed"]) == (840, 2, 2, 7)
+    assert facts["seat"]["2"]["top"] == "fair: 1st -0.3 pp [-4.4, +3.8]" and facts["judges"]["top"] == "search"
+    assert facts["top"]["ms"] == 17.1 and facts["time"]["cpu_s"] == 30
+    assert facts["summary"].startswith("seed 7: 2 of 2 cells decided, 840 games; 30 s of CPU for run and report")
+    assert (runs / "demo" / "cells.csv").read_text().splitlines()[1] == '2,greedy,700,"unfair: 1st +3.9 pp [+2.1, +5.8]"'
+    kept = (runs / "demo" / "manifest.json").read_text()
+    assert str(tmp_path) not in kept and str(ROOT) not in kept and '"text"' not in kept and "chunks" not in kept
+    assert "scenarios/starter.toml" in kept

@@ -176,6 +176,13 @@ def render(src, sel, runs=None):
         if opts.get("as") != "block":
             return " ".join(ln.strip() for ln in items[0])
         text = "\n".join(items[0])
+    if "wrap" in opts:  # lines longer than that, wrapped as the page's width allows (continued indented)
+        import textwrap
+
+        width = int(opts["wrap"])
+        text = "\n".join(
+            textwrap.fill(ln, width, subsequent_indent=" " * (len(ln) - len(ln.lstrip()) + 2), break_on_hyphens=False)
+            if len(ln) > width else ln for ln in text.splitlines())
     return "\n```text\n" + text.strip("\n") + "\n```\n"
 
 
@@ -349,10 +356,24 @@ def _manifest_facts(manifest):
 
 
 def rerun(name, runs=None, jobs=None, keep=None):
-    """Play ``docs/runs/NAME`` again with the current code and write its sources."""
+    """Play ``docs/runs/NAME`` again with the current code and write its sources (in a temporary
+    folder, removed after, unless ``keep`` names one)."""
     folder = (runs or RUNS) / name
     spec = tomllib.loads((folder / "run.toml").read_text())
+    if spec.get("screenshot"):
+        for tool in (os.environ.get("CHROMIUM", "/usr/bin/chromium"), os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")):
+            if not Path(tool).is_file():
+                raise SystemExit(f"error: docs/runs/{name}/run.toml: screenshot: {tool} is not installed "
+                                 "(headless Chromium and chromedriver take the report's picture)")
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="ssb-findings-"))
+    try:
+        return _rerun(name, folder, spec, work, jobs)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _rerun(name, folder, spec, work, jobs):
     work.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("SSB_DOCS_URL", None)
@@ -431,8 +452,6 @@ def rerun(name, runs=None, jobs=None, keep=None):
         screenshot(work / out / "report" / "report.html", DOCS / shot)
         facts["screenshot"] = {"file": f"docs/{shot}", "sha256": _sha(DOCS / shot)}
     (folder / "facts.json").write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    if not keep:
-        shutil.rmtree(work, ignore_errors=True)
     return facts
 
 
@@ -484,8 +503,9 @@ def _summary(f):
     if "declared_spent" in f and "declared_budget" in f:
         parts.append(f"{f['declared_spent']:,} of {f['declared_budget']:,} declared CPU s")
     head = ", ".join(parts[1:])
-    return (f"{parts[0]}: {head}; {t.get('wall')} wall and {t.get('cpu_s')} s of CPU for run and report "
-            f"(`--jobs {f.get('jobs')}`, kernel compiled, {f.get('machine')} at load {f.get('load')}, {f.get('date')})")
+    return (f"{parts[0]}: {head}; {t.get('cpu_s')} s of CPU for run and report, {t.get('wall')} of wall time "
+            f"with `--jobs {f.get('jobs')}`, kernel cached, {f.get('machine')} shared at a load of {f.get('load')}, "
+            f"{f.get('date')}")
 
 
 def _jobs_of(args):
