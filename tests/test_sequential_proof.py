@@ -186,3 +186,12 @@ def test_an_instrument_verdict_rests_on_both_sets_proofs():
     assert proof_for(proofs, "orange", "Harp", 3, "search_leaf") is None
     first_unproven = [rec("Piano", SS.UNPROVEN), rec("Harp", SS.STRONGER)]
     assert proof_for(first_unproven, "orange", "Harp", 2, "search_leaf").startswith("resting on an unproven judge")
+
+
+def test_a_bad_proof_share_is_a_clean_error(tmp_path):
+    from cli_harness import assert_clean_error, invoke
+
+    path = _scenario(tmp_path, "bad", ["greedy", "search_weak"], proof=-0.1)
+    result = invoke("run", path, "--out", tmp_path / "out", "--jobs", "1")
+    assert_clean_error(result, str(path), "sequential.proof", "expected a share")
+    assert not (tmp_path / "out").exists()
