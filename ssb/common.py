@@ -2,6 +2,10 @@
 data and usage errors into it, the shared options (``--players``, ``--instruments``, ``--seed``,
 ``--out DIR``...), the check of the run options, the lineup of one game and the compile notice."""
 
+import json
+import os
+from pathlib import Path
+
 import click
 
 from simulator import games as registry
@@ -273,3 +277,36 @@ def table(headers, rows):
         cells = [str(c).ljust(w) for c, w in zip(row[:-1], widths[:-1], strict=True)] + [str(row[-1])]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+def check_json_path(path, what="played"):
+    """The JSON file's folder exists and can be written, before any game is played."""
+    if path is None:
+        return
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise click.BadParameter(f"{path}: folder '{folder}' does not exist (nothing was {what})", param_hint="--json")
+    if not os.access(folder, os.W_OK):
+        raise click.BadParameter(f"{path}: folder '{folder}' is not writable (nothing was {what})", param_hint="--json")
+
+
+def write_json(path, doc):
+    """Write ``doc`` under a temporary name beside ``path``, then rename: a full or vanished disk
+    leaves any earlier file whole and no temporary, and is ``error: FILE: cannot write: reason``
+    (a device such as ``/dev/full`` is written in place)."""
+    path = Path(path)
+    # A device or a pipe (``/dev/stdout``, ``/dev/full``) is written in place, never replaced.
+    special = path.exists() and not path.is_file()
+    tmp = path if special else path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(doc, indent=2))
+            fh.flush()
+            if not special:
+                os.fsync(fh.fileno())
+        if not special:
+            os.replace(tmp, path)
+    except OSError as exc:
+        if not special:
+            tmp.unlink(missing_ok=True)
+        raise UserError(f"{path}: cannot write: {exc.strerror or exc}") from None

@@ -9,7 +9,8 @@ import click
 
 from simulator import games as registry
 from ssb import games as game_cli
-from ssb.common import DEFAULT_SEED, UserError, check_players, refuse_other_game_options
+from ssb.common import DEFAULT_SEED, UserError, check_json_path as _check_json_path, check_players, \
+    refuse_other_game_options, write_json
 from ssb.strategy_tune_cmd import job_count
 
 MAX_GAMES = 50_000_000  # what one command may play: about a day of greedy games on two cores
@@ -52,17 +53,6 @@ def _names(value, what, hint):
             raise click.BadParameter(f"{what} '{n}' is given twice (each strategy plays once)", param_hint=hint)
         seen.add(n)
     return tuple(names)
-
-
-def _check_json_path(path, what="played"):
-    """The JSON file's folder exists and can be written, before any game is played."""
-    if path is None:
-        return
-    folder = Path(path).parent
-    if not folder.is_dir():
-        raise click.BadParameter(f"{path}: folder '{folder}' does not exist (nothing was {what})", param_hint="--json")
-    if not os.access(folder, os.W_OK):
-        raise click.BadParameter(f"{path}: folder '{folder}' is not writable (nothing was {what})", param_hint="--json")
 
 
 def _short(n):
@@ -196,23 +186,3 @@ def strategies_meta(pool, players, deals, game, board, strategy_dirs, skill, alp
         click.echo(f"wrote {json_path}")
 
 
-def write_json(path, doc):
-    """Write ``doc`` under a temporary name beside ``path``, then rename: a full or vanished disk
-    leaves any earlier file whole and no temporary, and is ``error: FILE: cannot write: reason``
-    (a device such as ``/dev/full`` is written in place)."""
-    path = Path(path)
-    # A device or a pipe (``/dev/stdout``, ``/dev/full``) is written in place, never replaced.
-    special = path.exists() and not path.is_file()
-    tmp = path if special else path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(doc, indent=2))
-            fh.flush()
-            if not special:
-                os.fsync(fh.fileno())
-        if not special:
-            os.replace(tmp, path)
-    except OSError as exc:
-        if not special:
-            tmp.unlink(missing_ok=True)
-        raise UserError(f"{path}: cannot write: {exc.strerror or exc}") from None

@@ -255,9 +255,9 @@ def strategies_ladder(game, board, rungs, players, deals, depth_budgets, depth_r
         strategy_dirs=tuple(strategy_dirs), seed=seed, cost_s=cost_time,
         placed=None if placed is None else tuple(n.strip() for n in placed.split(",") if n.strip()),
     )
-    from ssb.meta_cmd import _check_json_path, write_json
+    from ssb.common import check_json_path, write_json
 
-    _check_json_path(json_path, what="measured")
+    check_json_path(json_path, what="measured")
     result = LD.run_ladder(cfg, jobs=job_count(jobs), log=(lambda m: None) if quiet else (lambda m: click.echo(m, err=True)))
     if json_path:  # written before the figures are printed: a full disk loses nothing printed
         write_json(json_path, result)

@@ -104,12 +104,13 @@ def test_option_mistake(case, tmp_path, monkeypatch):
 
 def test_a_cost_table_may_price_the_game_s_other_strategies(tmp_path):
     """A price list may name strategies the scenario does not play (one word of lineup.mirror
-    switches the judge), as the shipped expansion-strong scenario does."""
+    switches the judge), as the shipped expansion-strong scenario does; a run that proves its strong
+    judge plays the reference rung at its declared price (scenarios/sequential_proof.py)."""
     from scenarios.load import load_scenario
 
     (tmp_path / "s.toml").write_text(SEQ.format(extra="cost = { greedy = 0.3, search = 17.0 }"))
     sc = load_scenario(tmp_path / "s.toml")
-    assert sc.sequential.cost == {"greedy": 0.3}
+    assert sc.sequential.cost == {"greedy": 0.3, "search": 17.0}
     for name in ("expansion-strong", "starter", "expansion"):
         assert load_scenario(name).sequential is not None
 

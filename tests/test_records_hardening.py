@@ -207,7 +207,7 @@ def test_the_variant_report_prints_the_figures_the_tables_give(variants_run, tmp
 def test_the_record_check_spells_the_sequential_words_as_the_runs_do():
     from scenarios import record_check as RC
     from scenarios import sequential as SQ
-    from scenarios import sequential_sets as SQS
+    from stats import paired as SQS
 
     assert (RC.TESTS, RC.VERDICTS, RC.SET_VERDICTS) == (SQ.TESTS, SQ.VERDICTS, SQ.SET_VERDICTS)
     assert (RC.OUT, RC.IN_LINE, RC.OPEN) == (SQS.OUT, SQS.IN_LINE, SQS.OPEN)
