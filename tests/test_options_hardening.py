@@ -184,7 +184,7 @@ def test_meta_json_onto_a_device_writes_in_place_and_never_replaces_it(tmp_path,
     """A device or a pipe given as --json (``/dev/full``, ``/dev/stdout``) is written in place: a
     temporary renamed over it would replace the device node itself. Seen through a stand-in: a
     path that is neither a file nor missing is opened as it is, and a full one is a clear error."""
-    import ssb.meta_cmd as M
+    import ssb.common as M
 
     seen = []
     real_open = open
