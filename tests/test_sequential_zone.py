@@ -229,8 +229,12 @@ def test_bad_zone_keys_name_the_key(tmp_path):
         load_scenario(p, sets=["sequential.indifference=0.05"])
     with pytest.raises(DataError, match="sequential.cost.greedy: expected a number"):
         load_scenario(p, sets=["sequential.cost.greedy=-1"])
-    sc = load_scenario(p, sets=["sequential.cost.deep=50"])  # a judge the scenario does not play: priced, unused
-    assert sc.sequential.cost == {"greedy": 1.0}
+    # A strategy of the game the scenario does not play: priced (a proof may play it), a name the game
+    # does not know: refused.
+    sc = load_scenario(p, sets=["sequential.cost.search_deep=50"])
+    assert sc.sequential.cost == {"greedy": 1.0, "search_deep": 50.0}
+    with pytest.raises(DataError, match="sequential.cost.deep: 'deep' is neither a judge"):
+        load_scenario(p, sets=["sequential.cost.deep=50"])
 
 
 def test_a_budget_of_seconds_stops_at_the_same_points_whatever_the_workers(tmp_path):
