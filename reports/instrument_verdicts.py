@@ -390,7 +390,8 @@ def sequential_sets(manifest):
     if not isinstance(seq, dict) or "instruments" not in (seq.get("settings") or {}).get("verdicts", []):
         return None
     recs = {(r["department"], r["instrument"], int(r["players"]), r["judge"]): r for r in seq.get("sets") or []}
-    return {"zone": float(seq["settings"].get("zone", paired.DEFAULT_ZONE)), "records": recs}
+    return {"zone": float(seq["settings"].get("zone", paired.DEFAULT_ZONE)), "records": recs,
+            "interval": seq["settings"].get("interval", paired.ASYMPTOTIC)}
 
 
 STOP_WORDS = {
@@ -412,13 +413,21 @@ def sequential_note(verdict, deals, rec):
     return f"open after {deals:,} deals: {why}{tail}"
 
 
-def _sequential_intervals(raw, alpha, zone):
-    """The confidence sequences and zone verdicts of a run decided by its sets (module doc)."""
+def _sequential_intervals(raw, alpha, zone, records=None):
+    """The confidence sequences and zone verdicts of a run decided by its sets (module doc): the
+    asymptotic ones rebuilt from the sums, and the finite-sample ones of the measures with a known
+    range as the run's record keeps them (they need the deals in order, which the sums do not keep)."""
     sd = raw["se"].to_numpy() * np.sqrt(raw["deals"].to_numpy())
     n = raw["deals"].to_numpy()
     w = paired.half_width(sd, n, alpha / raw["family"].to_numpy())
     w = np.where(n >= paired.MIN_LOOK, w, np.inf)
     lo, hi = raw["effect"].to_numpy() - w, raw["effect"].to_numpy() + w
+    for i, r in enumerate(raw.to_dict("records")):
+        rec = (records or {}).get((r["department"], r["instrument"], int(r["players"]),
+                                   str(r["lineup"]).split(",")[0].strip()))
+        for b in (rec or {}).get("bounded", ()):
+            if b["measure"] == r["measure"] and str(b["who"]) == str(r["who"]):
+                lo[i], hi[i] = b["lo"], b["hi"]
     codes = paired.zone_codes(lo, hi, raw["margin"].to_numpy(), zone)
     return lo, hi, [{1: OUT, -1: IN_LINE, 0: UNCLEAR}[int(c)] for c in codes]
 
@@ -445,7 +454,7 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
     raw["margin"] = raw["measure"].map(margins)
     raw["in_margins"] = raw["effect"].abs() / raw["margin"]
     if seq is not None:
-        raw["lo"], raw["hi"], raw["verdict"] = _sequential_intervals(raw, alpha, seq["zone"])
+        raw["lo"], raw["hi"], raw["verdict"] = _sequential_intervals(raw, alpha, seq["zone"], seq["records"])
         raw["zone"] = seq["zone"]
     else:
         raw["lo"], raw["hi"] = simultaneous_interval(raw["effect"].to_numpy(), raw["se"].to_numpy(),

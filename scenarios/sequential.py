@@ -15,6 +15,7 @@ A scenario with a ``[sequential]`` table (or ``--set sequential=true``) is playe
     verdicts = ["seats"]  # what decides a cell: "seats", "instruments" (scenarios.sequential_sets) or
                           #   "variants" (scenarios.sequential_variants)
     zone = 0.2            # with "instruments" or "variants": each measure's zone, a share of its margin
+    interval = "bounded"  # their confidence sequences: finite-sample on a known range; "asymptotic": the older one
 
 The scenario's ``games`` (and ``lineup.max_games``) become each cell's cap. Every cell must be a
 mirror lineup (one strategy, the *judge*, in every seat), whose seat verdict is judged from its own
@@ -85,6 +86,7 @@ class SequentialPlan:
     indifference: float = SZ.DEFAULT_INDIFFERENCE
     cost: dict = None  # judge -> declared CPU milliseconds per game
     zone: float = paired.DEFAULT_ZONE  # the instrument verdicts' zone, a share of each margin
+    interval: str = paired.BOUNDED  # their confidence sequences: finite-sample where a range is known, or asymptotic
 
     @property
     def sets(self):
@@ -109,6 +111,7 @@ class SequentialPlan:
         }
         if self.sets:
             doc["zone"] = self.zone
+            doc["interval"] = self.interval
         if self.seconds is not None:
             doc["seconds"] = self.seconds
         return doc
@@ -197,6 +200,9 @@ def parse_sequential(ck, raw, cells, max_games, reference=None):
         ck.fail("sequential.verdicts", f"one of {', '.join(repr(x) for x in VERDICTS)}: a run stops its cells on one "
                 "kind of verdict")
     zone = _number(ck, raw.get("zone", paired.DEFAULT_ZONE), "sequential.zone", 0, 1)
+    interval = raw.get("interval", paired.BOUNDED)
+    if interval not in paired.INTERVALS:
+        ck.fail("sequential.interval", f"expected one of {', '.join(repr(x) for x in paired.INTERVALS)}, got {interval!r}")
     if "instruments" in verdicts:
         _check_sets(ck, cells)
     if "variants" in verdicts:
@@ -211,7 +217,7 @@ def parse_sequential(ck, raw, cells, max_games, reference=None):
     # one-word change of ``lineup.mirror``).
     rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, default_round, max_games, strict=False)
     return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost,
-                          zone)
+                          zone, interval)
 
 
 def _check_sets(ck, cells):
@@ -415,9 +421,10 @@ def _policy(scenario, plan):
         return None
     if "variants" in plan.verdicts:
         return SQS.SetPolicy(scenario.cells, judge_of, margins={SQV.SEAT_WIN: plan.margin}, confidence=plan.confidence,
-                             zone=plan.zone, compare=SQV.VariantSets(scenario.reference))
+                             zone=plan.zone, compare=SQV.VariantSets(scenario.reference), interval=plan.interval)
     depts = list(scenario.cells[0].as_dict()["instruments"])
-    return SQS.SetPolicy(scenario.cells, judge_of, depts, confidence=plan.confidence, zone=plan.zone)
+    return SQS.SetPolicy(scenario.cells, judge_of, depts, confidence=plan.confidence, zone=plan.zone,
+                         interval=plan.interval)
 
 
 def _set_rows(out_dir, chunk, players, compare):

@@ -243,16 +243,32 @@ def bounded_sequence(diffs, radius, alpha):
     return lo * 2.0 * r - r, hi * 2.0 * r - r
 
 
-def bounded_verdict(diffs, radius, margins, zone=DEFAULT_ZONE, confidence=0.95, min_look=MIN_LOOK):
+def bounded_verdict(diffs, radius, margins, zone=DEFAULT_ZONE, confidence=0.95, design=DESIGN_DEALS,
+                    min_look=MIN_LOOK, mean=None, sd=None):
     """:func:`verdict` with the finite-sample sequence: ``diffs`` (deals x K) in deal order,
-    ``radius`` per measure (each difference within ``+-radius``). Same keys as :func:`verdict`."""
-    d = np.asarray(diffs, dtype=float).reshape(-1, np.size(margins))
+    ``radius`` per measure (each difference within ``+-radius``; NaN: no range known before the
+    games, that measure keeps the asymptotic interval, on ``mean`` and ``sd`` when given, e.g. from
+    :class:`Running`). Same keys as :func:`verdict`, and ``bounded`` (per measure: True where the
+    finite-sample sequence gave the interval)."""
     m = np.asarray(margins, dtype=float).ravel()
-    k, n = m.size, d.shape[0]
+    k = m.size
+    d = np.asarray(diffs, dtype=float).reshape(-1, k)
+    n = d.shape[0]
+    r = np.broadcast_to(np.asarray(radius, dtype=float), (k,))
+    known = np.isfinite(r)
     a = (1.0 - confidence) / k
+    if mean is None:
+        mean = d.mean(axis=0) if n else np.zeros(k)
+    if sd is None:
+        sd = d.std(axis=0, ddof=1) if n > 1 else np.zeros(k)
+    mean, sd = np.asarray(mean, dtype=float).ravel(), np.asarray(sd, dtype=float).ravel()
+    lo, hi = np.full(k, -np.inf), np.full(k, np.inf)
     if n >= max(min_look, 1):
-        lo, hi = (v[-1] for v in bounded_sequence(d, radius, a))
-    else:
-        lo, hi = np.full(k, -np.inf), np.full(k, np.inf)
-    mean = d.mean(axis=0) if n else np.zeros(k)
-    return _word(mean, lo, hi, m, zone, a)
+        w = half_width(sd, n, a, design)
+        lo, hi = mean - w, mean + w
+        if known.any():
+            blo, bhi = bounded_sequence(d[:, known], r[known], a)
+            lo[known], hi[known] = blo[-1], bhi[-1]
+    res = _word(mean, lo, hi, m, zone, a)
+    res["bounded"] = known
+    return res
