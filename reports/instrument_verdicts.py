@@ -73,13 +73,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from reports.frames import DEPTS, varied_departments
 from reports.io import tables_of
 from stats.moments import DealRows
 from scenarios import sequential_sets as SQS
 from stats import paired
+from stats.tests import simultaneous_interval
 
 OUT = "out of line"
 IN_LINE = "in line"
@@ -350,12 +350,6 @@ def instrument_effect(seats, games, department, instrument, measure="objective_p
         if row is not None:
             rows.append({"players": int(n), "lineup": str(lineup), "reference": ref, **row})
     return pd.DataFrame(rows, columns=cols)
-
-
-def simultaneous_interval(effect, se, df, alpha, k):
-    """``(lo, hi)``: the interval of an effect at level 1 - alpha / k (Bonferroni over k intervals)."""
-    q = sps.t.ppf(1.0 - alpha / (2 * k), np.maximum(np.asarray(df, dtype=float), 1))
-    return effect - q * se, effect + q * se
 
 
 def interval_verdict(lo, hi, m):

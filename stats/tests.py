@@ -729,3 +729,9 @@ def t_outside_p(mean, se, n, margin):
     if se == 0:
         return 0.0 if abs(mean) > margin else 1.0
     return float(1 - stats.t.cdf((abs(mean) - margin) / se, n - 1))
+
+
+def simultaneous_interval(effect, se, df, alpha, k):
+    """``(lo, hi)``: the interval of an effect at level 1 - alpha / k (Bonferroni over k intervals)."""
+    q = stats.t.ppf(1.0 - alpha / (2 * k), np.maximum(np.asarray(df, dtype=float), 1))
+    return effect - q * se, effect + q * se
