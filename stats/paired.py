@@ -27,10 +27,18 @@ instrument, player count and judge). With the margin ``m_k`` and its zone ``z_k 
 
 The interval is exact for normal differences of known spread and valid as the deals grow otherwise
 (its error is measured on synthetic differences of known truth, normal and three-valued like a seat's
-win, in ``tests/test_sequential_sets.py`` and ``benchmarks/bench_sequential_sets.py``). Why not a
-bounded-data betting interval (exact for data in a known range): objective points and game length
-have no range known before the games, and a range read from the games would not be valid either.
+win, in ``tests/test_sequential_sets.py`` and ``benchmarks/bench_sequential_sets.py``); on strongly
+skewed or rare-jump differences it can miss more often than alpha at the counts a run stops at.
+
+**The finite-sample sequence** (:func:`bounded_sequence`, :func:`bounded_verdict`, the runs'
+default): for a measure whose differences lie in a range known before any game (a seat's win, an
+unbuilt share: within -1..1) the empirical-Bernstein confidence sequence of Waudby-Smith and Ramdas
+(2023) holds at every deal for any distribution in that range (the section below). Objective points
+and game length have no range known before the games (a range read from the games would not be
+valid either): they keep the asymptotic interval. Both are calibrated side by side in
+``tests/test_paired_bounded.py`` and ``benchmarks/bench_paired_calibration.py``.
 """
+
 from __future__ import annotations
 
 import math
