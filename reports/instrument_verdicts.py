@@ -73,7 +73,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from reports.frames import DEPTS, varied_departments
 from reports.io import tables_of
@@ -82,6 +81,7 @@ from scenarios import sequential_proof as SQP
 from scenarios import sequential_sets as SQS
 from stats import paired
 from stats import sequences as SS
+from stats.tests import simultaneous_interval
 
 OUT = "out of line"
 IN_LINE = "in line"
@@ -354,12 +354,6 @@ def instrument_effect(seats, games, department, instrument, measure="objective_p
     return pd.DataFrame(rows, columns=cols)
 
 
-def simultaneous_interval(effect, se, df, alpha, k):
-    """``(lo, hi)``: the interval of an effect at level 1 - alpha / k (Bonferroni over k intervals)."""
-    q = sps.t.ppf(1.0 - alpha / (2 * k), np.maximum(np.asarray(df, dtype=float), 1))
-    return effect - q * se, effect + q * se
-
-
 def interval_verdict(lo, hi, m):
     """out of line / in line / unclear: an interval against the margin ``m`` (module doc)."""
     return _interval_verdict(lo, hi, m)
@@ -394,7 +388,8 @@ def sequential_sets(manifest):
     recs = {(r["department"], r["instrument"], int(r["players"]), r["judge"]): dict(r, index=i)
             for i, r in enumerate(seq.get("sets") or [])}
     return {"zone": float(seq["settings"].get("zone", paired.DEFAULT_ZONE)), "records": recs,
-            "confidence": float(seq["settings"].get("confidence", 0.95))}
+            "confidence": float(seq["settings"].get("confidence", 0.95)),
+            "interval": seq["settings"].get("interval", paired.ASYMPTOTIC)}
 
 
 def check_stored_verdict(rec, verdict, deals, seq):
@@ -432,13 +427,21 @@ def sequential_note(verdict, deals, rec):
     return f"open after {deals:,} deals: {why}{tail}"
 
 
-def _sequential_intervals(raw, alpha, zone):
-    """The confidence sequences and zone verdicts of a run decided by its sets (module doc)."""
+def _sequential_intervals(raw, alpha, zone, records=None):
+    """The confidence sequences and zone verdicts of a run decided by its sets (module doc): the
+    asymptotic ones rebuilt from the sums, and the finite-sample ones of the measures with a known
+    range as the run's record keeps them (they need the deals in order, which the sums do not keep)."""
     sd = raw["se"].to_numpy() * np.sqrt(raw["deals"].to_numpy())
     n = raw["deals"].to_numpy()
     w = paired.half_width(sd, n, alpha / raw["family"].to_numpy())
     w = np.where(n >= paired.MIN_LOOK, w, np.inf)
     lo, hi = raw["effect"].to_numpy() - w, raw["effect"].to_numpy() + w
+    for i, r in enumerate(raw.to_dict("records")):
+        rec = (records or {}).get((r["department"], r["instrument"], int(r["players"]),
+                                   str(r["lineup"]).split(",")[0].strip()))
+        for b in (rec or {}).get("bounded", ()):
+            if b["measure"] == r["measure"] and str(b["who"]) == str(r["who"]):
+                lo[i], hi[i] = b["lo"], b["hi"]
     codes = paired.zone_codes(lo, hi, raw["margin"].to_numpy(), zone)
     return lo, hi, [{1: OUT, -1: IN_LINE, 0: UNCLEAR}[int(c)] for c in codes]
 
@@ -471,7 +474,7 @@ def instrument_verdicts(seats, games, margins=None, confidence=0.95):
         used = set(raw["measure"])
         seq["same_test"] = (abs(seq["confidence"] - confidence) < 1e-12
                             and all(margins[m] == SQS.MARGINS.get(m) for m in used))
-        raw["lo"], raw["hi"], raw["verdict"] = _sequential_intervals(raw, alpha, seq["zone"])
+        raw["lo"], raw["hi"], raw["verdict"] = _sequential_intervals(raw, alpha, seq["zone"], seq["records"])
         raw["zone"] = seq["zone"]
     else:
         raw["lo"], raw["hi"] = simultaneous_interval(raw["effect"].to_numpy(), raw["se"].to_numpy(),

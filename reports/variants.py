@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from stats import tests as stats
 
@@ -51,37 +50,6 @@ def _per_deal(part, nplayers):
     df["rounds"] = part["rounds"].to_numpy(dtype=float)
     df["deal"] = part["deal"].to_numpy()
     return df.groupby("deal").mean()
-
-
-def _t_interval(x, confidence):
-    n = len(x)
-    m = float(np.mean(x)) if n else float("nan")
-    if n < 2:
-        return m, float("nan"), float("nan"), float("nan")
-    se = float(np.std(x, ddof=1)) / np.sqrt(n)
-    if se == 0:
-        return m, m, m, 0.0
-    q = sps.t.ppf(0.5 + confidence / 2, n - 1)
-    return m, m - q * se, m + q * se, se
-
-
-def _tost_p(mean, se, n, margin):
-    if not np.isfinite(se) or n < 2:
-        return float("nan")
-    if se == 0:
-        return 0.0 if abs(mean) < margin else 1.0
-    lo = 1 - sps.t.cdf((mean + margin) / se, n - 1)
-    hi = sps.t.cdf((mean - margin) / se, n - 1)
-    return float(max(lo, hi))
-
-
-def _outside_p(mean, se, n, margin):
-    """One-sided p that |change| > margin (the nearer side)."""
-    if not np.isfinite(se) or n < 2:
-        return float("nan")
-    if se == 0:
-        return 0.0 if abs(mean) > margin else 1.0
-    return float(1 - sps.t.cdf((abs(mean) - margin) / se, n - 1))
 
 
 def _unfairness(mat, rng, resamples):
@@ -121,9 +89,9 @@ def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, res
             pt, draws = _unfairness(m, rng, resamples) if len(m) else (float("nan"), np.array([np.nan]))
             unfair[v] = (pt, draws)
             for k in range(n):
-                rate, lo, hi, _ = _t_interval(m[:, k], confidence)
+                rate, lo, hi, _ = stats.t_interval(m[:, k], confidence)
                 seat_rows.append((*key, v, k, len(common), rate, lo, hi, rate - share))
-            r, rlo, rhi, _ = _t_interval(mats[v]["rounds"].to_numpy(), confidence)
+            r, rlo, rhi, _ = stats.t_interval(mats[v]["rounds"].to_numpy(), confidence)
             setting_rows.append(
                 {
                     **where,
@@ -145,7 +113,7 @@ def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, res
                 for k in [*range(n), "rounds"]:
                     col = f"s{k}" if k != "rounds" else "rounds"
                     d = mats[v][col].to_numpy() - ref[col].to_numpy()
-                    mean, lo, hi, se = _t_interval(d, confidence)
+                    mean, lo, hi, se = stats.t_interval(d, confidence)
                     m = margin if k != "rounds" else float("nan")
                     change_rows.append(
                         {
@@ -158,8 +126,8 @@ def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, res
                             "change": mean,
                             "change_lo": lo,
                             "change_hi": hi,
-                            "tost_p": _tost_p(mean, se, len(d), m) if k != "rounds" else float("nan"),
-                            "outside_p": _outside_p(mean, se, len(d), m) if k != "rounds" else float("nan"),
+                            "tost_p": stats.t_tost_p(mean, se, len(d), m) if k != "rounds" else float("nan"),
+                            "outside_p": stats.t_outside_p(mean, se, len(d), m) if k != "rounds" else float("nan"),
                         }
                     )
         # The fairest variant of the setting, and whether its lead is shown.

@@ -17,6 +17,7 @@ A scenario with a ``[sequential]`` table (or ``--set sequential=true``) is playe
     zone = 0.2            # with "instruments" or "variants": each measure's zone, a share of its margin
     proof = 0.05          # the strong judge's proof against the game's reference rung, a share of
                           #   ``seconds`` on top of them (scenarios.sequential_proof; 0: none)
+    interval = "bounded"  # their confidence sequences: finite-sample on a known range; "asymptotic": the older one
 
 The scenario's ``games`` (and ``lineup.max_games``) become each cell's cap. Every cell must be a
 mirror lineup (one strategy, the *judge*, in every seat), whose seat verdict is judged from its own
@@ -92,6 +93,7 @@ class SequentialPlan:
     cost: dict = None  # judge -> declared CPU milliseconds per game
     zone: float = paired.DEFAULT_ZONE  # the instrument verdicts' zone, a share of each margin
     proof: float | None = None  # the strong judge's proof: a share of ``seconds`` (None: the default)
+    interval: str = paired.BOUNDED  # their confidence sequences: finite-sample where a range is known, or asymptotic
 
     @property
     def proof_share(self):
@@ -121,6 +123,7 @@ class SequentialPlan:
         }
         if self.sets:
             doc["zone"] = self.zone
+            doc["interval"] = self.interval
         if self.seconds is not None:
             doc["seconds"] = self.seconds
         if self.proof is not None:
@@ -230,6 +233,9 @@ def parse_sequential(ck, raw, cells, max_games, reference=None, known=None):
             ck.fail("sequential.proof", f"expected a share of the run's seconds from 0 (no proof) up to 1 "
                     f"(exclusive), got {proof!r}")
         proof = float(proof)
+    interval = raw.get("interval", paired.BOUNDED)
+    if interval not in paired.INTERVALS:
+        ck.fail("sequential.interval", f"expected one of {', '.join(repr(x) for x in paired.INTERVALS)}, got {interval!r}")
     if "instruments" in verdicts:
         _check_sets(ck, cells)
     if "variants" in verdicts:
@@ -242,7 +248,7 @@ def parse_sequential(ck, raw, cells, max_games, reference=None, known=None):
 
     rounds = _per_judge(ck, raw.get("round"), "sequential.round", judges, default_round, max_games)
     return SequentialPlan(budget, rounds, tuple(strong), seconds, margin, confidence, verdicts, test, indifference, cost,
-                          zone, proof)
+                          zone, proof, interval)
 
 
 def _check_sets(ck, cells):
@@ -446,9 +452,10 @@ def _policy(scenario, plan):
         return None
     if "variants" in plan.verdicts:
         return SQS.SetPolicy(scenario.cells, judge_of, margins={SQV.SEAT_WIN: plan.margin}, confidence=plan.confidence,
-                             zone=plan.zone, compare=SQV.VariantSets(scenario.reference))
+                             zone=plan.zone, compare=SQV.VariantSets(scenario.reference), interval=plan.interval)
     depts = list(scenario.cells[0].as_dict()["instruments"])
-    return SQS.SetPolicy(scenario.cells, judge_of, depts, confidence=plan.confidence, zone=plan.zone)
+    return SQS.SetPolicy(scenario.cells, judge_of, depts, confidence=plan.confidence, zone=plan.zone,
+                         interval=plan.interval)
 
 
 def _set_rows(out_dir, chunk, players, compare):

@@ -38,13 +38,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from stats.paired import DEFAULT_ZONE, MIN_LOOK, OPEN, Running, deals_to_decide, verdict
+from stats.paired import BOUNDED, DEFAULT_ZONE, MIN_LOOK, OPEN, Running, bounded_verdict, deals_to_decide, verdict
 
 ROUND_FLOOR = 4  # a group's round is at least 1/ROUND_FLOOR of the judge's round
 
 # measure -> default margin (the fixed-count verdict's, reports.instrument_verdicts.MEASURES)
 MARGINS = {"objective_points": 5.0, "winner_points": 2.0, "seat_win": 0.05, "unbuilt": 0.10, "rounds": 1.0}
 DEPT_MEASURES = ("objective_points", "winner_points", "unbuilt")  # per department; then rounds, seats
+# measure -> the largest size of a paired difference, known before any game: a seat's win and an unbuilt
+# share are within 0..1 on every deal, so their differences within -1..1. Points and game length have no
+# such bound fixed in advance: they keep the asymptotic interval (stats.paired).
+RANGES = {"seat_win": 1.0, "unbuilt": 1.0}
 STOP_SET, STOP_REFERENCE = "set", "reference"  # a set decided / every set of a reference decided
 
 
@@ -172,7 +176,8 @@ class SetPolicy:
     measures (:meth:`add`), asks it to judge after a round (:meth:`judge`) and for the next round
     (:meth:`allocate`); :meth:`records` is what the manifest keeps."""
 
-    def __init__(self, cells, judge_of, depts=(), margins=None, zone=DEFAULT_ZONE, confidence=0.95, compare=None):
+    def __init__(self, cells, judge_of, depts=(), margins=None, zone=DEFAULT_ZONE, confidence=0.95, compare=None,
+                 interval=BOUNDED):
         self.cells = {c.index: c for c in cells}
         self.judge_of = judge_of
         self.compare = compare if compare is not None else InstrumentSets(depts)
@@ -181,6 +186,7 @@ class SetPolicy:
         self.margins = {**MARGINS, **(margins or {})}
         self.zone = zone
         self.confidence = confidence
+        self.interval = interval  # stats.paired.BOUNDED (finite-sample where a range is known) or ASYMPTOTIC
         self.rows = {}  # cell -> {start: per-deal rows}
         self.looks = {u.cell: [] for u in self.units}
         self.result = {u.cell: None for u in self.units}
@@ -212,7 +218,11 @@ class SetPolicy:
         acc.add(d)
         mean, sd = acc.mean_sd()
         m = np.array([self.margins[k] for k in keys])
-        res = verdict(mean, sd, acc.n, m, self.zone, self.confidence)
+        radius = np.array([RANGES.get(k, np.nan) for k in keys])
+        if self.interval == BOUNDED and np.isfinite(radius).any():
+            res = bounded_verdict(d, radius, m, self.zone, self.confidence, mean=mean, sd=sd)
+        else:
+            res = verdict(mean, sd, acc.n, m, self.zone, self.confidence)
         res.update(mean=mean, sd=sd, n=acc.n, keys=keys, who=who, margins=m)
         return res
 
@@ -308,11 +318,15 @@ class SetPolicy:
                    "players": u.players, "judge": u.judge,
                    "verdict": res["verdict"] if res else OPEN, "deals": res["n"] if res else 0,
                    "decided_at": self.decided_at[u.cell], "looks": list(self.looks[u.cell]),
-                   "stop": states[u.cell].stop, "zone": self.zone}
+                   "stop": states[u.cell].stop, "zone": self.zone, "interval": self.interval}
             if res is not None:
                 w = res["worst"]
                 rec.update(measure=res["keys"][w], who=res["who"][w], effect=float(res["mean"][w]),
                            lo=float(res["lo"][w]), hi=float(res["hi"][w]), margin=float(res["margins"][w]))
+                if "bounded" in res:  # the finite-sample intervals, which the report cannot rebuild from sums
+                    rec["bounded"] = [{"measure": k, "who": h, "lo": float(lo), "hi": float(hi)}
+                                      for k, h, lo, hi, b in zip(res["keys"], res["who"], res["lo"], res["hi"],
+                                                                 res["bounded"], strict=True) if b]
                 if res["verdict"] == OPEN:
                     more = deals_to_decide(res["mean"], res["sd"], res["n"], res["margins"], self.zone,
                                            self.confidence) - res["n"]

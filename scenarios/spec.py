@@ -334,7 +334,7 @@ SHARED_KEYS = ("game", "name", "description", "seed", "games", "players", "strat
 SHARED_REQUIRED = ("name", "seed", "games", "players", "lineup")
 # The keys of ``[sequential]`` (scenarios.sequential).
 SEQUENTIAL_KEYS = ("test", "indifference", "seconds", "cost", "budget", "round", "strong", "margin", "confidence",
-                   "verdicts", "zone", "proof")
+                   "verdicts", "zone", "proof", "interval")
 
 
 @dataclass

@@ -696,3 +696,42 @@ def power_change(margin, se, df, level, power=TARGET_POWER):
     """
     df = np.where(np.isfinite(df), df, 1e9)
     return np.asarray(margin) + (stats.t.ppf(1 - level, df) + stats.t.ppf(power, df)) * np.asarray(se)
+
+
+def t_interval(x, confidence=0.95):
+    """``(mean, lo, hi, se)``: the Student t interval of the mean of ``x`` (NaNs when fewer than 2)."""
+    n = len(x)
+    m = float(np.mean(x)) if n else float("nan")
+    if n < 2:
+        return m, float("nan"), float("nan"), float("nan")
+    se = float(np.std(x, ddof=1)) / np.sqrt(n)
+    if se == 0:
+        return m, m, m, 0.0
+    q = stats.t.ppf(0.5 + confidence / 2, n - 1)
+    return m, m - q * se, m + q * se, se
+
+
+def t_tost_p(mean, se, n, margin):
+    """The TOST p-value (Student t, ``n - 1`` degrees of freedom) that ``|mean| < margin``."""
+    if not np.isfinite(se) or n < 2:
+        return float("nan")
+    if se == 0:
+        return 0.0 if abs(mean) < margin else 1.0
+    lo = 1 - stats.t.cdf((mean + margin) / se, n - 1)
+    hi = stats.t.cdf((mean - margin) / se, n - 1)
+    return float(max(lo, hi))
+
+
+def t_outside_p(mean, se, n, margin):
+    """One-sided p that |change| > margin (the nearer side)."""
+    if not np.isfinite(se) or n < 2:
+        return float("nan")
+    if se == 0:
+        return 0.0 if abs(mean) > margin else 1.0
+    return float(1 - stats.t.cdf((abs(mean) - margin) / se, n - 1))
+
+
+def simultaneous_interval(effect, se, df, alpha, k):
+    """``(lo, hi)``: the interval of an effect at level 1 - alpha / k (Bonferroni over k intervals)."""
+    q = stats.t.ppf(1.0 - alpha / (2 * k), np.maximum(np.asarray(df, dtype=float), 1))
+    return effect - q * se, effect + q * se

@@ -99,9 +99,6 @@ STDLIB = {"math", "functools", "warnings", "dataclasses", "itertools", "collecti
 # (scipy.stats, statsmodels.stats): the list may only shrink (each is to move into ``stats/``).
 STATS_ELSEWHERE = {
     "reports.seats",
-    "reports.variants",
-    "reports.instrument_verdicts",
-    "reports.sections.shuffle_swing.instrument_judges",
     "reports.feel.measures",
     "strategies.tune",
     "simulator.shuffle_swing.leaf_model",

@@ -60,8 +60,8 @@ def _sets(out):
 
 
 def test_a_twin_reads_in_line_a_changed_order_out_of_line_whatever_the_workers(tmp_path):
-    """A variant with no switch changed plays the reference's games deal by deal: in line at its first
-    look. A drawn pick-up order moves the last seat's win by about 13 pp at 4 players (greedy): out of
+    """A variant with no switch changed plays the reference's games deal by deal: in line within a few
+    hundred deals. A drawn pick-up order moves the last seat's win by about 13 pp at 4 players (greedy): out of
     line well before the cap. The stopping points are the same with 1 and 2 workers and other chunks."""
     from scenarios.load import load_scenario
     from scenarios.runner import run_scenario
@@ -72,7 +72,10 @@ def test_a_twin_reads_in_line_a_changed_order_out_of_line_whatever_the_workers(t
     run_scenario(load_scenario(sc), tmp_path / "b", jobs=2, chunk_size=70, progress=False)
     a, b = _sets(tmp_path / "a"), _sets(tmp_path / "b")
     by = {r["variant"]: r for r in a}
-    assert by["twin"]["verdict"] == "in line" and by["twin"]["decided_at"] == 100 and by["twin"]["effect"] == 0.0
+    # the finite-sample sequence (a seat's win difference within -1..1) needs a few hundred deals of
+    # zero differences to show a twin within the zone; the asymptotic one took 100
+    assert by["twin"]["verdict"] == "in line" and by["twin"]["decided_at"] <= 800 and by["twin"]["effect"] == 0.0
+    assert by["twin"]["interval"] == "bounded" and len(by["twin"]["bounded"]) == 4
     assert by["drawn"]["verdict"] == "out of line" and by["drawn"]["decided_at"] < 1200
     assert by["drawn"]["measure"] == "seat_win" and abs(by["drawn"]["effect"]) > 0.03
     assert all(r["reference_variant"] == "base" and r["board"] == "forest" for r in a)
@@ -88,7 +91,8 @@ def test_a_twin_reads_in_line_a_changed_order_out_of_line_whatever_the_workers(t
     result = CliRunner().invoke(ssb_main, ["report", str(tmp_path / "a")])
     assert result.exit_code == 0, result.output
     summary = (tmp_path / "a" / "report" / "summary.md").read_text()
-    assert "4 players, forest, judge greedy x4, twin against base: **in line** after 100 deals" in summary
+    twin = by["twin"]["decided_at"]
+    assert f"4 players, forest, judge greedy x4, twin against base: **in line** after {twin:,} deals" in summary
     assert "4 players, forest, judge greedy x4, drawn against base: **out of line**" in summary
 
 

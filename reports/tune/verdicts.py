@@ -58,7 +58,8 @@ import pandas as pd
 
 from stats import tests as stats
 from reports.frames import DEFAULT_SETTING, deal_ids, decided_games, setting_of_table
-from reports.instrument_verdicts import IN_LINE, OUT, instrument_effect, interval_verdict, simultaneous_interval
+from reports.instrument_verdicts import IN_LINE, OUT, instrument_effect, interval_verdict
+from stats.tests import simultaneous_interval
 from reports.instruments import instrument_stats
 from reports.seats import seat_advantage
 from reports.shape import game_shape

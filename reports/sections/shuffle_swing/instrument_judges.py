@@ -37,9 +37,9 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from scipy import stats as sps
 
 from stats import paired
+from stats.tests import simultaneous_interval
 
 from reports.instrument_verdicts import (
     IN_LINE,
@@ -100,8 +100,7 @@ def _diff_row(a, b, alpha, k):
     else:
         df = max(a["df"], b["df"], 1)
     if not (_sequential(a) and _sequential(b)):
-        q = sps.t.ppf(1.0 - alpha / (2 * k), max(df, 1.0))
-        lo, hi = diff - q * se, diff + q * se
+        lo, hi = (float(x) for x in simultaneous_interval(diff, se, df, alpha, k))
     m = a["margin"]
     test = SHOWN if (lo > 0 or hi < 0) else AGREE if interval_verdict(lo, hi, m) == IN_LINE else NOT_SHOWN
     return {"weak_effect": a["effect"], "strong_effect": b["effect"], "diff": diff, "lo": lo, "hi": hi, "margin": m,
