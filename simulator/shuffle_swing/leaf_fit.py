@@ -19,7 +19,7 @@ block (a test holds it), and anywhere else it is the same command run on that se
 The cache key is the SHA-256 of the packed setting (``GameSetup.geo``: the board's and the three
 instruments' numbers as the kernel reads them, scenario overrides included), the player count, the
 policy row (the leaf's coefficients left out) and the recipe: a changed instrument number refits,
-the same data reuses. A fit of 1,500 games costs about a second at 2 players (a few at 4); the
+the same data reuses. A fit of 1,500 games costs about 1.5 s of CPU at 2 players (1.8 s at 4); the
 cache holds the fits of one process (``MAX_CACHED``). ``setting_leaf`` returns with the
 coefficients a record for a run's manifest: the key, the coefficients' SHA-256, seed, games, R^2.
 """
