@@ -54,6 +54,7 @@ mirror = ["greedy"]
 [sequential]
 verdicts = ["variants"]
 round = 100
+interval = "asymptotic"  # the twin decided in line within the cap (the finite-sample default needs more deals)
 """
 
 
@@ -211,3 +212,14 @@ def test_the_record_check_spells_the_sequential_words_as_the_runs_do():
 
     assert (RC.TESTS, RC.VERDICTS, RC.SET_VERDICTS) == (SQ.TESTS, SQ.VERDICTS, SQ.SET_VERDICTS)
     assert (RC.OUT, RC.IN_LINE, RC.OPEN) == (SQS.OUT, SQS.IN_LINE, SQS.OPEN)
+
+
+def test_an_intact_variants_run_on_the_finite_sample_sequence_is_judged_alike(tmp_path_factory, tmp_path):
+    """The report judges a variant record again with the run's own interval (the default finite-sample
+    sequence here): an intact record is never refused."""
+    text = "\n".join(x for x in VSEQ.splitlines() if not x.startswith("interval")) + "\n"
+    d = _run(tmp_path_factory, "vbounded", text)
+    seq = json.loads((d / "run" / "manifest.json").read_text())["sequential"]
+    assert seq["settings"]["interval"] == "bounded"
+    result = invoke("report", d / "run", "--out", tmp_path / "rep")
+    assert result.exit_code == 0, result.output

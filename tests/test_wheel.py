@@ -20,7 +20,7 @@ import pytest
 from simulator import games as registry
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("simulator", "strategies", "scenarios", "reports", "ssb")
+PACKAGES = ("stats", "simulator", "strategies", "scenarios", "reports", "ssb")
 GOLDEN = ROOT / "tests" / "golden" / "play_2p_greedy_random_seed5.txt"
 
 

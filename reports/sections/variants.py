@@ -167,7 +167,7 @@ def sequential_records(manifest):
 
 def judge_records_again(games, recs, settings, manifest_path):
     """The records of a run decided by its variants, each judged again from the games table with the
-    run's test (scenarios.sequential_sets.verdict on the per-deal seat wins of the variant less the
+    run's test (the statistics core's paired verdict, with the run's interval, on the per-deal seat wins of the variant less the
     reference's, at the deals the record says): the record's figures replaced by the tables', and a
     record whose verdict word the tables do not give refused (:class:`reports.io.ReportInputError`
     naming ``sequential.sets[i].verdict``)."""
@@ -176,10 +176,12 @@ def judge_records_again(games, recs, settings, manifest_path):
     from reports.io import ReportInputError
     from scenarios import sequential_sets as SQS
     from scenarios.sequential_variants import VariantSets
+    from stats import paired
 
     margin = float(settings.get("margin", 0.03))
     zone = float(settings.get("zone", SQS.DEFAULT_ZONE))
     confidence = float(settings.get("confidence", 0.95))
+    interval = settings.get("interval", paired.ASYMPTOTIC)  # a record written before the key: the asymptotic one
     by_cell = {c: part.sort_values(["deal", "game"]) for c, part in games.groupby("cell")} if "cell" in games else {}
     out = []
     for i, rec in enumerate(recs):
@@ -195,9 +197,14 @@ def judge_records_again(games, recs, settings, manifest_path):
                                    f"says {n:,} deals, the tables hold {min(len(per[0]), len(per[1])):,} of cells "
                                    f"{rec['cell']} and {rec['reference']}; the manifest is damaged")
         acc = SQS.Running(players)
-        acc.add(per[0] - per[1])
+        d = per[0] - per[1]
+        acc.add(d)
         mean, sd = acc.mean_sd()
-        res = SQS.verdict(mean, sd, acc.n, [margin] * players, zone, confidence)
+        if interval == paired.BOUNDED:  # the run's finite-sample sequence on the seats' wins, each in [-1, 1]
+            res = paired.bounded_verdict(d, np.full(players, SQS.RANGES["seat_win"]), [margin] * players, zone,
+                                         confidence, mean=mean, sd=sd)
+        else:
+            res = SQS.verdict(mean, sd, acc.n, [margin] * players, zone, confidence)
         if res["verdict"] != rec["verdict"]:
             raise ReportInputError(
                 manifest_path, f"sequential.sets[{i}].verdict",
