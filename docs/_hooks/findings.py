@@ -351,7 +351,10 @@ def _manifest_facts(manifest):
             facts["measured"] = measured
         for key in ("spent", "declared_spent", "seconds_spent"):
             if key in seq:
-                facts["declared_spent"] = seq[key]
+                facts["declared_spent"] = round(float(seq[key]))
+        budget = (seq.get("settings") or {}).get("seconds")
+        if isinstance(budget, (int, float)):
+            facts["declared_budget"] = round(float(budget))
     return facts
 
 
@@ -534,7 +537,8 @@ def _printed_facts(run_out, rep_out):
     m = re.search(r"(\d+) of (\d+) cells decided", run_out)
     if m:
         facts["decided"] = _number(m.group(1))
-    m = re.search(r"([\d,]+) of ([\d,]+) declared CPU s", run_out + rep_out)
+    # The run's own budget line (a proof's line, "15.978 of 55 declared CPU seconds", is not it).
+    m = re.search(r"(?<![\d.,])([\d,]+) of ([\d,]+) declared CPU s(?!econds)", run_out + rep_out)
     if m:
         facts["declared_spent"] = _number(m.group(1))
         facts["declared_budget"] = _number(m.group(2))
