@@ -38,7 +38,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from stats import moments as M
 from stats import tests as stats
@@ -256,14 +255,14 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
         counts = r["wins"].to_numpy()
         if is_mirror(lineup):
             i = mirror_cells.index(k)
-            chi = sps.chisquare(counts / deff) if n > 0 else None
+            chi = stats.seat_chisquare(counts, deff) if n > 0 else None
             gap, lo, hi, best, worst = stats.gap_interval(counts, confidence, n_eff=n / deff)
             verdict = res["verdict"][i]
             needed = res["games_needed"][i] * deff
             row.update(
                 design=MIRROR,
-                chi2=float(chi.statistic) if chi is not None else math.nan,
-                chi2_p=float(chi.pvalue) if chi is not None else math.nan,
+                chi2=chi[0] if chi is not None else math.nan,
+                chi2_p=chi[1] if chi is not None else math.nan,
                 best_seat=best,
                 worst_seat=worst,
                 gap=gap,
@@ -284,7 +283,7 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
             if fit["identified"]:
                 pi, cov = stats.seat_shares(fit["theta"], fit["cov_theta"])
                 v = stats.normal_seat_verdict(pi, cov, margin, confidence, gap_margin)
-                z = sps.norm.ppf(1 - alpha / 2)
+                z = stats.normal_quantile(1 - alpha / 2)
                 idx = r.index
                 rates.loc[idx, "seat_rate"] = pi
                 rates.loc[idx, "seat_lo"] = np.clip(pi - z * v["se"], 0, 1)

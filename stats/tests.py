@@ -735,3 +735,15 @@ def simultaneous_interval(effect, se, df, alpha, k):
     """``(lo, hi)``: the interval of an effect at level 1 - alpha / k (Bonferroni over k intervals)."""
     q = stats.t.ppf(1.0 - alpha / (2 * k), np.maximum(np.asarray(df, dtype=float), 1))
     return effect - q * se, effect + q * se
+
+
+def seat_chisquare(counts, deff=1.0):
+    """``(statistic, p)``: Pearson's chi-square test that every seat wins alike, on the wins per seat
+    deflated by the design effect ``deff`` (the deal as the unit)."""
+    res = stats.chisquare(np.asarray(counts, dtype=float) / deff)
+    return float(res.statistic), float(res.pvalue)
+
+
+def normal_quantile(p):
+    """The standard normal quantile at ``p`` (``normal_quantile(0.975)`` is about 1.96)."""
+    return float(stats.norm.ppf(p))

@@ -191,15 +191,13 @@ def deal_interval(wins_per_deal, nplayers, confidence=0.95, bounds=(0.0, 1.0)):
     The interval is Student's t over the deals, kept within ``bounds`` (a rate within 0..1, a
     difference of two rates within -1..1): with a handful of deals the t interval alone can reach
     far outside what a rate can be."""
-    from scipy import stats
+    from stats import tests as ST
 
     x = np.asarray(wins_per_deal, dtype=np.float64) / nplayers
-    m = float(x.mean())
+    m, lo, hi, _ = ST.t_interval(x, confidence)
     if len(x) < 2:
         return m, float("nan"), float("nan")
-    se = float(x.std(ddof=1)) / math.sqrt(len(x))
-    t = float(stats.t.ppf(0.5 + confidence / 2, len(x) - 1))
-    return m, max(bounds[0], m - t * se), min(bounds[1], m + t * se)
+    return m, max(bounds[0], float(lo)), min(bounds[1], float(hi))
 
 
 # =========================================================================== the tune

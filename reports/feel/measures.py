@@ -203,7 +203,7 @@ def games_frame(records, winners, keys=None):
 
 def mean_interval(values, z=None):
     """``(mean, low, high, count)``: a 95% Student t interval over the values (NaN skipped)."""
-    from scipy import stats
+    from stats import tests as ST
 
     v = np.asarray(values, dtype=np.float64)
     v = v[~np.isnan(v)]
@@ -213,7 +213,10 @@ def mean_interval(values, z=None):
     m = float(v.mean())
     if k == 1:
         return m, math.nan, math.nan, 1
-    half = float(stats.t.ppf(0.975, k - 1) * v.std(ddof=1) / math.sqrt(k)) if z is None else z * float(v.std(ddof=1)) / math.sqrt(k)
+    if z is None:
+        m, lo, hi, _ = ST.t_interval(v, 0.95)
+        return m, float(lo), float(hi), k
+    half = z * float(v.std(ddof=1)) / math.sqrt(k)
     return m, m - half, m + half, k
 
 

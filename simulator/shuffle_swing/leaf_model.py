@@ -123,13 +123,12 @@ def margins(x, y, game, nplayers, coef):
 def game_mean_interval(values, game):
     """Mean of ``values`` over games (each game's own mean first) with a 95% Student-t interval
     over games."""
-    from scipy import stats
+    from stats import tests as ST
 
     ids, inv = np.unique(game, return_inverse=True)
     per = np.bincount(inv, weights=values) / np.bincount(inv)
-    m = per.mean()
-    h = stats.t.ppf(0.975, len(per) - 1) * per.std(ddof=1) / np.sqrt(len(per)) if len(per) > 1 else float("nan")
-    return float(m), float(m - h), float(m + h)
+    m, lo, hi, _ = ST.t_interval(per, 0.95)
+    return float(m), float(lo), float(hi)
 
 
 def write_leaf(path, blocks, provenance, description):
