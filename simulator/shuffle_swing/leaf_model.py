@@ -49,6 +49,7 @@ from simulator.shuffle_swing.layout import (
     P_WEIGHTS,
     WEIGHT_NAMES,
 )
+from simulator.shuffle_swing.leaf_fit import fit, relative  # the one least-squares fit and its seat margins
 from simulator.shuffle_swing.playout import GameSetup, strategy_matrix
 from simulator.shuffle_swing.strategies import StrategyLibrary, load_leaf_model
 
@@ -71,28 +72,6 @@ def samples(row, nplayers, seeds, instruments=None):
         ys.append(np.tile(finals[:nplayers].astype(np.float64), t))
         gs.append(np.full(t * nplayers, g))
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
-
-
-def fit(x, y):
-    """Least-squares coefficients of ``y ~ x`` (``numpy.linalg.lstsq``) and the share of ``y``'s
-    variance they explain. Columns that are 0 throughout (up to rounding) get coefficient 0."""
-    used = np.abs(x).max(axis=0) > 1e-9
-    coef = np.zeros(x.shape[1])
-    coef[used], *_ = np.linalg.lstsq(x[:, used], y, rcond=None)
-    resid = y - x @ coef
-    r2 = 1.0 - resid.var() / y.var() if y.var() > 0 else 0.0
-    return coef, float(r2)
-
-
-def relative(x, y, nplayers):
-    """Each seat's features and final score less the mean of its table's (the rows of one state
-    come in blocks of ``nplayers``). The search compares seats, never the level all of them reach:
-    fitted on these, the model spends nothing on how high a game's scores run, and its scores'
-    differences are what a rollout's margin reads (a linear model's shift is the same for every
-    seat). Features alike for every seat (the share left, the constant) become 0."""
-    xs = x.reshape(-1, nplayers, x.shape[1])
-    ys = y.reshape(-1, nplayers)
-    return (xs - xs.mean(axis=1, keepdims=True)).reshape(x.shape), (ys - ys.mean(axis=1, keepdims=True)).ravel()
 
 
 def hand_coefficients(row):
