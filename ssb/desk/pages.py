@@ -182,9 +182,10 @@ def _figure_words(f):
     from reports.gate.format import fmt_change, fmt_interval, fmt_margin
 
     kind = f.get("kind") or ("win_rate" if "win rate" in str(f.get("label", "")) else "")
-    ci = f" {fmt_interval(kind, f['ci_low'], f['ci_high'])}" if "ci_low" in f and "ci_high" in f else ""
-    margin = f" (margin {fmt_margin(kind, f['margin'])})" if "margin" in f else ""
-    return f"{f.get('label', '')}, {_where(f)}: {fmt_change(kind, f.get('change', 0.0))}{ci}{margin}"
+    ci = [f"interval {fmt_interval(kind, f['ci_low'], f['ci_high'])}"] if "ci_low" in f and "ci_high" in f else []
+    margin = [f"margin {fmt_margin(kind, f['margin'])}"] if "margin" in f else []
+    detail = f" ({', '.join(ci + margin)})" if ci or margin else ""
+    return f"{f.get('label', '')}, {_where(f)}: {fmt_change(kind, f.get('change', 0.0))}{detail}"
 
 
 def _gate_answer(ans, who, how, anchor, folder_rel, status, q):
