@@ -17,6 +17,8 @@ from simulator.errors import DataError
 from ssb.desk import catalog, forms, jobs
 from ssb.desk.app import create_app, is_loopback
 
+import desk_support
+
 AWARDS = "section.0.score.0.awards"  # the trumpet's first scoring term of the Horns
 DESK = "http://127.0.0.1:8765"
 
@@ -33,17 +35,7 @@ def client(tmp_path):
 
 def horns_form(client, **changes):
     """The Horns form as a browser submits it: every field with its shown value, then ``changes``."""
-    ed = catalog.instruments(client.app.state.root)["Horns"]
-    doc = forms.tomllib.loads(ed.source_text())
-    data = {}
-    for f in forms.fields_of(doc):
-        if f.kind == "bool":
-            if f.value:
-                data[f.name] = "on"
-        else:
-            data[f.name] = f.shown()
-    data.update(changes)
-    return data
+    return desk_support.horns_form(client.app.state.root, **changes)
 
 
 def test_fields_are_named_by_the_loaders_key_paths():

@@ -16,6 +16,7 @@ with warnings.catch_warnings():  # Starlette's test client names the httpx it ru
 from cli_harness import files_under
 from ssb.desk import catalog, forms, guard, jobs
 from ssb.desk.app import create_app
+from desk_support import horns_form
 
 AWARDS = "section.0.score.0.awards"
 DESK = "http://127.0.0.1:8765"
@@ -25,19 +26,6 @@ OWN = ("designs", "instruments", "horns.toml")
 @pytest.fixture
 def client(tmp_path):
     return TestClient(create_app(tmp_path), base_url=DESK, headers={"origin": DESK})
-
-
-def horns_form(root, **changes):
-    ed = catalog.instruments(root)["Horns"]
-    data = {}
-    for f in forms.fields_of(forms.tomllib.loads(ed.source_text())):
-        if f.kind == "bool":
-            if f.value:
-                data[f.name] = "on"
-        else:
-            data[f.name] = f.shown()
-    data.update(changes)
-    return data
 
 
 def clean(res, status=200):

@@ -23,6 +23,7 @@ with warnings.catch_warnings():  # Starlette's test client names the httpx it ru
 from cli_harness import assert_clean_error, files_under, invoke
 from ssb.desk import catalog, forms, guard, jobs
 from ssb.desk.app import create_app
+from desk_support import horns_form
 
 AWARDS = "section.0.score.0.awards"
 DESK = "http://127.0.0.1:8765"
@@ -31,19 +32,6 @@ DESK = "http://127.0.0.1:8765"
 def client_for(root, base=DESK, origin=DESK, **kwargs):
     headers = {"origin": origin} if origin else {}
     return TestClient(create_app(root, port=8765, **kwargs), base_url=base, headers=headers)
-
-
-def horns_form(root, **changes):
-    ed = catalog.instruments(root)["Horns"]
-    data = {}
-    for f in forms.fields_of(forms.tomllib.loads(ed.source_text())):
-        if f.kind == "bool":
-            if f.value:
-                data[f.name] = "on"
-        else:
-            data[f.name] = f.shown()
-    data.update(changes)
-    return data
 
 
 def no_traceback(res):
