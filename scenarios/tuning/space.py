@@ -164,9 +164,11 @@ def _board_base(scenario, parts):
     """The current value of a board key (``parts`` after ``board``), the scenario's own board
     overrides applied, or ``(None, reason)``. A ``[seats]`` row a count leaves out reads as the
     rulebook's set-up, written as the file would write it (a list with one value per seat)."""
-    from simulator.shuffle_swing.board import SEAT_KEYS
+    import dataclasses
 
     board = scenario.instruments.board
+    # The seat levers: the fields of the board's per-count set-up (its [seats] keys).
+    seat_keys = tuple(f.name for f in dataclasses.fields(board.seats[0]) if f.name != "nplayers") if board.seats else ()
     doc = copy.deepcopy(read_toml(board.path))
     for key, value in scenario.overrides.items():
         head, _, rest = key.partition(".")
@@ -176,7 +178,7 @@ def _board_base(scenario, parts):
             for part in path:
                 cur = cur.setdefault(part, {})
             cur[leaf] = value
-    if len(parts) == 3 and parts[0] == "seats" and parts[1] in SEAT_KEYS and parts[2].isdigit():
+    if len(parts) == 3 and parts[0] == "seats" and parts[1] in seat_keys and parts[2].isdigit():
         row = doc.get("seats", {}).get(parts[1], {}).get(parts[2])
         if row is not None:
             return row, None
@@ -188,9 +190,9 @@ def _board_base(scenario, parts):
         if parts[1] in ("extra_cats", "start_tokens"):
             return [{} for _ in value], None
         return list(value), None
-    if parts and parts[0] == "seats" and (len(parts) != 3 or parts[1] not in SEAT_KEYS or not parts[2].isdigit()):
+    if parts and parts[0] == "seats" and (len(parts) != 3 or parts[1] not in seat_keys or not parts[2].isdigit()):
         return None, (f"a seat lever is searched as board.seats.KEY.PLAYERS, one list per player count "
-                      f"(KEY: {', '.join(SEAT_KEYS)})")
+                      f"(KEY: {', '.join(seat_keys)})")
     return _get_path(doc, parts)
 
 
