@@ -341,6 +341,8 @@ class Race:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.cpu_seconds = float(state.get("cpu_seconds", 0.0))
         rounds_here = 0
+        if not state["rounds"]:
+            self._save(state)  # a page shows the candidates before the first round ends
         with dispatcher(self.backend, self.jobs, self.scheduler) as dispatch:
             while state["stop"] is None:
                 self._refuse(state)
