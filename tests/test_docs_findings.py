@@ -30,6 +30,8 @@ def test_pages_quote_the_runs():
     assert "<!-- run: starter/" in index
     for page in ("guide/sequential.md", "guide/skill-ladder.md"):
         assert "<!-- run: starter/facts.json summary -->" in (ROOT / "docs" / page).read_text(encoding="utf-8"), page
+    sequential = (ROOT / "docs" / "guide" / "sequential.md").read_text(encoding="utf-8")
+    assert "<!-- run: starter/proof.csv -->" in sequential
 
 
 @pytest.mark.parametrize("spec", sorted((ROOT / "docs" / "runs").glob("*/run.toml")), ids=lambda p: p.parent.name)
@@ -199,3 +201,104 @@ def test_a_rerun_writes_the_run_s_sources_without_machine_paths(tmp_path, monkey
     kept = (runs / "demo" / "manifest.json").read_text()
     assert str(tmp_path) not in kept and str(ROOT) not in kept and '"text"' not in kept and "chunks" not in kept
     assert "scenarios/starter.toml" in kept
+
+
+# --------------------------------------------------------------------------- words from the outcome
+
+ANSWER_HEAD = ("department,instrument,players,lineup,judge,reference,verdict,measure,who,measure_verdict,effect,lo,hi,"
+               "margin,own_measure,own_who,own_effect,own_lo,own_hi,seat_verdict,seat_who,seat_effect,seat_lo,seat_hi,"
+               "seat_margin,deals,seq_note\n")
+
+
+def _answer(dept, inst, players, judge, verdict, measure, effect, lo, hi, who="", own=None):
+    own = own or (measure, who, effect, lo, hi)
+    return (f"{dept},{inst},{players},{judge} x{players},{judge} x{players},Piano,{verdict},{measure},{who},{verdict},"
+            f"{effect},{lo},{hi},5.0,{own[0]},{own[1]},{own[2]},{own[3]},{own[4]},not decided,,,,,,1000,\n")
+
+
+@pytest.fixture
+def instrument_run(tmp_path):
+    d = tmp_path / "demo"
+    d.mkdir()
+    rows = [
+        _answer("orange", "Organ", 2, "greedy", "out of line", "objective_points", 34.5, 34.2, 34.8),
+        _answer("orange", "Organ", 2, "search_leaf", "out of line", "objective_points", 37.3, 36.7, 37.9),
+        _answer("orange", "Organ", 4, "greedy", "out of line", "objective_points", 49.3, 49.1, 49.6),
+        _answer("orange", "Organ", 4, "search_leaf", "out of line", "objective_points", 52.7, 52.1, 53.3),
+        _answer("orange", "Vibes", 2, "greedy", "in line", "objective_points", -0.5, -1.0, 0.1),
+        _answer("orange", "Vibes", 2, "search_leaf", "unclear", "objective_points", -1.0, -2.0, 0.1,
+                own=("seat_win", "2", -0.03, -0.07, 0.01)),
+        _answer("orange", "Vibes", 4, "greedy", "out of line", "objective_points", -7.8, -8.1, -7.6),
+        _answer("orange", "Vibes", 4, "search_leaf", "in line", "objective_points", -1.3, -1.9, -0.7),
+    ]
+    (d / "instrument_answer.csv").write_text(ANSWER_HEAD + "".join(rows))
+    (d / "instrument_judges.csv").write_text(
+        "department,instrument,players,measure,who,weak,strong,weak_effect,strong_effect,diff,lo,hi,margin,family,test\n"
+        "orange,Organ,2,objective_points,,greedy x2,search_leaf x2,34.5,37.3,2.8,1.9,3.7,5.0,8,shown\n"
+        "orange,Organ,4,objective_points,,greedy x4,search_leaf x4,49.3,52.7,3.4,-0.2,7.0,5.0,10,not shown\n"
+        "orange,Vibes,4,objective_points,,greedy x4,search_leaf x4,-7.8,-1.3,6.5,5.2,7.8,5.0,10,shown\n")
+    (d / "report.txt").write_text(
+        "  Clarinet (gray) at 4 players is out of line on objective points handed out per game for greedy x4 and "
+        "search_leaf x4 alike: it hands out 15.7 more; so does every other gray instrument for greedy x4 and "
+        "search_leaf x4: Horns, the reference, is the odd one on this measure.\n")
+    proof = {"strong": "search_leaf", "reference": "search", "seconds": 144.0, "seconds_spent": 80.25, "cpu_seconds": 99.6,
+             "settings": [{"setting": "Violin/Piano/Horns", "players": 2, "verdict": "stronger", "share": 0.7, "lo": 0.6,
+                           "hi": 0.8, "fair": 0.5, "deals": 108},
+                          {"setting": "Violin/Organ/Horns", "players": 2, "verdict": "unproven", "share": 0.55,
+                           "lo": 0.45, "hi": 0.62, "fair": 0.5, "deals": 324}]}
+    (d / "manifest.json").write_text(json.dumps({"sequential": {"proof": proof}}))
+    return d
+
+
+def test_an_instrument_run_s_answer_is_written_from_its_tables(instrument_run):
+    facts = findings.derived_facts(instrument_run)
+    f = facts["instruments"]
+    assert f["everywhere"] == ("out of line at 2 and 4 players for greedy and search_leaf alike: Organ (orange): 34.5 "
+                               "to 52.7 more objective points per game than Piano at 2 and 4 players")
+    assert f["everywhere_names"] == "Organ"
+    # the difference's test, said as the report's table gives it: shown at 2 players, not at 4
+    assert f["strong_lead"] == ("Organ's lead under search_leaf against greedy: shown larger at 2 players "
+                                "(+2.8 [+1.9, +3.7]); not shown to differ at 4 players (+3.4 [-0.2, +7.0])")
+    # decided verdicts that differ first, then those where one judge is undecided
+    assert f["disagree"].startswith("Out of line for greedy and in line for search_leaf: at 4 players Vibes "
+                                    "(points -7.8 [-8.1, -7.6] against -1.3 [-1.9, -0.7]; the difference shown)")
+    assert "In line for greedy and undecided for search_leaf: at 2 players Vibes" in f["disagree"]
+    assert f["disagree_count"] == 1 and f["differ_count"] == 2
+    assert f["reference_odd"] == "Horns at 4 players (greedy and search_leaf)"
+    assert f["verdicts"] == "8 verdicts (2 instruments x 2 player counts x 2 judges): 5 out of line, 2 in line, 1 undecided"
+    table = (instrument_run / "sets.csv").read_text().splitlines()
+    assert table[0] == "instrument,2p greedy,2p search_leaf,4p greedy,4p search_leaf"
+    assert table[2].startswith('Vibes (orange),"in line: points -0.5 [-1.0, +0.1]","undecided: points -1.0 [-2.0, +0.1]; '
+                               'seat 3 wins -3.0 pp [-7.0, +1.0]"')
+    p = facts["proof"]
+    assert (p["shown"], p["settings"], p["spent"], p["budget"], p["cpu_s"]) == (1, 2, 80.2, 144, 100)
+    assert p["line"] == ("search_leaf is shown stronger than search on 1 of 2 settings; not on Violin/Organ/Horns at "
+                         "2 players (unproven: 55.0% of the wins [45.0, 62.0] against a fair 50.0%, 324 deals), where "
+                         "every verdict of search_leaf rests on an unproven judge")
+    assert (instrument_run / "proof.csv").read_text().splitlines()[2] == \
+        'Violin/Organ/Horns,2,unproven,"55.0% [45.0, 62.0]",50.0%,324'
+
+
+def test_no_instrument_out_of_line_everywhere_is_said_so(instrument_run):
+    path = instrument_run / "instrument_answer.csv"
+    path.write_text(path.read_text().replace("4,search_leaf x4,search_leaf x4,Piano,out of line", "4,search_leaf x4,search_leaf x4,Piano,unclear"))
+    f = findings.instrument_facts(instrument_run)["instruments"]
+    assert f["everywhere"] == "out of line at 2 and 4 players for greedy and search_leaf alike: none"
+    assert f["everywhere_names"] == "none"
+
+
+@pytest.mark.parametrize("spec", sorted((ROOT / "docs" / "runs").glob("*/run.toml")), ids=lambda p: p.parent.name)
+def test_the_words_of_each_run_are_its_files(spec, tmp_path):
+    """The sentences and tables facts.json keeps about a run's outcome are what its kept files give
+    today: a hand-edited sentence, or one left from other files, fails."""
+    import shutil
+
+    copy = tmp_path / spec.parent.name
+    shutil.copytree(spec.parent, copy)
+    derived = findings.derived_facts(copy)
+    kept = json.loads((spec.parent / "facts.json").read_text())
+    for key, value in derived.items():
+        assert kept.get(key) == value, f"docs/runs/{spec.parent.name}/facts.json {key}: `make findings` with --derive writes it again"
+    for table in ("sets.csv", "proof.csv"):
+        if (copy / table).is_file():
+            assert (spec.parent / table).read_text() == (copy / table).read_text(), f"{spec.parent.name}/{table}"

@@ -450,6 +450,7 @@ def _rerun(name, folder, spec, work, jobs):
             w.writerow(["players", "judge", "games", "verdict"])
             w.writerows(cells)
     facts["summary"] = _summary(facts)
+    facts.update(derived_facts(folder))
     shot = spec.get("screenshot")
     if shot:
         screenshot(work / out / "report" / "report.html", DOCS / shot)
@@ -501,6 +502,8 @@ def _summary(f):
     parts = [f"seed {f.get('seed')}"]
     if "decided" in f and "cells" in f:
         parts.append(f"{f['decided']} of {f['cells']} cells decided")
+    elif "verdicts_decided" in f:
+        parts.append(f"{f['verdicts_decided']} of {f['verdicts']} {f['verdicts_kind']} verdicts decided")
     if "games" in f:
         parts.append(f"{f['games']:,} games")
     if "declared_spent" in f and "declared_budget" in f:
@@ -509,6 +512,246 @@ def _summary(f):
     return (f"{parts[0]}: {head}; {t.get('cpu_s')} s of CPU for run and report, {t.get('wall')} of wall time "
             f"with `--jobs {f.get('jobs')}`, kernel cached, {f.get('machine')} shared at a load of {f.get('load')}, "
             f"{f.get('date')}")
+
+
+# --------------------------------------------------------------------------- words from the run's outcome
+# The sentences a page says about a run's outcome (which instrument is out of line, where the judges
+# disagree, on which settings the strong judge is shown stronger than search) are written here from
+# the files the run wrote, so that a page quoting them cannot say what the run did not.
+
+SHORT = {"objective_points": "points", "winner_points": "winner's points", "seat_win": "seat {who} wins",
+         "unbuilt": "unbuilt", "rounds": "length", "strategy_win": "{who}'s wins"}
+LONG = {"objective_points": "objective points per game", "winner_points": "winner's points from the instrument",
+        "seat_win": "seat {who}'s win rate", "unbuilt": "games ending with it unbuilt", "rounds": "game length",
+        "strategy_win": "{who}'s share of wins"}
+RATES = {"seat_win", "unbuilt", "strategy_win"}
+OUT, IN_LINE = "out of line", "in line"
+UNDECIDED = "undecided"
+
+
+def _word(verdict):
+    """An instrument verdict in the one vocabulary: the report's "unclear" or "open" (not decided yet)
+    is said *undecided*."""
+    return verdict if verdict in (OUT, IN_LINE) else UNDECIDED
+
+
+def _read_csv(path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _num(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def _who(measure, who):
+    if measure == "seat_win" and who not in ("", None):
+        try:
+            return str(int(float(who)) + 1)  # the record's seats are 0-based, the pages' 1-based
+        except ValueError:
+            return str(who)
+    return who or ""
+
+
+def _label(table, measure, who):
+    return table.get(measure, measure).format(who=_who(measure, who))
+
+
+def _fig(measure, effect, lo, hi):
+    k, unit = (100.0, " pp") if measure in RATES else (1.0, "")
+    return f"{k * effect:+.1f}{unit} [{k * lo:+.1f}, {k * hi:+.1f}]"
+
+
+def _and(items):
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
+
+
+def _players(counts):
+    counts = sorted(counts)
+    return f"{_and([str(c) for c in counts])} player{'s' if counts[-1] != 1 else ''}"
+
+
+def _judge(lineup):
+    """``"greedy"`` of a mirror lineup written ``"greedy,greedy"`` or ``"greedy x2"``."""
+    return str(lineup).split(" x")[0].split(",")[0].strip()
+
+
+def _cell_words(r):
+    """``"out of line: points +34.5 [+34.2, +34.8]"``: a judge's verdict on an instrument, the measure its
+    sentence names, and the measure the verdict rests on when another."""
+    text = f"{_word(r['verdict'])}: {_label(SHORT, r['measure'], r['who'])} " \
+           f"{_fig(r['measure'], _num(r['effect']), _num(r['lo']), _num(r['hi']))}"
+    own = (r.get("own_measure"), r.get("own_who") or "")
+    if r["verdict"] != IN_LINE and own[0] and own != (r["measure"], r["who"] or ""):
+        text += f"; {_label(SHORT, *own)} {_fig(own[0], _num(r['own_effect']), _num(r['own_lo']), _num(r['own_hi']))}"
+    return text
+
+
+def instrument_facts(folder):
+    """An instrument run's answer in words and one table (``sets.csv``: an instrument per row, a player
+    count and judge per column), from the report's own tables (``instrument_answer.csv``, the verdict
+    and the measure its sentence names per instrument, player count and judge; ``instrument_judges.csv``,
+    the strong judge's effect minus the weak one's and its test)."""
+    folder = Path(folder)
+    if not (folder / "instrument_answer.csv").is_file():
+        return {}
+    rows = _read_csv(folder / "instrument_answer.csv")
+    diffs = _read_csv(folder / "instrument_judges.csv") if (folder / "instrument_judges.csv").is_file() else []
+    judges = list(dict.fromkeys(_judge(r["lineup"]) for r in rows))
+    counts = sorted({int(r["players"]) for r in rows})
+    insts = list(dict.fromkeys((r["instrument"], r["department"]) for r in rows))
+    by = {(r["instrument"], int(r["players"]), _judge(r["lineup"])): r for r in rows}
+
+    cols = [(p, j) for p in counts for j in judges if any((i, p, j) in by for i, _ in insts)]
+    with open(folder / "sets.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["instrument", *[f"{p}p {j}" for p, j in cols]])
+        for inst, dept in insts:
+            w.writerow([f"{inst} ({dept})", *[_cell_words(by[(inst, p, j)]) if (inst, p, j) in by else ""
+                                              for p, j in cols]])
+
+    facts = {"judges": _and(judges), "weak": judges[0], "strong": judges[-1], "players": _players(counts)}
+    verdicts = [r["verdict"] for r in rows]
+    facts["verdicts"] = (f"{len(verdicts)} verdicts ({len(insts)} instruments x {len(counts)} player counts x "
+                         f"{len(judges)} judges): {verdicts.count(OUT)} out of line, {verdicts.count(IN_LINE)} in line, "
+                         f"{len(verdicts) - verdicts.count(OUT) - verdicts.count(IN_LINE)} {UNDECIDED}")
+
+    # Out of line everywhere: at every player count for every judge.
+    every = [(i, d) for i, d in insts if all(by.get((i, p, j), {}).get("verdict") == OUT for p, j in cols)]
+    sents = []
+    for inst, dept in every:
+        mine = [by[(inst, p, j)] for p, j in cols]
+        ref = mine[0]["reference"]
+        parts = {}
+        for r in mine:  # the measure each verdict's sentence names, by player count
+            parts.setdefault((r["measure"], r["who"] or ""), []).append(r)
+        said = []
+        for (m, who), rs in parts.items():
+            k, unit = (100.0, " pp") if m in RATES else (1.0, "")
+            eff = sorted(k * _num(r["effect"]) for r in rs)
+            if eff[0] > 0 or eff[-1] < 0:
+                lo, hi = sorted((abs(eff[0]), abs(eff[-1])))
+                span = f"{lo:.1f}{unit}" if f"{lo:.1f}" == f"{hi:.1f}" else f"{lo:.1f} to {hi:.1f}{unit}"
+                span += " more" if eff[0] > 0 else " fewer"
+            else:
+                span = f"{eff[0]:+.1f} to {eff[-1]:+.1f}{unit}"
+            where = _players({int(r["players"]) for r in rs})
+            said.append(f"{span} {_label(LONG, m, who)}{' than ' + ref if not said else ''} at {where}")
+        sents.append(f"{inst} ({dept}): {', '.join(said)}")
+    facts["everywhere"] = (f"out of line at {_players(counts)} for {_and(judges)} alike: " + "; ".join(sents)
+                           if every else f"out of line at {_players(counts)} for {_and(judges)} alike: none")
+    facts["everywhere_names"] = _and([i for i, _ in every]) or "none"
+
+    # Does the strong judge read the effect of those instruments otherwise? The report's test of the
+    # difference, on the measure the answer names.
+    tests = {}
+    for d in diffs:
+        tests[(d["instrument"], int(d["players"]), d["measure"], d.get("who") or "")] = d
+    leads = []
+    for inst, _ in every:
+        parts = {}
+        for p in counts:
+            r = by.get((inst, p, judges[-1]))
+            d = r and tests.get((inst, p, r["measure"], r["who"] or ""))
+            if not d:
+                continue
+            if d["test"] == "shown":
+                word = "larger" if abs(_num(d["strong_effect"])) > abs(_num(d["weak_effect"])) else "smaller"
+                key = f"shown {word}"
+            elif d["test"] == "agree":
+                key = "shown the same within the margin"
+            else:
+                key = "not shown to differ"
+            parts.setdefault(key, []).append((p, _fig(d["measure"], _num(d["diff"]), _num(d["lo"]), _num(d["hi"]))))
+        if parts:
+            said = "; ".join(f"{k} at {_players([p for p, _ in v])} ({', '.join(f for _, f in v)})"
+                             for k, v in parts.items())
+            leads.append(f"{inst}'s lead under {judges[-1]} against {judges[0]}: {said}")
+    facts["strong_lead"] = ". ".join(leads) if leads else "no instrument is out of line everywhere to compare"
+
+    # Where the judges disagree: decided verdicts that differ between the weakest and strongest judge.
+    groups = {}
+    for inst, dept in insts:
+        for p in counts:
+            a, b = by.get((inst, p, judges[0])), by.get((inst, p, judges[-1]))
+            if not a or not b or a["verdict"] == b["verdict"]:
+                continue
+            groups.setdefault((a["verdict"], b["verdict"]), []).append((p, inst, a, b))
+    said = []
+    for (va, vb), items in sorted(groups.items(), key=lambda kv: (set(kv[0]) != {OUT, IN_LINE}, kv[0])):
+        per = {}
+        for p, inst, a, b in items:
+            d = tests.get((inst, p, a["measure"], a["who"] or ""))
+            shown = {"shown": "the difference shown", "agree": "the difference within the margin"}.get(
+                d["test"] if d else "", "the difference not shown")
+            per.setdefault(p, []).append(f"{inst} ({_label(SHORT, a['measure'], a['who'])} "
+                                         f"{_fig(a['measure'], _num(a['effect']), _num(a['lo']), _num(a['hi']))} "
+                                         f"against {_fig(b['measure'], _num(b['effect']), _num(b['lo']), _num(b['hi']))}; "
+                                         f"{shown})")
+        where = "; ".join(f"at {p} players {_and(v)}" for p, v in sorted(per.items()))
+        said.append(f"{_word(va)} for {judges[0]} and {_word(vb)} for {judges[-1]}: {where}")
+    facts["disagree"] = ". ".join(s[0].upper() + s[1:] for s in said) if said else \
+        f"the judges' verdicts agree on every instrument and player count"
+    n_decided_differ = sum(len(v) for k, v in groups.items() if set(k) == {OUT, IN_LINE})
+    facts["disagree_count"] = n_decided_differ
+    facts["differ_count"] = sum(len(v) for v in groups.values())
+
+    # The reference the odd one: the report's own sentences say so.
+    odd = {}
+    rep = (folder / "report.txt").read_text(encoding="utf-8") if (folder / "report.txt").is_file() else ""
+    for m in re.finditer(r"^\s+\S.*? at (\d) players .*?so does every other (\w+) instrument for ([^:]+): "
+                         r"(\w+), the reference, is the odd one", rep, re.M):
+        odd.setdefault(m.group(4), {}).setdefault(int(m.group(1)), set()).update(
+            _judge(x) for x in re.split(r", | and ", m.group(3)))
+    facts["reference_odd"] = "; ".join(
+        f"{ref} at {_and([f'{p} players ({_and(sorted(js, key=judges.index))})' for p, js in sorted(ps.items())])}"
+        for ref, ps in odd.items()) or "no reference is the odd one of its department"
+    return {"instruments": facts}
+
+
+def proof_facts(folder):
+    """The strong judge's proof per setting (``proof.csv``) and in words, from the run's manifest."""
+    folder = Path(folder)
+    path = folder / "manifest.json"
+    if not path.is_file():
+        return {}
+    seq = json.loads(path.read_text(encoding="utf-8")).get("sequential") or {}
+    rec = seq.get("proof") if isinstance(seq, dict) else None
+    settings = [s for s in (rec or {}).get("settings") or [] if isinstance(s, dict)]
+    if not settings:
+        return {}
+    strong, ref = rec.get("strong"), rec.get("reference")
+    with open(folder / "proof.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["setting", "players", f"{strong} against {ref}", "share of the wins [interval]", "fair", "deals"])
+        for s in settings:
+            w.writerow([s.get("setting", ""), s["players"], s["verdict"],
+                        f"{100 * s['share']:.1f}% [{100 * s['lo']:.1f}, {100 * s['hi']:.1f}]",
+                        f"{100 * s['fair']:.1f}%", f"{s['deals']:,}"])
+    shown = [s for s in settings if s["verdict"] == "stronger"]
+    rest = [s for s in settings if s["verdict"] != "stronger"]
+    facts = {
+        "strong": strong, "reference": ref, "settings": len(settings), "shown": len(shown),
+        "spent": round(float(rec.get("seconds_spent") or 0), 1), "budget": round(float(rec.get("seconds") or 0)),
+        "cpu_s": round(float(rec.get("cpu_seconds") or 0)),
+        "line": (f"{strong} is shown stronger than {ref} on "
+                 + (f"every one of the {len(settings)} settings" if not rest else f"{len(shown)} of {len(settings)} settings")),
+    }
+    if rest:
+        facts["line"] += "; not on " + "; ".join(
+            f"{s.get('setting', '')} at {s['players']} players ({s['verdict']}: {100 * s['share']:.1f}% of the wins "
+            f"[{100 * s['lo']:.1f}, {100 * s['hi']:.1f}] against a fair {100 * s['fair']:.1f}%, {s['deals']:,} deals)"
+            for s in rest) + f", where every verdict of {strong} rests on an unproven judge"
+    return {"proof": facts}
+
+
+def derived_facts(folder):
+    """The facts written from a run's kept files rather than from its playing (also ``--derive``)."""
+    return {**instrument_facts(folder), **proof_facts(folder)}
 
 
 def _jobs_of(args):
@@ -537,6 +780,10 @@ def _printed_facts(run_out, rep_out):
     m = re.search(r"(\d+) of (\d+) cells decided", run_out)
     if m:
         facts["decided"] = _number(m.group(1))
+    m = re.search(r"(\d+) of (\d+) (instrument|variant) verdicts decided", run_out)
+    if m:
+        facts["verdicts_decided"], facts["verdicts"] = _number(m.group(1)), _number(m.group(2))
+        facts["verdicts_kind"] = m.group(3)
     # The run's own budget line (a proof's line, "15.978 of 55 declared CPU seconds", is not it).
     m = re.search(r"(?<![\d.,])([\d,]+) of ([\d,]+) declared CPU s(?!econds)", run_out + rep_out)
     if m:
@@ -575,8 +822,19 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="rewrite nothing; exit 1 when a page differs from its source")
     ap.add_argument("--jobs", type=int, default=None, help="worker processes of each run (default: run.toml's)")
     ap.add_argument("--keep", default=None, help="play in this folder and keep it (default: a temporary one)")
+    ap.add_argument("--derive", action="store_true",
+                    help="write each run's facts from its kept files again (its words and tables), playing nothing")
     ap.add_argument("runs", nargs="*", help="runs to play again (default: every folder of docs/runs)")
     a = ap.parse_args(argv)
+    if a.derive:
+        for name in a.runs or sorted(p.parent.name for p in RUNS.glob("*/facts.json")):
+            path = RUNS / name / "facts.json"
+            if not path.is_file():
+                print(f"error: docs/runs/{name}/facts.json: no such run (make findings RERUN=1 plays it)", file=sys.stderr)
+                return 2
+            facts = json.loads(path.read_text(encoding="utf-8"))
+            facts.update(derived_facts(RUNS / name))
+            path.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     if a.check:
         bad = check()
         for line in bad:
