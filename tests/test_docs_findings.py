@@ -302,3 +302,11 @@ def test_the_words_of_each_run_are_its_files(spec, tmp_path):
     for table in ("sets.csv", "proof.csv"):
         if (copy / table).is_file():
             assert (spec.parent / table).read_text() == (copy / table).read_text(), f"{spec.parent.name}/{table}"
+
+
+def test_each_judge_s_cost_is_the_run_s_measure(tmp_path):
+    (tmp_path / "manifest.json").write_text(json.dumps({"sequential": {"measured": {
+        "greedy": {"games": 10000, "cpu_seconds": 5.0}, "search_leaf": {"games": 1000, "cpu_seconds": 22.4},
+        "lookahead": {"games": 0, "cpu_seconds": 0.0}}}}))
+    cost = findings.cost_facts(tmp_path)["cost"]
+    assert cost == {"greedy": {"ms": 0.5, "x_greedy": 1.0}, "search_leaf": {"ms": 22.4, "x_greedy": 44.8}}

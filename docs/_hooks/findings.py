@@ -749,9 +749,26 @@ def proof_facts(folder):
     return {"proof": facts}
 
 
+def cost_facts(folder):
+    """Each judge's CPU per game as the run's workers measured it (``sequential.measured``, over all its
+    cells), and as a multiple of greedy's: ``{"cost": {"search_leaf": {"ms": 22.4, "x_greedy": 44.8}}}``."""
+    path = Path(folder) / "manifest.json"
+    if not path.is_file():
+        return {}
+    seq = json.loads(path.read_text(encoding="utf-8")).get("sequential") or {}
+    measured = seq.get("measured") if isinstance(seq, dict) else None
+    if not isinstance(measured, dict):
+        return {}
+    ms = {j: 1000 * float(m.get("cpu_seconds") or 0) / m["games"] for j, m in measured.items()
+          if isinstance(m, dict) and m.get("games")}
+    base = ms.get("greedy")
+    out = {j: {"ms": round(v, 1), **({"x_greedy": round(v / base, 1)} if base else {})} for j, v in ms.items()}
+    return {"cost": out} if out else {}
+
+
 def derived_facts(folder):
     """The facts written from a run's kept files rather than from its playing (also ``--derive``)."""
-    return {**instrument_facts(folder), **proof_facts(folder)}
+    return {**instrument_facts(folder), **proof_facts(folder), **cost_facts(folder)}
 
 
 def _jobs_of(args):
