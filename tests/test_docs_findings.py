@@ -30,7 +30,12 @@ def test_pages_quote_the_runs():
     assert "<!-- run: starter/" in index
     for page in ("guide/sequential.md", "guide/skill-ladder.md"):
         assert "<!-- run: starter/facts.json summary -->" in (ROOT / "docs" / page).read_text(encoding="utf-8"), page
+    # the expansion answer, where the judges disagree and the strong judge's proof: from expansion-strong
     sequential = (ROOT / "docs" / "guide" / "sequential.md").read_text(encoding="utf-8")
+    for key in ("instruments.everywhere", "instruments.disagree", "instruments.strong_lead", "proof.line"):
+        assert f"<!-- run: expansion-strong/facts.json {key} -->" in index, key
+        assert f"<!-- run: expansion-strong/facts.json {key} -->" in sequential, key
+    assert "<!-- run: expansion-strong/sets.csv -->" in sequential and "<!-- run: expansion-strong/proof.csv -->" in sequential
     assert "<!-- run: starter/proof.csv -->" in sequential
 
 
