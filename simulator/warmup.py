@@ -104,7 +104,7 @@ def _record_path(entry="play_batch", state=COLD):
 
 def compile_state(entry="play_batch"):
     """``cold`` when no function of ``entry``'s kernel module is compiled in this process yet, ``warm``
-    when one is (another entry point compiled or loaded just now: most of the code is there)."""
+    when one is (another entry point compiled or loaded just now: part of the code is there)."""
     import importlib
 
     try:
@@ -192,7 +192,7 @@ def compile_notice(seconds=None, entry="play_batch", what="the rules kernel", st
             doc = sibling = _sibling_record(entry)
     now = _load()
     now_text = f"; load now {now:.1f}" if now is not None else ""
-    rest = " (the rest of it: most of the kernel is compiled already in this process)" if state == WARM else ""
+    rest = " (after another entry point of it compiled in this process)" if state == WARM else ""
     if doc is None:
         if state == WARM:
             return f"compiling {what}, first run only{rest}: not measured on this machine yet{now_text}"
