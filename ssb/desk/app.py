@@ -7,6 +7,8 @@ Routes::
     /                         games, instruments, boards, strategies, balance searches, recent runs
     /edit/instrument/NAME     a form of an instrument file (POST: check with the loader, save)
     /edit/board/GAME/NAME     the same for a board file
+    /shipped/KIND/KEY         POST: put the shipped value back (one key, or the whole file)
+    /history, /compare        every check with its change and answer; two of them side by side
     /check                    POST: start "did this change move the balance?" on a saved file
     /check/FOLDER             a check's page; /progress, /cancel, /resume its live parts
     /tune                     "which number should I change?": the shipped balance searches
@@ -31,13 +33,16 @@ from ssb.desk import catalog, forms, guard, jobs
 from ssb.desk.pages import (
     answer_block,
     gate_answer_block as pages_gate_answer,
+    change_words,
     check_fragment,
     cmd_block,
     e,
     field_rows,
+    gate_word,
     layout,
     link,
     rel,
+    short_answer,
     shown,
     table,
 )
@@ -130,8 +135,29 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         return e(info["status"])
 
     # ------------------------------------------------------------------ edit
+    def differs(ed, fields):
+        """Field name -> the shipped value as shown, for each field of ``fields`` whose value differs
+        from the shipped file's (only when the designer's own file is there: the form starts from it)."""
+        if not ed.own.is_file() or ed.own_problem() is not None:
+            return {}
+        try:
+            shipped = ed.shipped_fields()
+        except (OSError, ValueError):
+            return {}
+        return {f.name: shipped[f.name].shown() for f in fields
+                if f.name in shipped and shipped[f.name].value != f.value
+                and not (f.name == "board.name" and not ed.checkable)}
+
+    def back_form(ed, n):
+        own = rel(ed.own, root)
+        return (f'<form method="post" action="{e(back_of(ed))}" id="shipped-form">{hidden}'
+                '<input type="hidden" name="all" value="file">'
+                f'<p><button type="submit" class="secondary" id="all-shipped">Back to the shipped file: remove {e(own)} '
+                f"({n} value{'s' * (n != 1)} differ{'s' * (n == 1)})</button></p></form>")
+
     def edit_body(ed, fields, errors, changed=(), note=""):
         own = rel(ed.own, root)
+        ship = differs(ed, fields)
         if ed.kind == "instrument":
             validate = ["ssb instruments validate " + own]
         elif ed.checkable:  # a run reads it through the scenario's overrides (the check below)
@@ -147,15 +173,22 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             note,
             f'<p class="form-error" id="form-error">{e(top)}</p>' if top else "",
             f'<form id="edit-form" hx-post="{e(action_of(ed))}" hx-target="#form-area" hx-swap="outerHTML">',
-            hidden, field_rows(fields, errors, changed),
+            hidden, field_rows(fields, errors, changed, ship, back_of(ed)),
             '<p><button type="submit" id="save">Check and save</button></p></form>',
+            back_form(ed, len(ship)) if ed.own.is_file() and ed.own_problem() is None else "",
             "<p>The same from the command line, after saving:</p>", cmd_block(validate),
             check_form(ed) if ed.checkable and ed.own.is_file() else "",
             "</div>",
         ])
 
+    def key_of(ed):
+        return ed.name if ed.kind == "instrument" else ed.game + "/" + ed.name
+
     def action_of(ed):
-        return f"/edit/{ed.kind}/{ed.name if ed.kind == 'instrument' else ed.game + '/' + ed.name}"
+        return f"/edit/{ed.kind}/{key_of(ed)}"
+
+    def back_of(ed):
+        return f"/shipped/{ed.kind}/{key_of(ed)}"
 
     def repair_body(ed, problem, text=None, message=""):
         """The repair view of a designer's file the form cannot show: what is wrong, its text to fix
@@ -263,6 +296,161 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             note += '<ul class="form-error" id="warnings">' + "".join(f"<li>{e(w)}</li>" for w in warnings) + "</ul>"
         return HTMLResponse(edit_body(ed, new_fields, {}, out.changed, note))
 
+    async def back_to_shipped(request):
+        """Put the shipped value back: one key of the designer's file (``field``), or the whole file
+        (``all=file``: the designer's file is removed, the form shows the shipped file again). A write
+        goes through :func:`ssb.desk.guard.write_file` (below the desk's folder, through no link)."""
+        kind, key = request.path_params["kind"], request.path_params["key"]
+        try:
+            ed = editable(kind, key)
+        except KeyError:
+            return not_found(f"No {short(kind, 40)} named {short(key)}.")
+        form = await request.form()
+        problem = ed.own_problem()
+        if problem:
+            return page(ed.name, repair_body(ed, problem), 409)
+        if not ed.own.is_file():
+            return refused("Nothing to put back", "Your file is the shipped file already: there is no file of "
+                                                  "yours to put back.")
+        htmx = request.headers.get("hx-request") == "true"
+        try:
+            guard.writable(root, ed.own)
+            if form.get("all") == "file":
+                ed.own.unlink()
+                return RedirectResponse(action_of(ed), status_code=303)
+            name = str(form.get("field", ""))
+            text = ed.own.read_text(encoding="utf-8")
+            doc = tomllib.loads(text)
+            fields = forms.fields_of(doc)
+            mine = {f.name: f for f in fields}
+            shipped = ed.shipped_fields()
+            if name not in mine or name not in shipped:
+                return refused("Nothing to put back", f"{short(name)}: not a key of both your file and the "
+                                                      "shipped file.", 400)
+            import copy
+
+            new = copy.deepcopy(doc)
+            forms._set(new, mine[name].path, copy.deepcopy(shipped[name].value))
+            ed.validate(new)
+            forms.write_over(text, new, fields, [name], ed.own, root)
+        except guard.Refused as exc:
+            return refused("Not put back", f"Not put back: {exc}")
+        except DataError as exc:
+            return refused("Not put back", f"Not put back: the loader refuses the file with the shipped value: {exc}",
+                           400)
+        except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:
+            return refused("Not put back", f"Not put back: {short(exc, 200)}")
+        new_fields = forms.fields_of(tomllib.loads(ed.own.read_text(encoding="utf-8")))
+        note = (f'<p class="saved" id="saved">Put back the shipped value of {e(mine[name].alt)}: '
+                f"{e(shipped[name].shown())} (saved {e(rel(ed.own, root))}).</p>")
+        if htmx:
+            return HTMLResponse(edit_body(ed, new_fields, {}, [name], note))
+        return RedirectResponse(action_of(ed), status_code=303)
+
+    # ------------------------------------------------------------------ history and compare
+    def checks():
+        """Every check the desk started under results/desk/ (a folder with desk.json of kind check, not
+        reached through a link), newest first: ``[(folder, state)]``."""
+        base = root / "results" / "desk"
+        if not base.is_dir() or guard.link_in(root, base) is not None:
+            return []
+        found = []
+        for folder in base.iterdir():
+            if folder.is_symlink() or not folder.is_dir():
+                continue
+            state = jobs.read_state(folder)
+            if state is None or state.get("kind") != "check":
+                continue
+            found.append((str(state.get("started", "")), folder.name, folder))
+        found.sort(reverse=True)
+        return [(folder, jobs.status(folder)) for _s, _n, folder in found]
+
+    def what_of(change):
+        if not change or change.get("damaged"):
+            return ""
+        return f"{change.get('kind', '')} {change.get('name', '')}".strip()
+
+    async def history(request):
+        rows = []
+        for folder, state in checks():
+            r = rel(folder, root)
+            change = jobs.read_change(folder)
+            ans = state.get("answer") or {}
+            status = str(state.get("status", ""))
+            strong = ans.get("strong") if ans else None
+            rows.append([
+                f'<input type="checkbox" name="try" value="{e(r)}" class="pick">',
+                link(f"/check/{r}", folder.name), e(str(state.get("started", "")).replace("T", " ")[:16]),
+                e(what_of(change)), f'<span class="changes">{e(change_words(change))}</span>',
+                e(short_answer(ans if ans and not ans.get("lines") else None, status)),
+                e(short_answer(strong, status) if ans else ("playing" if status in ("running", "queued") else "")),
+                e(status)])
+        body = ["<h1>History: every check of this desk</h1>",
+                '<p class="meta">Each check with its change (the values of your file that differ from the shipped '
+                "file when the check started, kept in the check's folder as change.json), its answer per judge "
+                "and its state. Tick two and compare them.</p>",
+                '<form method="get" action="/compare" id="compare-form">',
+                table(["", "check", "started", "file", "change", "greedy players", "strong players", "state"], rows,
+                      "history"),
+                '<p><button type="submit" id="compare">Compare the two ticked checks</button></p></form>']
+        if not rows:
+            body.append("<p>No check yet: change a number of an instrument or the board, save it, and start "
+                        "\"Did this change move the balance?\".</p>")
+        return page("History", "".join(body))
+
+    def figure_cell(f):
+        from reports.gate.format import fmt_change, fmt_interval
+
+        if f is None:
+            return "-"
+        kind = f.get("kind", "")
+        ci = f" {fmt_interval(kind, f['ci_low'], f['ci_high'])}" if "ci_low" in f and "ci_high" in f else ""
+        v = str(f.get("verdict", ""))
+        return f'{e(fmt_change(kind, f.get("change", 0.0)) + ci)} <span class="v-{e(v)}">{e(gate_word(v))}</span>'
+
+    async def compare(request):
+        picked = request.query_params.getlist("try")
+        if len(picked) != 2:
+            return refused("Compare two checks", f"Tick two checks in the history to compare them ({len(picked)} "
+                                                 "ticked).", 400)
+        tries = []
+        for name in picked:
+            try:
+                folder = in_results(name)
+            except guard.Refused as exc:
+                return not_found(f"No such check: {exc}")
+            if not (folder / jobs.DESK_FILE).is_file() or (folder / jobs.DESK_FILE).is_symlink():
+                return not_found(f"No such check: {short(name)}")
+            tries.append((folder, jobs.status(folder), jobs.read_change(folder)))
+        (fa, sa, ca), (fb, sb, cb) = tries
+        rows = [["<strong>check</strong>", link(f"/check/{rel(fa, root)}", fa.name), link(f"/check/{rel(fb, root)}", fb.name)],
+                ["file", e(what_of(ca)), e(what_of(cb))],
+                ["change", f'<span class="changes">{e(change_words(ca))}</span>',
+                 f'<span class="changes">{e(change_words(cb))}</span>'],
+                ["state", e(str(sa.get("status", ""))), e(str(sb.get("status", "")))]]
+        for judge, pick in (("Greedy players", lambda a: a), ("Strong players", lambda a: (a or {}).get("strong"))):
+            a, b = pick(sa.get("answer")), pick(sb.get("answer"))
+            a = None if a and a.get("lines") else a
+            b = None if b and b.get("lines") else b
+            rows.append([f"<strong>{judge}</strong>", e(short_answer(a, sa.get("status", ""))),
+                         e(short_answer(b, sb.get("status", "")))])
+            by_a = {(f.get("cell_key"), f.get("label")): f for f in (a or {}).get("all", []) or []}
+            by_b = {(f.get("cell_key"), f.get("label")): f for f in (b or {}).get("all", []) or []}
+            moved = [k for k in dict.fromkeys([*by_a, *by_b])
+                     if (by_a.get(k) or {}).get("verdict", "pass") != "pass"
+                     or (by_b.get(k) or {}).get("verdict", "pass") != "pass"]
+            for k in moved:
+                players = str(k[0]).split("|")[0].replace("players=", "")
+                rows.append([e(f"{k[1]}, {players} players"), figure_cell(by_a.get(k)), figure_cell(by_b.get(k))])
+            if (a or b) and not moved:
+                rows.append(["", "every figure held" if a else "", "every figure held" if b else ""])
+        body = ["<h1>Two tries side by side</h1>",
+                '<p class="meta">Each try\'s change, then per judge the figures that moved beyond their margin or are '
+                "undecided in either try: the change against the baseline on the deals that try played, its "
+                "interval, and held / moved / undecided.</p>",
+                table(["", "try A", "try B"], rows, "compare"), f"<p>{link('/history', 'back to the history')}</p>"]
+        return page("Compare", "".join(body))
+
     # ------------------------------------------------------------------ checks
     def board_sets(ed):
         """A Shuffle and Swing board's changes as the scenario overrides of a run."""
@@ -274,10 +462,13 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
                 sets.append(f"overrides.board.{f.name}={forms.toml_value(f.value)}")
         return sets
 
-    def launch(stem, kind, make_steps, title):
-        """A new folder and its driver; a page that says why when the desk's folder refuses it."""
+    def launch(stem, kind, make_steps, title, change=None):
+        """A new folder and its driver; a page that says why when the desk's folder refuses it
+        (``change``: what the check plays, kept as the folder's change.json)."""
         try:
             folder = jobs.new_folder(root, stem)
+            if change is not None:
+                jobs.write_change(root, folder, change)
             jobs.start(folder, kind, make_steps(rel(folder, root)), title, root, env)
         except guard.Refused as exc:
             return refused("Not started", f"Not started: {exc}")
@@ -319,9 +510,12 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
 
         def steps(folder_rel):
             return jobs.check_steps(folder_rel, sets, int(games) if games else None, check_chunk,
-                                    adaptive_budget=6000 if form.get("adaptive") else None, jobs=workers)
+                                    adaptive_budget=6000 if form.get("adaptive") else None, jobs=workers,
+                                    sample=jobs.DESIGN_INSTRUMENTS if kind == "instrument" else None)
 
-        return launch(Path(ed.own).stem, "check", steps, f"{ed.kind} {ed.name}: did this change move the balance?")
+        change = {"kind": ed.kind, "name": ed.name, "file": rel(ed.own, root), "changes": ed.changes()}
+        return launch(Path(ed.own).stem, "check", steps, f"{ed.kind} {ed.name}: did this change move the balance?",
+                      change)
 
     def check_folder(request):
         """The check folder a URL names, or :class:`guard.Refused` (outside results/, no desk.json)."""
@@ -465,7 +659,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
                     cells.append([e(str(f.get("label", ""))), e(fmt_value(kind, float(f.get("now", 0.0)) - change)),
                                   e(fmt_value(kind, float(f.get("now", 0.0)))), e(fmt_change(kind, change)),
                                   e(fmt_interval(kind, float(f.get("ci_low", 0.0)), float(f.get("ci_high", 0.0)))),
-                                  e(fmt_margin(kind, float(f.get("margin", 0.0)))), e(str(f.get("verdict", "")))])
+                                  e(fmt_margin(kind, float(f.get("margin", 0.0)))), e(gate_word(f.get("verdict", "")))])
                 body.append(f"<h2>{e(players)} players</h2>")
                 body.append(table(["figure", "before the change", "after the change", "change (paired, per deal)",
                                    "interval", "margin", "verdict"], cells, f"figures-{e(players)}"))
@@ -490,6 +684,9 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
     routes = [
         Route("/", home),
         Route("/edit/{kind:str}/{key:path}", edit, methods=["GET", "POST"]),
+        Route("/shipped/{kind:str}/{key:path}", back_to_shipped, methods=["POST"]),
+        Route("/history", history),
+        Route("/compare", compare),
         Route("/check", start_check, methods=["POST"]),
         Route("/check/{folder:path}/progress", check_progress),
         Route("/check/{folder:path}/cancel", check_cancel, methods=["POST"]),

@@ -151,6 +151,42 @@ class Editable:
                 text = tomlkit.dumps(doc)
         return text
 
+    def shipped_fields(self):
+        """The shipped file's values as :class:`ssb.desk.forms.Field` by field name, as the form
+        starts from them (an instrument's ``replaces = true`` included)."""
+        from ssb.desk import forms
+
+        text = self.shipped.read_text(encoding="utf-8")
+        if self.kind == "instrument":
+            doc = tomlkit.parse(text)
+            doc["instrument"]["replaces"] = True
+            text = tomlkit.dumps(doc)
+        return {f.name: f for f in forms.fields_of(tomllib.loads(text))}
+
+    def changes(self):
+        """The values of the designer's own file that differ from the shipped file, in file order:
+        ``[{"key", "name", "shipped", "value"}]`` (``key`` as the form labels it, the values as TOML;
+        ``shipped`` None for a key the shipped file lacks). ``[]`` without an own file, or when the
+        own file cannot be read (:meth:`own_problem`); a board of another game's own name is no change."""
+        from ssb.desk import forms
+
+        if self.own_problem() is not None or not self.own.is_file():
+            return []
+        shipped = self.shipped_fields()
+        own = forms.fields_of(tomllib.loads(self.own.read_text(encoding="utf-8")))
+        out = []
+        for f in own:
+            old = shipped.get(f.name)
+            if old is not None and old.value == f.value:
+                continue
+            if f.name == "board.name" and not self.checkable:
+                continue
+            out.append({"key": f.alt, "name": f.name, "shipped": old.shown() if old else None, "value": f.shown()})
+        names = {f.name for f in own}
+        out += [{"key": f.alt, "name": f.name, "shipped": f.shown(), "value": None}
+                for f in shipped.values() if f.name not in names]
+        return out
+
     @property
     def checkable(self):
         """Whether the gate's check plays it: an instrument, or the instrument game's board (through
