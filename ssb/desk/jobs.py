@@ -202,6 +202,14 @@ def tune_steps(folder, tune, sets=(), jobs=0):
     return [argv]
 
 
+OWN_TUNE = "tune.toml"  # the tuning file "Which number?" writes into its search's folder
+
+
+def own_tune_steps(folder, jobs=0):
+    """``ssb tune FOLDER/tune.toml --out FOLDER``: a search of the designer's own problem."""
+    return [["ssb", "tune", str(Path(folder) / OWN_TUNE), "--out", str(folder), "--jobs", str(jobs)]]
+
+
 def _count(word, lo=0, hi=MAX_GAMES * 10):
     return word.isascii() and word.isdigit() and lo <= int(word) <= hi
 
@@ -241,7 +249,8 @@ def check_argv(argv, folder_rel, root):
     elif head == ("ssb", "play"):
         rest, allowed = argv[2:], {"--players", "--seed", "--instrument-dir"}
     elif head == ("ssb", "tune"):
-        if len(argv) < 5 or argv[2] not in catalog.tunes() or argv[3:5] != ["--out", folder_rel]:
+        if len(argv) < 5 or argv[2] not in (*catalog.tunes(), str(Path(folder_rel) / OWN_TUNE)) or argv[3:5] != [
+                "--out", folder_rel]:
             raise bad(f"expected ssb tune NAME --out {folder_rel} with a shipped balance search")
         rest, allowed = argv[5:], {"--jobs", "--resume"}
     else:
@@ -530,7 +539,9 @@ def status(folder):
     if state["kind"] == "check":
         state["sample"] = sample(folder)
     else:
-        state["tune_progress"] = tune_progress(folder)
+        from ssb.desk.tuning import study_progress
+
+        state["tune_progress"] = tune_progress(folder) or study_progress(folder)
     return state
 
 
