@@ -22,7 +22,7 @@ MAX_OWN_FILE = 1_000_000  # bytes: a data file of the designer's is a few kiloby
 INSTRUMENT_OPTION = "instrument_dirs"  # a game whose scenarios take instrument folders has instrument files
 
 
-def _package_dir(module):
+def package_dir(module):
     import importlib
 
     return Path(importlib.import_module(module).__file__).resolve().parent
@@ -30,13 +30,13 @@ def _package_dir(module):
 
 def shipped_data_dirs():
     """The folders of shipped data files (never written by the desk)."""
-    return [_package_dir("simulator"), _package_dir("scenarios"), _package_dir("strategies")]
+    return [package_dir("simulator"), package_dir("scenarios"), package_dir("strategies")]
 
 
 def game_data_dir(name):
     """The ``data/`` folder beside the module that declares a registered game."""
     module = registry.module_of(name)
-    return _package_dir(module.rsplit(".", 1)[0]) / "data" if module else None
+    return package_dir(module.rsplit(".", 1)[0]) / "data" if module else None
 
 
 def instrument_game():
@@ -248,7 +248,7 @@ def strategies():
 
 def tunes():
     """The shipped balance-search files, by name."""
-    return sorted(p.stem for p in (_package_dir("scenarios") / "tunes").glob("*.toml"))
+    return sorted(p.stem for p in (package_dir("scenarios") / "tunes").glob("*.toml"))
 
 
 def run_info(manifest):

@@ -21,7 +21,6 @@ import tomlkit
 
 TUNE_FILE = "tune.toml"
 SCENARIO_FILE = "scenario.toml"
-STRONG_JUDGE = "search_leaf"  # the strong judge of a race: the one that holds on every setting
 TARGET_MARGIN = 0.03  # a seat is fair within 3 pp of 1/players (the report's margin)
 POINTS_MARGIN = 15  # objective points per game from its department's other instruments
 MAX_KEYS = 12  # keys a search of the desk varies at most (the search grows with every key)
@@ -55,7 +54,7 @@ def targets(instrument=None, player_counts=(2, 3, 4)):
         out.append(Target(f"seats|{p}|greedy", f"every seat fair at {p} players, greedy players (each seat's win "
                                                f"rate within 3 pp of 1/{p})", p))
         out.append(Target(f"seats|{p}|strong", f"every seat fair at {p} players, strong players (judged at strong "
-                                               f"play: greedy and {STRONG_JUDGE})", p, strong=True))
+                                               f"play: greedy and {strong_judge()})", p, strong=True))
     if instrument:
         for p in player_counts:
             out.append(Target(f"points|{instrument}|{p}", f"{instrument}'s objective points within {POINTS_MARGIN} a "
@@ -166,7 +165,7 @@ def tuning_doc(name, target, space, trials, max_keys, seconds=None):
     ``seconds`` declared CPU seconds."""
     doc = {"name": name, "description": f"The desk's search: {target.words}", "scenario": SCENARIO_FILE, "seed": 1}
     if target.strong:
-        doc["judges"] = {"search": {"mirror": "greedy"}, "race": ["greedy", STRONG_JUDGE]}
+        doc["judges"] = {"search": {"mirror": "greedy"}, "race": ["greedy", strong_judge()]}
         doc["search"] = {"method": "race", "seconds": int(seconds), "max_keys": int(max_keys)}
         doc["target"] = [{"kind": "seats_fair", "players": [target.players]}]
     else:
@@ -188,15 +187,27 @@ def dumps(doc, comment=""):
     return (f"# {comment}\n" if comment else "") + text
 
 
-def declared_costs():
-    """CPU milliseconds per game of each judge, as the starter scenario declares them (measured)."""
-    from ssb.desk.catalog import _package_dir
+def _starter():
+    from ssb.desk.catalog import package_dir
 
     try:
-        doc = tomllib.loads((_package_dir("scenarios") / "starter.toml").read_text(encoding="utf-8"))
-        return {str(k): float(v) for k, v in doc["sequential"]["cost"].items()}
-    except (OSError, KeyError, ValueError, TypeError):
-        return {"greedy": 0.3, "search": 17.0, "search_leaf": 20.0}
+        return tomllib.loads((package_dir("scenarios") / "starter.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def declared_costs():
+    """CPU milliseconds per game of each judge, as the starter scenario declares them (measured)."""
+    try:
+        return {str(k): float(v) for k, v in _starter()["sequential"]["cost"].items()}
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+def strong_judge():
+    """The strong judge of a race at strong play: the starter scenario's strongest mirror (its last)."""
+    mirror = _starter().get("lineup", {}).get("mirror", [])
+    return str(mirror[-1]) if isinstance(mirror, list) and mirror else str(mirror or "search")
 
 
 def estimate(doc, workers):
@@ -209,8 +220,9 @@ def estimate(doc, workers):
     if s.get("method") == "race":
         seconds = float(s["seconds"])
         low, high = seconds / workers / 4, seconds / workers
+        strong = strong_judge()
         words = (f"at most {seconds:,.0f} declared CPU seconds (greedy {costs.get('greedy', 0.3)} ms and "
-                 f"{STRONG_JUDGE} {costs.get(STRONG_JUDGE, 20.0)} ms a game), shared by {workers} worker"
+                 f"{strong} {costs.get(strong, 20.0)} ms a game), shared by {workers} worker"
                  f"{'s' * (workers != 1)}; a race that decides early stops sooner")
         return low, high, words
     per_k = [min(int(s["trials"]), _space_size(doc["space"], k)) for k in range(1, int(s["max_keys"]) + 1)]
