@@ -174,14 +174,14 @@ def test_the_sample_games_story_is_shown_beside_the_answer(tmp_path):
     folder = tmp_path / "results" / "desk" / "horns-1"
     folder.mkdir(parents=True)
     story = "Shuffle and Swing: 3 players, game seed 1\n" + "".join(f"Turn {i}: Seat 1 (greedy)\n" for i in range(400))
-    story += "== Final scoring ==\nSeat 2 wins with 61 points\n"
+    story += "== Round 27 ==\nGame over after 27 rounds.\nFinal scoring table\nWinner: Seat 2 with 61 points\n"
     (folder / jobs.SAMPLE_FILE).write_text(story)
     assert jobs.sample(folder) == story
     html = check_fragment("results/desk/horns-1", {"status": "done", "kind": "check", "steps": [],
                                                    "sample": jobs.sample(folder)})
     end = html.split('id="sample-end">', 1)[1].split("</pre>", 1)[0]
-    assert "Seat 2 wins with 61 points" in end and "Turn 399" not in end
-    assert "game seed 1" in html.split('id="sample-head">', 1)[1] and "403 lines" in html
+    assert end.startswith("Game over") and "Winner: Seat 2 with 61 points" in end and "Turn 399" not in end
+    assert "game seed 1" in html.split('id="sample-head">', 1)[1] and "405 lines" in html
     (folder / jobs.SAMPLE_FILE).unlink()
     (folder / jobs.SAMPLE_FILE).symlink_to("/etc/passwd")
     assert jobs.sample(folder) is None

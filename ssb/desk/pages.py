@@ -187,7 +187,8 @@ def sample_block(text):
     account, turn by turn, in a box that scrolls."""
     lines = text.splitlines()
     head = lines[:12]
-    tail_at = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].startswith("==")), max(len(lines) - 16, 0))
+    tail_at = next((i for start in ("Game over", "Final scoring") for i in range(len(lines) - 1, -1, -1)
+                    if lines[i].startswith(start)), max(len(lines) - 16, 0))
     tail = lines[tail_at:]
     return ('<div id="sample" data-state="told"><h2>A sample game with the change</h2>'
             '<p class="meta">One game, greedy in every seat, game seed 1, told as <code>ssb play</code> tells it. '

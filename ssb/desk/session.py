@@ -76,7 +76,7 @@ def routes(desk):
                 '<form method="get" action="/compare" id="compare-form">',
                 table(["", "check", "started", "file", "change", "greedy players", "strong players", "state"], rows,
                       "history"),
-                '<p><button type="submit" id="compare">Compare the two ticked checks</button></p></form>']
+                '<p><button type="submit" id="compare-two">Compare the two ticked checks</button></p></form>']
         if not rows:
             body.append("<p>No check yet: change a number of an instrument or the board, save it, and start "
                         "\"Did this change move the balance?\".</p>")
