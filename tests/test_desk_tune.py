@@ -132,7 +132,8 @@ def test_progress_is_read_from_the_studys_own_records(tmp_path):
     con.executemany("INSERT INTO trial_user_attributes (trial_id, key, value_json) VALUES (?, ?, ?)", rows)
     con.commit()
     con.close()
+    (tmp_path / "tune.toml").write_text('[search]\nmax_keys = 1\ntrials = 8\n[space]\n"%s" = { range = [1, 6] }\n' % KEY)
     got = tuning.study_progress(tmp_path)
-    assert got == {"tried": 4, "dropped": 1, "met": 2, "best": f"{KEY} = 2"}
+    assert got == {"tried": 4, "dropped": 1, "met": 2, "best": f"{KEY} = 2", "planned": 6}  # 6 values, 8 trials
     (tmp_path / "progress.json").write_text(json.dumps({"tried": 9, "dropped": 7, "best": "x"}))
     assert jobs.tune_progress(tmp_path)["dropped"] == 7  # the race's own progress file comes first

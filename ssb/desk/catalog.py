@@ -247,8 +247,15 @@ def strategies():
 
 
 def tunes():
-    """The shipped balance-search files, by name."""
-    return sorted(p.stem for p in (package_dir("scenarios") / "tunes").glob("*.toml"))
+    """The shipped balance-search files, by name (the scenarios beside them, which name no target, left out)."""
+    out = []
+    for p in (package_dir("scenarios") / "tunes").glob("*.toml"):
+        try:
+            if "target" in tomllib.loads(p.read_text(encoding="utf-8")):
+                out.append(p.stem)
+        except (OSError, ValueError):
+            continue
+    return sorted(out)
 
 
 def run_info(manifest):

@@ -541,7 +541,18 @@ def status(folder):
     else:
         from ssb.desk.tuning import study_progress
 
-        state["tune_progress"] = tune_progress(folder) or study_progress(folder)
+        tp = tune_progress(folder) or study_progress(folder)
+        state["tune_progress"] = tp
+        if tp and state.get("status") != DONE:
+            # A search's bar: the candidates tried of the most it may try (the race's budget used, when it says).
+            try:
+                if tp.get("seconds"):
+                    share = float(tp.get("seconds_used", 0)) / float(tp["seconds"])
+                else:
+                    share = float(tp.get("tried", 0)) / float(tp["planned"])
+                state["progress"] = round(min(max(share, 0.0), 0.99), 3)
+            except (KeyError, TypeError, ValueError, ZeroDivisionError):
+                pass
     return state
 
 

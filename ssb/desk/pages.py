@@ -202,7 +202,8 @@ def sample_block(text):
 def tune_progress_block(p):
     """A balance search's progress (its ``progress.json``): candidates tried and dropped, the best so far."""
     rows = []
-    for key, label in (("tried", "candidates tried"), ("dropped", "dropped"), ("open", "still racing"),
+    for key, label in (("tried", "candidates tried"), ("planned", "at most"), ("dropped", "dropped before the last rung"),
+                       ("open", "still racing"), ("met", "met the target in the search"),
                        ("seconds_used", "declared CPU seconds used"), ("seconds", "of the budget")):
         if p.get(key) is not None:
             rows.append([e(label), e(str(p[key]))])

@@ -225,8 +225,8 @@ def estimate(doc, workers):
                  f"{strong} {costs.get(strong, 20.0)} ms a game), shared by {workers} worker"
                  f"{'s' * (workers != 1)}; a race that decides early stops sooner")
         return low, high, words
-    per_k = [min(int(s["trials"]), _space_size(doc["space"], k)) for k in range(1, int(s["max_keys"]) + 1)]
-    candidates = sum(per_k) * int(s.get("restarts", 1))
+    per_k = range(1, int(s["max_keys"]) + 1)
+    candidates = planned(doc)
     rungs = s["rungs"]
     g = costs.get("greedy", 0.3) / 1000
     strong = costs.get("search", 17.0) / 1000
@@ -295,5 +295,17 @@ def study_progress(folder, rungs=None):
             best_words = ", ".join(f"{k} = {v}" for k, v in json.loads(best["candidate"]))
         except (ValueError, TypeError):
             best_words = str(best["candidate"])
-    return {"tried": len(cands), "dropped": dropped, "met": len(met),
-            "best": best_words or "none met the target yet"}
+    out = {"tried": len(cands), "dropped": dropped, "met": len(met), "best": best_words or "none met the target yet"}
+    try:
+        doc = tomllib.loads((Path(folder) / TUNE_FILE).read_text(encoding="utf-8"))
+        out["planned"] = planned(doc)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return out
+
+
+def planned(doc):
+    """The most candidates a search of today's kind tries (each number of keys, each restart)."""
+    s = doc["search"]
+    return sum(min(int(s["trials"]), _space_size(doc["space"], k)) for k in range(1, int(s["max_keys"]) + 1)) * int(
+        s.get("restarts", 1))
