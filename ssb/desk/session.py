@@ -329,7 +329,7 @@ def routes(desk):
         r = rel(folder, root)
         started = (folder / jobs.DESK_FILE).exists()
         cmd = jobs.command_line(jobs.own_tune_steps(r, jobs=workers)[0])
-        est = f"{tuning.duration(low)} to {tuning.duration(high).replace('about ', '')}" if high > low * 1.2 else tuning.duration(high)
+        est = tuning.duration_range(low, high)
         body = [f"<h1>Which number should I change? {e(doc.get('description', ''))}</h1>",
                 f'<p id="estimate"><strong>Estimated duration: {e(est)}</strong> ({e(words)}).</p>',
                 "<p>The tuning file the desk wrote (its scenario beside it starts from your own file):</p>",

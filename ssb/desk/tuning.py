@@ -31,6 +31,7 @@ CONFIRM_GAMES = 2000
 CONFIRM_MAX = 2
 STRONG_GAMES = 40
 OVERHEAD_S = 1.5  # seconds of a candidate's own work besides its games (its scenario, the race's bookkeeping)
+START_S = 20  # seconds before the first candidate: loading the kernel, the verdicts before the change
 
 
 @dataclass
@@ -231,13 +232,13 @@ def estimate(doc, workers):
     g = costs.get("greedy", 0.3) / 1000
     strong = costs.get("search", 17.0) / 1000
     confirm = int(s["confirm_games"]) * int(s["confirm_max"]) * g + int(doc["judges"].get("strong_games", 0)) * strong * 3
-    low = candidates * (rungs[0] * g + OVERHEAD_S) / workers + confirm / workers
-    high = candidates * (sum(rungs) * g + OVERHEAD_S) / workers + confirm * len(per_k) / workers
+    low = START_S + candidates * (rungs[0] * g + OVERHEAD_S) / workers + confirm / workers
+    high = START_S + candidates * (sum(rungs) * g + OVERHEAD_S) / workers + confirm * len(per_k) / workers
     words = (f"{candidates} candidates at most ({keys} key{'s' * (keys != 1)}, up to {s['max_keys']} changed at once), "
              f"each raced on {rungs[0]:,} then {rungs[-1]:,} games (greedy {costs.get('greedy', 0.3)} ms a game) "
              f"plus about {OVERHEAD_S} s of its own, a winner confirmed on {int(s['confirm_games']):,} fresh games "
              f"and {doc['judges'].get('strong_games', 0)} strong games ({costs.get('search', 17.0)} ms a game), "
-             f"on {workers} worker{'s' * (workers != 1)}")
+             f"about {START_S} s to start, on {workers} worker{'s' * (workers != 1)}")
     return low, high, words
 
 
@@ -246,6 +247,16 @@ def _space_size(space, k):
 
     sizes = sorted((int(v["range"][1]) - int(v["range"][0]) + 1 for v in space.values()), reverse=True)
     return math.prod(sizes[:k]) * math.comb(len(sizes), k) if len(sizes) >= k else 0
+
+
+def duration_range(low, high):
+    """``about 2 min`` / ``about 2 to 5 min`` / ``under a minute to about 3 min``."""
+    a, b = duration(low), duration(high)
+    if a == b:
+        return b
+    if a.startswith("about") and b.startswith("about") and a.split()[-1] == b.split()[-1]:
+        return f"{a.rsplit(' ', 1)[0]} to {b.split()[1]} {b.split()[-1]}"
+    return f"{a} to {b.removeprefix('about ')}" if a != "under a minute" else f"under a minute to {b.removeprefix('about ')}"
 
 
 def duration(seconds):
