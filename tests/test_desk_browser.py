@@ -249,7 +249,7 @@ def test_the_designers_loop_history_compare_back_to_shipped_and_which_number(des
     d.find_element(By.ID, "t-seats|3|greedy").click()
     _type(d, "tune-trials", "40")
     _type(d, "tune-max-keys", "2")
-    d.execute_script("document.getElementById('tune-keys').scrollIntoView({block: 'start'})")
+    d.execute_script("document.getElementById('tune-keys-area').scrollIntoView({block: 'start'})")
     _shot(d, "desk-tune.png")
     _click(d, "tune-plan")
     estimate = _wait(d, lambda d: d.find_element(By.ID, "estimate").text or None)

@@ -208,7 +208,7 @@ def routes(desk):
             f'<form method="post" action="/tune/plan" id="tune-form">{hidden}'
             f'<input type="hidden" name="file" value="{e(file_key)}"><input type="hidden" name="from" value="{e(from_rel)}">',
             "<h2>The target</h2>", "".join(radios),
-            "<h2>The numbers to vary</h2>", key_part,
+            '<h2 id="tune-keys-area">The numbers to vary</h2>', key_part,
             "<h2>How much to try</h2>",
             f'<p><label>candidates per number of keys (greedy targets) <input type="text" size="4" name="trials" '
             f'id="tune-trials" value="{e(str(trials))}"></label> <label>keys changed at once, at most '
