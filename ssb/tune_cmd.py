@@ -37,6 +37,37 @@ def write_answer(spec, result, out_dir):
     return written + [out_dir / "summary.md", out_dir / "summary.html"]
 
 
+def _race(spec, out_dir, jobs, backend, scheduler, resume, force, quiet):
+    """The race (``[search] method = "race"``): DIR/tune.json, summary.md, overrides.toml."""
+    from reports.tune.race import change_text, overrides_toml, to_markdown
+    from scenarios.results import write_atomic
+    from scenarios.tuning.race import Race
+
+    out = Path(out_dir) if out_dir else Path("results") / "tune" / spec.name
+    try:
+        result = Race(spec, out, jobs=jobs, backend=backend, scheduler=scheduler, resume=resume, force=force,
+                      progress=False if quiet else None).run()
+        write_atomic(out / "summary.md", to_markdown(result).encode())
+        write_atomic(out / "overrides.toml", overrides_toml(result).encode())
+    except DataError as exc:
+        raise TuneError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo("interrupted: the finished rounds are kept; continue with the same command and --resume", err=True)
+        raise click.exceptions.Exit(130) from None
+    except OSError as exc:
+        raise TuneError(str(exc)) from None
+    if not quiet:
+        fix, cost = result["fix"], result["cost"]
+        if fix is None:
+            best = result["candidates"][0] if result["candidates"] else None
+            click.echo(f"{spec.name}: no candidate met every target (stopped: {result['stop']})"
+                       + (f"; closest: {change_text(best)}" if best else ""))
+        else:
+            click.echo(f"{spec.name}: {change_text(fix)} (every target cell decided fair)")
+        click.echo(f"{cost['games']:,} games, {cost['seconds_spent']:,.0f} of {cost['seconds']:,.0f} declared CPU s; "
+                   f"wrote {out / 'summary.md'}, {out / 'overrides.toml'}, {out / 'tune.json'}")
+
+
 @click.command(name="tune")
 @click.argument("tuning_file", metavar="TUNING_FILE")
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
@@ -80,6 +111,8 @@ def tune(tuning_file, out_dir, jobs, backend, scheduler, sets, resume, force, qu
     backend = run_backend(resume, force, backend, scheduler)
     try:
         spec = load_tuning(tuning_file, sets=sets)
+        if spec.method == "race":
+            return _race(spec, out_dir, jobs, backend, scheduler, resume, force, quiet)
         out = Path(out_dir) if out_dir else Path("results") / "tune" / spec.name
         result = Tuner(spec, judge, out, jobs=jobs, backend=backend, scheduler=scheduler, resume=resume,
                        force=force, progress=False if quiet else None).run()

@@ -48,12 +48,17 @@ class Param:
         return float(self.hi - self.lo)
 
     def change(self, value):
-        """Normalised size of setting this key to ``value`` (0 when unchanged)."""
+        """Normalised size of setting this key to ``value`` (0 when unchanged). A list of numbers
+        (a per-seat vector of the board's ``[seats]``) changes by its summed distance from the
+        current list over the largest such distance among its listed values."""
         if value == self.base:
             return 0.0
         span = self.span
         if is_number(value) and is_number(self.base) and span > 0:
             return abs(float(value) - float(self.base)) / span
+        far = [_distance(v, self.base) for v in self.values] if self.kind == "values" else []
+        if far and all(d is not None for d in far) and _distance(value, self.base) is not None and max(far) > 0:
+            return _distance(value, self.base) / max(far)
         return 1.0
 
     def options(self):
@@ -71,6 +76,15 @@ class Param:
         else:
             d["range"] = [self.lo, self.hi]
         return d
+
+
+def _distance(a, b):
+    """Summed absolute difference of two equal-length lists of numbers, else None."""
+    if not (isinstance(a, list) and isinstance(b, list)) or len(a) != len(b):
+        return None
+    if not all(is_number(x) for x in (*a, *b)):
+        return None
+    return float(sum(abs(x - y) for x, y in zip(a, b)))
 
 
 def _get_path(doc, parts):
@@ -118,6 +132,8 @@ def _instrument_doc(library, inst, base_overrides, path, set_path):
 def space_param(ck, key, raw, scenario, path):
     where = f"space.{key}" if "." not in key else f'space."{key}"'
     name, _, rest = key.partition(".")
+    if name.casefold() == "board":
+        return board_param(ck, key, raw, scenario, path)
     if not rest:
         ck.fail(where, 'name an instrument and a key path inside it, e.g. "Horns.section.trumpet.score.0.awards.0"')
     try:
@@ -142,6 +158,61 @@ def space_param(ck, key, raw, scenario, path):
         scenario_from_doc({**scenario.doc, "overrides": {**scenario.overrides, key: v}}, scenario.path)
 
     return _range_or_values(ck, where, raw, key, inst.name, f"{inst.name}.{rest}", base, probe)
+
+
+def _board_base(scenario, parts):
+    """The current value of a board key (``parts`` after ``board``), the scenario's own board
+    overrides applied, or ``(None, reason)``. A ``[seats]`` row a count leaves out reads as the
+    rulebook's set-up, written as the file would write it (a list with one value per seat)."""
+    import dataclasses
+
+    board = scenario.instruments.board
+    # The seat levers: the fields of the board's per-count set-up (its [seats] keys).
+    seat_keys = tuple(f.name for f in dataclasses.fields(board.seats[0]) if f.name != "nplayers") if board.seats else ()
+    doc = copy.deepcopy(read_toml(board.path))
+    for key, value in scenario.overrides.items():
+        head, _, rest = key.partition(".")
+        if head.casefold() == "board" and rest:
+            cur = doc
+            *path, leaf = rest.split(".")
+            for part in path:
+                cur = cur.setdefault(part, {})
+            cur[leaf] = value
+    if len(parts) == 3 and parts[0] == "seats" and parts[1] in seat_keys and parts[2].isdigit():
+        row = doc.get("seats", {}).get(parts[1], {}).get(parts[2])
+        if row is not None:
+            return row, None
+        n = int(parts[2])
+        setups = {s.nplayers: s for s in board.seats}
+        if n not in setups:
+            return None, f"the board has no set-up for {n} players ({', '.join(map(str, sorted(setups)))})"
+        value = getattr(setups[n], parts[1])
+        if parts[1] in ("extra_cats", "start_tokens"):
+            return [{} for _ in value], None
+        return list(value), None
+    if parts and parts[0] == "seats" and (len(parts) != 3 or parts[1] not in seat_keys or not parts[2].isdigit()):
+        return None, (f"a seat lever is searched as board.seats.KEY.PLAYERS, one list per player count "
+                      f"(KEY: {', '.join(seat_keys)})")
+    return _get_path(doc, parts)
+
+
+def board_param(ck, key, raw, scenario, path):
+    """A searchable key of the board file (``board.rulings.tie_break``, ``board.seats.start_points.3``):
+    any value the board loader accepts, as a scenario override ``board.<table>.<key>`` sets it."""
+    where = f'space."{key}"'
+    parts = key.split(".")[1:]
+    if len(parts) < 2:
+        ck.fail(where, 'name a board table and key, e.g. "board.rulings.tie_break" or "board.seats.start_points.3"')
+    base, reason = _board_base(scenario, parts)
+    if reason:
+        ck.fail(where, f"board: {reason}")
+    if isinstance(base, dict):
+        ck.fail(where, f"board.{'.'.join(parts)} is a table, not a value: name a value inside it")
+
+    def probe(v):
+        scenario_from_doc({**scenario.doc, "overrides": {**scenario.overrides, key: v}}, scenario.path)
+
+    return _range_or_values(ck, where, raw, key, "board", f"board.{'.'.join(parts)}", base, probe)
 
 
 def _range_or_values(ck, where, raw, key, owner, label, base, probe):

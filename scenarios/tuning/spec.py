@@ -55,6 +55,49 @@ switches of one of its variants instead (the game declares them with ``Game.tuna
 Targets are ``seats_balanced``, ``rounds`` and ``stalled``. A candidate plays the tuned variant
 alone, its table changed (:func:`apply_switches`); the answer is the changed scenario file.
 
+**The race** (``[search] method = "race"``, :mod:`scenarios.tuning.race`) judges every candidate by the
+sequential zone test of ``ssb run`` (:mod:`stats.zone`, the scenario's ``[sequential]`` margin,
+indifference and confidence: the verdicts ``make run`` prints) under mirror judges, within one budget
+of declared CPU seconds::
+
+    [judges]
+    race = ["greedy", "search_leaf"]  # required: the mirror judges every candidate is judged by
+
+    [search]
+    method = "race"                   # "study" (default): the optuna search above
+    seconds = 1500                    # required: declared CPU seconds of the whole tune (cost x games)
+    cost = { greedy = 0.3, search_leaf = 20.0 }  # optional: CPU milliseconds per game of each judge
+                                      #   (default the scenario's [sequential] cost; 1 ms if absent)
+    max_keys = 2                      # optional: at most this many keys changed at once (default 2)
+    round = { greedy = 2000, search_leaf = 250 }  # optional: deals per open cell in the first
+                                      #   round (default about 5 declared CPU seconds, 100 to 2000);
+                                      #   each round doubles it as the candidates are halved
+    keep = 0.5                        # optional: the share of candidates a round keeps racing
+    games = 20000                     # optional: deals per cell at most (default the scenario's games)
+
+    [[target]]
+    kind = "seats_fair"               # every seat decided fair by the zone test
+    players = [3, 4]
+    judges = ["greedy", "search_leaf"]  # optional: default every race judge
+    [[target]]
+    kind = "seats_not_unfair"         # the constraint: no seat decided unfair
+    players = [2]
+    judges = ["search_leaf"]
+
+    [space]                           # instrument keys, or board keys: the R13 reading, seat levers
+    "board.rulings.tie_break" = { values = ["earliest", "shared"] }
+    "board.seats.start_points.3" = { values = [[1, 0, 0], [2, 1, 0]] }
+
+A race target is ``seats_fair`` or ``seats_not_unfair``; a cell is one (player count, judge). The
+race writes ``DIR/progress.json`` after every round, so a page can show honest progress::
+
+    {"round": 3, "candidates": 20, "tried": 20, "racing": 5, "dropped": 9, "met": 0,
+     "best": {"changes": {"board.rulings.tie_break": "earliest"}, "keys": 1, "change": 1.0,
+              "cells": {"3p search_leaf": "undecided", ...}},
+     "seconds_spent": 412.5, "seconds": 1500, "state": "racing"}   # then "met" or "budget"
+
+and continues exactly with ``--resume`` (the same rounds, deals and answer).
+
 A candidate is a set of (key, value) changes; it is applied through the scenario's ``[overrides]``,
 so the instrument loader validates it exactly as it validates a what-if scenario. Integer data
 takes integer ranges. *Smallest* means fewest keys changed, then the least total change, each
@@ -88,7 +131,15 @@ TOP_KEYS = ("name", "description", "scenario", "seed", "confidence", "judges", "
 # Only for a scenario of another game (scenarios.generic): the variant tuned, the boards searched on.
 GAME_KEYS = ("variant", "boards")
 REQUIRED_KEYS = ("name", "scenario", "seed", "judges", "target", "space")
-JUDGE_KEYS = ("search", "strong", "strong_games", "strong_rule")
+JUDGE_KEYS = ("search", "strong", "strong_games", "strong_rule", "race")
+METHODS = ("study", "race")
+# The race's [search] keys (method = "race") and its targets: kind -> (required, optional).
+RACE_KEYS = ("method", "seconds", "cost", "max_keys", "round", "keep", "games")
+RACE_TARGET_FIELDS = {
+    "seats_fair": ((), ("players", "judges", "label")),
+    "seats_not_unfair": ((), ("players", "judges", "label")),
+}
+RACE_ROUND_SECONDS = 5.0  # declared CPU seconds of a cell's first round, when its judge's round is not given
 STRONG_RULES = ("meet", "not_fail")
 SEARCH_DEFAULTS = {
     "max_keys": 2,
@@ -149,6 +200,11 @@ class TuneSpec:
     strong_games: int
     strong_rule: str
     settings: dict
+    method: str = "study"
+    # The race (method = "race"): its mirror judges (Judge, in the file's order) and the zone test's
+    # settings (the scenario's [sequential]: test, margin, indifference, confidence).
+    race_judges: tuple = ()
+    zone: dict = None
     set_args: tuple = ()
     # A scenario of another game (scenarios.generic): its name, the variant tuned (its table as
     # written) and the boards searched on; None / () for Shuffle and Swing.
@@ -373,6 +429,15 @@ def _validate(doc, path, set_args):
         if len(set(boards)) != len(boards):
             ck.fail("boards", "a board is listed twice")
 
+    raw_search = doc.get("search", {})
+    method = raw_search.get("method", "study") if isinstance(raw_search, dict) else "study"
+    ck.string(method, "search.method", choices=METHODS)
+    if method == "race":
+        if game is not None:
+            ck.fail("search.method", f"the race changes a scenario's data through [space] keys; {game.title}'s "
+                                     "scenarios are tuned by the study (method = \"study\")")
+        return _validate_race(ck, doc, path, set_args, name, description, seed, scenario)
+
     # Targets first: they say which player counts the judges must cover.
     raw_targets = doc["target"]
     if isinstance(raw_targets, dict):
@@ -389,6 +454,8 @@ def _validate(doc, path, set_args):
     judged = scenario_from_doc({**scenario.doc, "players": players}, scenario.path)
 
     j = ck.table(doc["judges"], "judges", required=("search",), optional=JUDGE_KEYS)
+    if "race" in j:
+        ck.fail("judges.race", 'the race\'s judges: give [search] method = "race" (the study judges by judges.search)')
     search_judge = _judge(ck, j["search"], "judges.search", "search", judged, path)
     raw_strong = j.get("strong", [])
     if isinstance(raw_strong, (dict, str)):
@@ -401,7 +468,8 @@ def _validate(doc, path, set_args):
     strong_games = ck.integer(j.get("strong_games", 1000), "judges.strong_games", lo=1, hi=MAX_GAMES)
     strong_rule = ck.string(j.get("strong_rule", "meet"), "judges.strong_rule", choices=STRONG_RULES)
 
-    s = ck.table(doc.get("search", {}), "search", optional=tuple(SEARCH_DEFAULTS))
+    s = dict(ck.table(doc.get("search", {}), "search", optional=(*SEARCH_DEFAULTS, "method")))
+    s.pop("method", None)  # "study", the default (the study's document, and so its hash, stays as it was)
     settings = {**SEARCH_DEFAULTS, **s}
     for k in ("max_keys", "trials", "restarts", "batch", "confirm_max"):
         ck.integer(settings[k], f"search.{k}", lo=1, hi=100_000)
@@ -479,4 +547,160 @@ def _validate(doc, path, set_args):
         game=None if game is None else game.name,
         variant=variant,
         boards=boards,
+    )
+
+
+# =========================================================================== the race's file
+
+
+def _race_target(ck, raw, i, scenario, judges):
+    key = f"target[{i}]"
+    fields = {f for v in RACE_TARGET_FIELDS.values() for f in v[0] + v[1]}
+    ck.table(raw, key, required=("kind",), optional=("kind", *fields))
+    if raw["kind"] in TARGET_FIELDS and raw["kind"] not in RACE_TARGET_FIELDS:
+        ck.fail(f"{key}.kind", f"'{raw['kind']}' is a target of the study; the race decides "
+                               f"{' and '.join(RACE_TARGET_FIELDS)}")
+    kind = ck.string(raw["kind"], f"{key}.kind", choices=tuple(RACE_TARGET_FIELDS))
+    raw_players = raw.get("players", list(scenario.players))
+    if isinstance(raw_players, int) and not isinstance(raw_players, bool):
+        raw_players = [raw_players]
+    players = ck.int_list(raw_players, f"{key}.players", min_len=1)
+    supported = tuple(registry.get(scenario.game).player_counts)
+    for j, n in enumerate(players):
+        if n not in supported:
+            listed = f"{', '.join(map(str, supported[:-1]))} or {supported[-1]}"
+            ck.fail(f"{key}.players[{j}]", f"{n} players is not supported ({listed})")
+    raw_judges = raw.get("judges", list(judges))
+    if isinstance(raw_judges, str):
+        raw_judges = [raw_judges]
+    names = ck.str_list(raw_judges, f"{key}.judges", min_len=1, what="judges")
+    for j, n in enumerate(names):
+        if n not in judges:
+            ck.fail(f"{key}.judges[{j}]", f"'{n}' is not a race judge (judges.race: {', '.join(judges)})")
+    t = {"kind": kind, "players": tuple(sorted(set(players))), "judges": tuple(dict.fromkeys(names))}
+    pl = "/".join(map(str, t["players"]))
+    word = "every seat fair" if kind == "seats_fair" else "no seat unfair"
+    label = f"{word} at {pl} players for {', '.join(t['judges'])}"
+    t["label"] = ck.string(raw["label"], f"{key}.label") if "label" in raw else label
+    return t
+
+
+def race_doc(scenario):
+    """The scenario's document as the race plays it: one mirror judge per candidate scenario, its
+    rounds the race's own (no [sequential] table), nothing recorded beyond the tables."""
+    return {k: v for k, v in scenario.doc.items() if k not in ("sequential", "record")}
+
+
+def race_cells(targets):
+    """The race's cells, ``(players, judge)`` in a fixed order, each with what it must show:
+    ``"fair"`` (a seats_fair target names it) or ``"not_unfair"``."""
+    need = {}
+    for t in targets:
+        for n in t["players"]:
+            for j in t["judges"]:
+                if t["kind"] == "seats_fair":
+                    need[(n, j)] = "fair"
+                else:
+                    need.setdefault((n, j), "not_unfair")
+    return need
+
+
+def _validate_race(ck, doc, path, set_args, name, description, seed, scenario):
+    """The rest of a tuning file whose [search] method is "race" (module docstring, "The race")."""
+    from scenarios.sequential import DEFAULT_COST_MS
+
+    if "confidence" in doc:
+        ck.fail("confidence", "the race judges at the scenario's [sequential] confidence (the verdicts ssb run prints)")
+    plan = scenario.sequential
+    zone = {"test": "zone", "margin": 0.03, "indifference": 0.01, "confidence": 0.95}
+    if plan is not None:
+        if plan.test != "zone":
+            ck.fail("scenario", f"the race judges by the zone test; the scenario's [sequential] test is '{plan.test}'")
+        zone.update(margin=plan.margin, indifference=plan.indifference, confidence=plan.confidence)
+
+    j = ck.table(doc["judges"], "judges", required=("race",), optional=("race",))
+    raw_race = j["race"]
+    if isinstance(raw_race, str):
+        raw_race = [raw_race]
+    names = ck.str_list(raw_race, "judges.race", min_len=1, what="judges")
+    if len(set(names)) != len(names):
+        ck.fail("judges.race", "a judge is listed twice")
+
+    judged = scenario_from_doc(race_doc(scenario), scenario.path)
+    race_judges = []
+    for i, n in enumerate(names):
+        try:
+            race_judges.append(_judge(ck, {"mirror": n}, f"judges.race[{i}]", "race", judged, path))
+        except DataError as exc:  # (named by the list entry, not the lineup table it stands for)
+            ck.fail(f"judges.race[{i}]", exc.reason)
+    race_judges = tuple(race_judges)
+
+    raw_targets = doc["target"]
+    if isinstance(raw_targets, dict):
+        raw_targets = [raw_targets]
+    ck.table_array(raw_targets, "target", 1, 32, "targets")
+    targets = tuple(_race_target(ck, t, i, scenario, names) for i, t in enumerate(raw_targets))
+    if not any(t["kind"] == "seats_fair" for t in targets):
+        ck.fail("target", "the race needs a seats_fair target (seats_not_unfair only constrains it)")
+
+    s = ck.table(doc["search"], "search", required=("method", "seconds"), optional=RACE_KEYS)
+    seconds = s["seconds"]
+    if not is_number(seconds) or not 0 < seconds <= 10_000_000:
+        ck.fail("search.seconds", f"declared CPU seconds of the whole tune, above 0, got {seconds!r}")
+    default_cost = dict(plan.cost or {}) if plan is not None else {}
+    cost = ck.table(s.get("cost", {k: v for k, v in default_cost.items() if k in names}), "search.cost",
+                    optional=tuple(names))
+    for k, v in cost.items():
+        if not is_number(v) or not 0 < v <= 1_000_000:
+            ck.fail(f"search.cost.{k}", f"CPU milliseconds per game, above 0, got {v!r}")
+    cost = {n: float(cost.get(n, DEFAULT_COST_MS)) for n in names}
+    raw_round = ck.table(s.get("round", {}), "search.round", optional=tuple(names))
+    rounds = {}
+    for n in names:
+        if n in raw_round:
+            rounds[n] = ck.integer(raw_round[n], f"search.round.{n}", lo=1, hi=MAX_GAMES)
+        else:
+            rounds[n] = int(min(2000, max(100, RACE_ROUND_SECONDS * 1000.0 / cost[n])))
+    keep = s.get("keep", 0.5)
+    if not is_number(keep) or not 0 < keep < 1:
+        ck.fail("search.keep", f"the share of candidates a round keeps racing, between 0 and 1, got {keep!r}")
+    games = ck.integer(s.get("games", scenario.games), "search.games", lo=1, hi=MAX_GAMES)
+    settings = {"method": "race", "seconds": float(seconds), "cost": cost, "round": rounds, "keep": float(keep),
+                "games": games, "max_keys": ck.integer(s.get("max_keys", 2), "search.max_keys", lo=1, hi=100)}
+
+    raw_space = doc["space"]
+    if not isinstance(raw_space, dict):
+        ck.fail("space", "expected a table of data keys, each { range = [lo, hi] } or { values = [...] }")
+    entries = OrderedDict()
+    for k, v in flatten_overrides(raw_space).items():
+        head, _, leaf = k.rpartition(".")
+        if leaf in ("range", "values", "step") and head:
+            entries.setdefault(head, {})[leaf] = v
+        else:
+            ck.fail(f'space."{k}"', "expected { range = [lo, hi] } or { values = [...] }")
+    if not entries:
+        ck.fail("space", "no keys to search")
+    params = tuple(space_param(ck, k, v, scenario, path) for k, v in entries.items())
+    for p in params:
+        if p.kind == "float":
+            ck.fail(f'space."{p.key}"', "the race plays every candidate: give an integer range or values = [...]")
+    settings["max_keys"] = min(settings["max_keys"], len(params))
+
+    eff = {
+        "name": name,
+        "description": description,
+        "scenario": str(Path(scenario.path)),
+        "seed": seed,
+        "judges": {"race": list(names)},
+        "search": settings,
+        "zone": zone,
+        "targets": {str(i): {k: (list(v) if isinstance(v, tuple) else v) for k, v in t.items()} for i, t in enumerate(targets)},
+        "space": {p.key: p.as_dict() for p in params},
+    }
+    text = json.dumps(eff, sort_keys=True, indent=1) + "\n" + scenario.text
+    return TuneSpec(
+        path=str(path), doc=eff, text=text, sha256=hashlib.sha256(text.encode()).hexdigest(), name=name,
+        description=description, seed=seed, confidence=zone["confidence"], scenario=scenario, params=params,
+        targets=targets, search_judge=race_judges[0], strong_judges=race_judges[1:], strong_games=0,
+        strong_rule="meet", settings=settings, set_args=set_args, method="race", race_judges=race_judges, zone=zone,
     )
