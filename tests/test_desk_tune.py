@@ -137,3 +137,48 @@ def test_progress_is_read_from_the_studys_own_records(tmp_path):
     assert got == {"tried": 4, "dropped": 1, "met": 2, "best": f"{KEY} = 2", "planned": 6}  # 6 values, 8 trials
     (tmp_path / "progress.json").write_text(json.dumps({"tried": 9, "dropped": 7, "best": "x"}))
     assert jobs.tune_progress(tmp_path)["dropped"] == 7  # the race's own progress file comes first
+
+
+def test_a_target_of_strong_play_is_judged_at_strong_play_by_the_race(client, tmp_path):
+    res = plan(client, target="seats|3|strong", seconds="120")
+    assert res.status_code == 303, res.text
+    folder = tmp_path / res.headers["location"].removeprefix("/tune/plan/")
+    load_tuning(str(folder / "tune.toml"))
+    doc = tomllib.loads((folder / "tune.toml").read_text())
+    strong = tuning.strong_judge()
+    assert doc["search"]["method"] == "race" and doc["search"]["seconds"] == 120
+    assert doc["judges"] == {"race": ["greedy", strong]}
+    assert doc["target"] == [{"kind": "seats_fair", "players": [3], "judges": ["greedy", strong]}]
+    scenario = tomllib.loads((folder / "scenario.toml").read_text())
+    assert scenario["sequential"]["test"] == "zone"  # the zone test of the lab's starter run
+    page = client.get(res.headers["location"]).text
+    assert "at most 120 declared CPU seconds" in page
+
+
+def test_the_boards_levers_come_with_the_values_the_shipped_searches_try(client, tmp_path):
+    page = client.get("/tune?file=board/shuffle-swing/board").text
+    assert 'name="values.board.rulings.tie_break"' in page and "board.seats.start_points.3" in page
+    data = {"file": "board/shuffle-swing/board", "target": "seats|4|strong", "key": ["board.seats.start_points.4"],
+            "values.board.seats.start_points.4": "[[0, 0, 0, 0], [2, 1, 1, 0]]", "trials": "4", "max_keys": "1",
+            "seconds": "60"}
+    res = client.post("/tune/plan", data=data, follow_redirects=False)
+    assert res.status_code == 303, res.text
+    folder = tmp_path / res.headers["location"].removeprefix("/tune/plan/")
+    doc = tomllib.loads((folder / "tune.toml").read_text())
+    assert doc["space"] == {"board.seats.start_points.4": {"values": [[0, 0, 0, 0], [2, 1, 1, 0]]}}
+    data["values.board.seats.start_points.4"] = "[[2, 1, 1, 0]]"
+    assert "a list of at least two values" in client.post("/tune/plan", data=data).text
+
+
+def test_the_races_progress_is_shown_as_it_says_it(tmp_path):
+    from ssb.desk.pages import tune_progress_block
+
+    doc = {"round": 2, "candidates": 20, "tried": 12, "racing": 5, "dropped": 7, "met": 0,
+           "best": {"changes": {"board.rulings.tie_break": "earliest"}, "keys": 1, "change": 1.0,
+                    "cells": {"3p search_leaf": "undecided"}},
+           "seconds_spent": 41.5, "seconds": 300, "state": "racing"}
+    (tmp_path / "progress.json").write_text(json.dumps(doc))
+    html = tune_progress_block(jobs.tune_progress(tmp_path))
+    assert "<td>candidates tried</td><td>12</td>" in html and "<td>dropped (decided unfair)</td><td>7</td>" in html
+    assert "board.rulings.tie_break = earliest (3p search_leaf: undecided)" in html
+    assert "<td>declared CPU seconds spent</td><td>41.5</td>" in html

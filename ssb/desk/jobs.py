@@ -547,7 +547,7 @@ def status(folder):
             # A search's bar: the candidates tried of the most it may try (the race's budget used, when it says).
             try:
                 if tp.get("seconds"):
-                    share = float(tp.get("seconds_used", 0)) / float(tp["seconds"])
+                    share = float(tp.get("seconds_spent", 0)) / float(tp["seconds"])
                 else:
                     share = float(tp.get("tried", 0)) / float(tp["planned"])
                 state["progress"] = round(min(max(share, 0.0), 0.99), 3)

@@ -202,13 +202,24 @@ def sample_block(text):
 def tune_progress_block(p):
     """A balance search's progress (its ``progress.json``): candidates tried and dropped, the best so far."""
     rows = []
-    for key, label in (("tried", "candidates tried"), ("planned", "at most"), ("dropped", "dropped before the last rung"),
-                       ("open", "still racing"), ("met", "met the target in the search"),
-                       ("seconds_used", "declared CPU seconds used"), ("seconds", "of the budget")):
+    race = "seconds" in p
+    for key, label in (("round", "round"), ("candidates", "candidates in the race"), ("tried", "candidates tried"),
+                       ("planned", "at most"),
+                       ("racing", "still racing"),
+                       ("dropped", "dropped (decided unfair)" if race else "dropped before the last rung"),
+                       ("met", "met the target"), ("seconds_spent", "declared CPU seconds spent"),
+                       ("seconds", "of the budget")):
         if p.get(key) is not None:
             rows.append([e(label), e(str(p[key]))])
     best = p.get("best")
-    if best:
+    if isinstance(best, dict):
+        changes = best.get("changes") or {}
+        words = ", ".join(f"{k} = {v}" for k, v in changes.items()) or "no change"
+        cells = best.get("cells") or {}
+        if cells:
+            words += " (" + ", ".join(f"{c}: {v}" for c, v in cells.items()) + ")"
+        rows.append(["best so far", e(words)])
+    elif best:
         rows.append(["best so far", e(str(best))])
     return '<div id="tune-progress"><h2>The search so far</h2>' + table(["", ""], rows, "tune-progress-table") + "</div>"
 

@@ -179,11 +179,18 @@ def routes(desk):
         rows, more = [], []
         for i, k in enumerate(keys):
             lo, hi = values.get(f"lo.{k.key}", k.lo), values.get(f"hi.{k.key}", k.hi)
+            if k.values is not None:
+                listed = values.get(f"values.{k.key}", forms.toml_value(k.values))
+                searched = (f'values <input type="text" size="40" name="values.{e(k.key)}" value="{e(str(listed))}"> '
+                            '<span class="meta">(a lever of the shipped searches)</span>')
+            else:
+                searched = (f'<input type="text" size="4" name="lo.{e(k.key)}" value="{e(str(lo))}"> to '
+                            f'<input type="text" size="4" name="hi.{e(k.key)}" value="{e(str(hi))}">')
+            now = "(not set)" if k.value is None else forms.toml_value(k.value) if not isinstance(k.value, str) else k.value
             row = [f'<input type="checkbox" name="key" value="{e(k.key)}" id="k-{i}"{" checked" if k.key in ticked else ""}>',
-                   f'<label for="k-{i}"><code>{e(k.label)}</code></label>', e(str(k.value)),
+                   f'<label for="k-{i}"><code>{e(k.label)}</code></label>', e(now),
                    e("" if k.shipped is None else str(k.shipped)) + (" (you changed it)" if k.changed else ""),
-                   f'<input type="text" size="4" name="lo.{e(k.key)}" value="{e(str(lo))}"> to '
-                   f'<input type="text" size="4" name="hi.{e(k.key)}" value="{e(str(hi))}">']
+                   searched]
             (rows if k.changed or k.key in ticked else more).append(row)
         head = ["vary", "number", "now", "shipped", "range searched"]
         key_part = (table(head, rows, "tune-keys") if rows else
@@ -277,6 +284,17 @@ def routes(desk):
         try:
             space = {}
             for k in ticked:
+                if known[k].values is not None:
+                    text = str(form.get(f"values.{k}", "")).strip()
+                    try:
+                        listed = tomllib.loads(f"v = {text}")["v"] if len(text) <= forms.MAX_VALUE else None
+                    except (tomllib.TOMLDecodeError, RecursionError):
+                        listed = None
+                    if not isinstance(listed, list) or len(listed) < 2:
+                        raise ValueError(f"{known[k].label}: values: expected a list of at least two values, such as "
+                                         f"{forms.toml_value(known[k].values)}")
+                    space[k] = listed
+                    continue
                 lo = int_in(form, f"lo.{k}", -1000, 1000, f"{known[k].label}: from")
                 hi = int_in(form, f"hi.{k}", -1000, 1000, f"{known[k].label}: to")
                 if lo >= hi:
@@ -297,7 +315,7 @@ def routes(desk):
         board = None
         if ed.kind == "board" and ed.own.is_file():
             board = {c["name"]: tomllib.loads(f"v = {c['value']}")["v"] for c in ed.changes() if c["value"] is not None}
-        scen = tuning.scenario_doc(name, target.players, ["../../../" + d for d in dirs], board)
+        scen = tuning.scenario_doc(name, target.players, ["../../../" + d for d in dirs], board, target.strong)
         doc = tuning.tuning_doc(name, target, space, trials, max_keys, seconds)
         try:
             guard.write_file(root, folder / tuning.SCENARIO_FILE, tuning.dumps(scen, "written by the desk"))

@@ -108,10 +108,11 @@ class Key:
 
     key: str
     label: str
-    value: int
-    shipped: int | None
-    lo: int
-    hi: int
+    value: object
+    shipped: object
+    lo: int = 0
+    hi: int = 0
+    values: list | None = None  # a lever a shipped search offers with its values (a word, a list per seat)
 
     @property
     def changed(self):
@@ -142,10 +143,34 @@ def keys_of(ed, fields, shipped):
             lo, hi = _default_range(v)
             out.append(Key(f"{prefix}.{_dots(f.alt)}{tail}", f"{f.alt}{'[' + tail[1:] + ']' if tail else ''}", v,
                            was, lo, hi))
-    return out
+    taken = {k.key for k in out}
+    return out + [k for k in shipped_levers(prefix, fields) if k.key not in taken]
 
 
-def scenario_doc(name, players, instrument_dirs=(), board=None):
+def shipped_levers(prefix, fields=()):
+    """The keys the shipped searches vary with a list of values (``board.rulings.tie_break``, the seat
+    levers ``board.seats.start_points.3``) that start with ``prefix``, as :class:`Key` with those
+    values; ``fields``: the file's values, for the value now."""
+    from ssb.desk.catalog import package_dir, tunes
+
+    now = {f"{prefix}.{_dots(f.alt)}": f.value for f in fields}
+    out = {}
+    for name in tunes():
+        try:
+            doc = tomllib.loads((package_dir("scenarios") / "tunes" / f"{name}.toml").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for key, spec in (doc.get("space") or {}).items():
+            if key.startswith(prefix + ".") and isinstance(spec, dict) and isinstance(spec.get("values"), list):
+                got = out.setdefault(key, Key(key, key[len(prefix) + 1:], now.get(key), None, values=[]))
+                got.values += [v for v in spec["values"] if v not in got.values]
+    for k in out.values():
+        if k.value is not None and k.value not in k.values:
+            k.values.insert(0, k.value)
+    return list(out.values())
+
+
+def scenario_doc(name, players, instrument_dirs=(), board=None, strong=False):
     """The scenario a desk's search plays: the gate's setting (the starter set, greedy mirrors) at the
     target's player count, with the designer's files (``instrument_dirs``, relative to the folder;
     ``board``: the designer's board values as overrides)."""
@@ -155,6 +180,9 @@ def scenario_doc(name, players, instrument_dirs=(), board=None):
     if instrument_dirs:
         doc["instrument_dirs"] = list(instrument_dirs)
     doc["instruments"] = {"sets": [["Violin", "Piano", "Horns"]]}
+    zone = _starter().get("sequential")
+    if strong and isinstance(zone, dict):  # the race judges by the zone test of the lab's starter run
+        doc["sequential"] = dict(zone)
     doc["lineup"] = {"mirror": "greedy"}
     if board:
         doc["overrides"] = {f"board.{k}": v for k, v in board.items()}
@@ -166,9 +194,12 @@ def tuning_doc(name, target, space, trials, max_keys, seconds=None):
     ``seconds`` declared CPU seconds."""
     doc = {"name": name, "description": f"The desk's search: {target.words}", "scenario": SCENARIO_FILE, "seed": 1}
     if target.strong:
-        doc["judges"] = {"search": {"mirror": "greedy"}, "race": ["greedy", strong_judge()]}
-        doc["search"] = {"method": "race", "seconds": int(seconds), "max_keys": int(max_keys)}
-        doc["target"] = [{"kind": "seats_fair", "players": [target.players]}]
+        judges = ["greedy", strong_judge()]
+        doc["judges"] = {"race": judges}
+        costs = declared_costs()
+        doc["search"] = {"method": "race", "seconds": int(seconds), "max_keys": int(max_keys),
+                         "cost": {j: costs[j] for j in judges if j in costs}}
+        doc["target"] = [{"kind": "seats_fair", "players": [target.players], "judges": judges}]
     else:
         doc["judges"] = {"search": {"mirror": "greedy"}, "strong": {"mirror": "search"}, "strong_games": STRONG_GAMES,
                          "strong_rule": "not_fail"}
@@ -179,7 +210,8 @@ def tuning_doc(name, target, space, trials, max_keys, seconds=None):
                               "margin": POINTS_MARGIN, "players": [target.players]}]
         else:
             doc["target"] = [{"kind": "seats_balanced", "players": [target.players], "margin": TARGET_MARGIN}]
-    doc["space"] = {k: {"range": [int(lo), int(hi)]} for k, (lo, hi) in space.items()}
+    doc["space"] = {k: ({"values": list(v)} if isinstance(v, list) else {"range": [int(v[0]), int(v[1])]})
+                    for k, v in space.items()}
     return doc
 
 
@@ -245,7 +277,8 @@ def estimate(doc, workers):
 def _space_size(space, k):
     import math
 
-    sizes = sorted((int(v["range"][1]) - int(v["range"][0]) + 1 for v in space.values()), reverse=True)
+    sizes = sorted((len(v["values"]) if "values" in v else int(v["range"][1]) - int(v["range"][0]) + 1
+                    for v in space.values()), reverse=True)
     return math.prod(sizes[:k]) * math.comb(len(sizes), k) if len(sizes) >= k else 0
 
 
