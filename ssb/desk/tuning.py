@@ -32,6 +32,10 @@ CONFIRM_MAX = 2
 STRONG_GAMES = 40
 OVERHEAD_S = 1.5  # seconds of a candidate's own work besides its games (its scenario, the race's bookkeeping)
 START_S = 20  # seconds before the first candidate: loading the kernel, the verdicts before the change
+RACE_DEALS = 100_000  # a race's deals per cell at most (the starter run's cap)
+# CPU seconds a race measured per declared second (ssb tune on a desk race at 3 players, greedy and the
+# strong judge, --jobs 1: 36 CPU s for 26 declared s).
+MEASURED_PER_DECLARED = 1.4
 
 
 @dataclass
@@ -183,6 +187,8 @@ def scenario_doc(name, players, instrument_dirs=(), board=None, strong=False):
     zone = _starter().get("sequential")
     if strong and isinstance(zone, dict):  # the race judges by the zone test of the lab's starter run
         doc["sequential"] = dict(zone)
+    if strong:
+        doc["games"] = RACE_DEALS  # deals per cell at most: the race's budget ends it, not this cap
     doc["lineup"] = {"mirror": "greedy"}
     if board:
         doc["overrides"] = {f"board.{k}": v for k, v in board.items()}
@@ -252,10 +258,12 @@ def estimate(doc, workers):
     keys = len(doc["space"])
     if s.get("method") == "race":
         seconds = float(s["seconds"])
-        low, high = seconds / workers / 4, seconds / workers
+        low = START_S + seconds * MEASURED_PER_DECLARED / workers / 4
+        high = START_S + seconds * MEASURED_PER_DECLARED / workers
         strong = strong_judge()
         words = (f"at most {seconds:,.0f} declared CPU seconds (greedy {costs.get('greedy', 0.3)} ms and "
-                 f"{strong} {costs.get(strong, 20.0)} ms a game), shared by {workers} worker"
+                 f"{strong} {costs.get(strong, 20.0)} ms a game; about {MEASURED_PER_DECLARED} CPU s measured a declared "
+                 f"second), shared by {workers} worker"
                  f"{'s' * (workers != 1)}; a race that decides early stops sooner")
         return low, high, words
     per_k = range(1, int(s["max_keys"]) + 1)
