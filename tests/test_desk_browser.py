@@ -272,4 +272,4 @@ def test_the_designers_loop_history_compare_back_to_shipped_and_which_number(des
     _click(d, "cancel")
     _wait(d, lambda d: d.find_element(By.ID, "progress-area").get_attribute("data-status") == "cancelled", timeout=60)
     assert "Resume the search where it stopped (ssb tune --resume)" in d.find_element(By.ID, "resume").text
-    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert not psutil.pid_exists(pid)  # ended and reaped by the desk: no zombie left behind
