@@ -182,3 +182,18 @@ def test_the_races_progress_is_shown_as_it_says_it(tmp_path):
     assert "<td>candidates tried</td><td>12</td>" in html and "<td>dropped (decided unfair)</td><td>7</td>" in html
     assert "board.rulings.tie_break = earliest (3p search_leaf: undecided)" in html
     assert "<td>declared CPU seconds spent</td><td>41.5</td>" in html
+
+
+def test_the_seat_search_of_several_player_counts_on_the_designers_board(client, tmp_path):
+    data = {"file": "board/shuffle-swing/board", "target": "seats|3+4|strong", "key": ["board.rulings.tie_break"],
+            "values.board.rulings.tie_break": '["latest", "earliest", "shared"]', "trials": "4", "max_keys": "1",
+            "seconds": "900"}
+    res = client.post("/tune/plan", data=data, follow_redirects=False)
+    assert res.status_code == 303, res.text
+    folder = tmp_path / res.headers["location"].removeprefix("/tune/plan/")
+    load_tuning(str(folder / "tune.toml"))
+    doc = tomllib.loads((folder / "tune.toml").read_text())
+    strong = tuning.strong_judge()
+    assert doc["target"] == [{"kind": "seats_fair", "players": [3, 4], "judges": ["greedy", strong]},
+                             {"kind": "seats_not_unfair", "players": [2], "judges": [strong]}]
+    assert tomllib.loads((folder / "scenario.toml").read_text())["players"] == [2, 3, 4]

@@ -315,7 +315,7 @@ def routes(desk):
         board = None
         if ed.kind == "board" and ed.own.is_file():
             board = {c["name"]: tomllib.loads(f"v = {c['value']}")["v"] for c in ed.changes() if c["value"] is not None}
-        scen = tuning.scenario_doc(name, target.players, ["../../../" + d for d in dirs], board, target.strong)
+        scen = tuning.scenario_doc(name, target.counts, ["../../../" + d for d in dirs], board, target.strong)
         doc = tuning.tuning_doc(name, target, space, trials, max_keys, seconds)
         try:
             guard.write_file(root, folder / tuning.SCENARIO_FILE, tuning.dumps(scen, "written by the desk"))

@@ -49,6 +49,12 @@ class Target:
     strong: bool = False
     instrument: str = ""
     why: str = ""  # what in a report proposed it
+    also: tuple = ()  # more player counts that must be fair (a strong target of several counts)
+    guard: tuple = ()  # player counts that must not be made unfair for the strong judge
+
+    @property
+    def counts(self):
+        return sorted({self.players, *self.also, *self.guard})
 
 
 def targets(instrument=None, player_counts=(2, 3, 4)):
@@ -60,6 +66,12 @@ def targets(instrument=None, player_counts=(2, 3, 4)):
                                                f"rate within 3 pp of 1/{p})", p))
         out.append(Target(f"seats|{p}|strong", f"every seat fair at {p} players, strong players (judged at strong "
                                                f"play: greedy and {strong_judge()})", p, strong=True))
+    if len(player_counts) >= 3:
+        a, b, rest = player_counts[-2], player_counts[-1], tuple(player_counts[:-2])
+        out.append(Target(f"seats|{a}+{b}|strong", f"every seat fair at {a} and {b} players for greedy and strong "
+                                                    f"players, {' and '.join(map(str, rest))} players not made unfair "
+                                                    "for strong players (the question of the shipped seat search)",
+                          a, strong=True, also=(b,), guard=rest))
     if instrument:
         for p in player_counts:
             out.append(Target(f"points|{instrument}|{p}", f"{instrument}'s objective points within {POINTS_MARGIN} a "
@@ -180,7 +192,8 @@ def scenario_doc(name, players, instrument_dirs=(), board=None, strong=False):
     ``board``: the designer's board values as overrides)."""
     doc = {"name": f"{name}-base", "description": "The gate's setting with the designer's files, as the desk's "
                                                     "search starts from it",
-           "seed": 1, "games": 1000, "players": [int(players)], "wheel": "shuffled"}
+           "seed": 1, "games": 1000, "players": [int(p) for p in players] if isinstance(players, (list, tuple))
+           else [int(players)], "wheel": "shuffled"}
     if instrument_dirs:
         doc["instrument_dirs"] = list(instrument_dirs)
     doc["instruments"] = {"sets": [["Violin", "Piano", "Horns"]]}
@@ -205,7 +218,9 @@ def tuning_doc(name, target, space, trials, max_keys, seconds=None):
         costs = declared_costs()
         doc["search"] = {"method": "race", "seconds": int(seconds), "max_keys": int(max_keys),
                          "cost": {j: costs[j] for j in judges if j in costs}}
-        doc["target"] = [{"kind": "seats_fair", "players": [target.players], "judges": judges}]
+        doc["target"] = [{"kind": "seats_fair", "players": [target.players, *target.also], "judges": judges}]
+        if target.guard:
+            doc["target"].append({"kind": "seats_not_unfair", "players": list(target.guard), "judges": judges[-1:]})
     else:
         doc["judges"] = {"search": {"mirror": "greedy"}, "strong": {"mirror": "search"}, "strong_games": STRONG_GAMES,
                          "strong_rule": "not_fail"}
