@@ -69,3 +69,26 @@ def test_a_seat_interval_is_its_word_s_own(players, n):
             else:
                 assert not inside.all() and np.allclose(level, 0.05 / (2 * players))
     assert said == set(W.VERDICTS)
+
+
+def test_a_fixed_count_report_prints_beside_a_seat_word_the_interval_of_its_own_test():
+    """A fair cell's seats inside 1/N +- margin, an unfair cell's favoured seat beyond it, and the
+    report says the intervals are the verdicts' own (not a 95% Wilson interval)."""
+    from fixtures.report_tables import synthetic_run
+
+    from reports.first_screen import first_screen
+    from reports.seats import seat_advantage
+
+    _, games = synthetic_run([{"players": 2, "games": 20000},
+                              {"players": 4, "games": 20000, "seat_probs": [0.31, 0.23, 0.23, 0.23]}], seed=2)
+    adv = seat_advantage(games, margin=0.03)
+    assert adv.rates.attrs.get("verdict_intervals") is True
+    words = dict(zip(adv.cells["players"], adv.cells["verdict"]))
+    assert words == {2: W.FAIR, 4: W.UNFAIR}
+    two = adv.rates[adv.rates["players"] == 2]
+    assert ((two["seat_lo"] >= 0.5 - 0.03) & (two["seat_hi"] <= 0.5 + 0.03)).all()
+    four = adv.rates[adv.rates["players"] == 4].sort_values("seat")
+    assert four["seat_lo"].iloc[0] > 0.25 + 0.03
+    wilson_lo, _ = stats.wilson(four["win_rate"].iloc[0] * 20000, 20000)
+    assert four["seat_lo"].iloc[0] < wilson_lo  # at its Holm level, wider than a 95% interval
+    assert "interval of its verdict" in first_screen(adv).text
