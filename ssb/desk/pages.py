@@ -7,6 +7,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from stats.words import gate_word as stored_gate_word
+
 e = html.escape
 
 CSS = """
@@ -66,13 +68,9 @@ def layout(title, body, token="", form_token=""):
 """
 
 
-# A gate figure's verdict as the desk says it: it held within its margin, moved beyond it, or is not
-# decided yet (the gate's own words pass / fail / inconclusive are not shown).
-GATE_WORDS = {"pass": "held", "fail": "moved", "inconclusive": "undecided"}
-
-
 def gate_word(verdict):
-    return GATE_WORDS.get(str(verdict), str(verdict))
+    """A gate figure's stored code as the desk says it: held, moved or undecided (stats.words)."""
+    return stored_gate_word(str(verdict))
 
 
 def cmd_block(lines, elem_id=""):
