@@ -77,8 +77,8 @@ play: setup
 # Balance regression gates: scenarios/ci.toml (Shuffle and Swing, greedy mirrors), scenarios/ci-strong.toml
 # (the same at strong play: search mirrors, which see the last seat's edge that greedy reads fair) and
 # scenarios/echidna-ci.toml (Echidna Shuffle). Each replays its committed baseline's deals (same run
-# seed, baselines/<gate>-baseline.json), so every figure is compared deal by deal; --strict fails on
-# a figure not shown within its margin. All must pass (`make -k regress` runs the others after a
+# seed, baselines/<gate>-baseline.json), so every figure is compared deal by deal: it held, moved or
+# is undecided; --strict fails on an undecided figure as on a moved one. All must pass (`make -k regress` runs the others after a
 # failed one). The balance report of each run goes to results/<gate>/report (the summary links to it).
 REGRESS_GATES := ci ci-strong echidna-ci
 .PHONY: $(addprefix regress-,$(REGRESS_GATES))

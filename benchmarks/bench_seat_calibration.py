@@ -8,15 +8,15 @@ interval over the replications:
 
 1. coverage of the largest-gap interval at fair seats (2, 3, 4 players, 3000 games), next to the
    earlier bootstrap that fixed the observed best and worst seats;
-2. false 'balanced' and false 'imbalanced' rates with one seat exactly on the 3 pp margin (6000 games);
+2. false 'fair' and false 'unfair' rates with one seat exactly on the 3 pp margin (6000 games);
 3. a +5 pp seat at 6000 games, alone and inside a run of 192 settings: the per-cell verdict and the
    run-wide reading;
-4. 64 settings each with a seat exactly on the margin: the share of runs holding a false 'balanced',
+4. 64 settings each with a seat exactly on the margin: the share of runs holding a false 'fair',
    per cell and run-wide;
-5. 27 / 26 / 24 / 23 (every seat inside 3 pp, seats 0 and 3 four points apart), 40000 games: balanced
+5. 27 / 26 / 24 / 23 (every seat inside 3 pp, seats 0 and 3 four points apart), 40000 games: fair
    per seat, and with a 3 pp gap margin;
 6. a mixed lineup (one dominant strategy, three weak ones, seat 1 +5 pp among equals): how often it
-   is called balanced (the earlier report: 100%);
+   is called fair (the earlier report: 100%);
 7. the paired gate at the least favourable point (every figure moved by exactly its margin): the
    false-fail rate over a run of 12 figures.
 """
@@ -90,8 +90,8 @@ def main():
         for probs in ([0.53, 0.47], [1 / 3 + 0.03, 1 / 3 - 0.015, 1 / 3 - 0.015], [0.28, 0.24, 0.24, 0.24]):
             v = verdicts(rng, probs, 6000, reps)["verdict"]
             print(
-                f"   {len(probs)} players: false balanced {ci(int((v == stats.BALANCED).sum()), reps)}, "
-                f"false imbalanced {ci(int((v == stats.IMBALANCED).sum()), reps)}"
+                f"   {len(probs)} players: false fair {ci(int((v == stats.FAIR).sum()), reps)}, "
+                f"false unfair {ci(int((v == stats.UNFAIR).sum()), reps)}"
             )
 
     if 3 in only:
@@ -105,20 +105,20 @@ def main():
             label = np.repeat(np.arange(192), 4)
             res = stats.seat_verdicts(label, wins, np.full(wins.size, 6000), np.full(wins.size, 4), 0.03, estimate_games=False)
             one = stats.seat_verdicts(np.zeros(4, int), target, np.full(4, 6000), np.full(4, 4), 0.03, estimate_games=False)
-            alone += one["verdict"][0] == stats.IMBALANCED
-            grid_cell += res["verdict"][0] == stats.IMBALANCED
+            alone += one["verdict"][0] == stats.UNFAIR
+            grid_cell += res["verdict"][0] == stats.UNFAIR
             grid_run += bool(res["imbalanced_run"][0])
         print(f"   flagged alone {ci(alone, r)}; inside the grid, per-cell verdict {ci(grid_cell, r)}, run-wide {ci(grid_run, r)}")
 
     if 4 in only:
-        print("4. 64 settings, each with a seat on the margin (4 players, 6000 games): runs holding a false 'balanced'")
+        print("4. 64 settings, each with a seat on the margin (4 players, 6000 games): runs holding a false 'fair'")
         r = min(reps, 2000)
         per_cell = run_wide = 0
         for _ in range(r):
             wins = rng.multinomial(6000, [0.28, 0.24, 0.24, 0.24], size=64).ravel()
             label = np.repeat(np.arange(64), 4)
             res = stats.seat_verdicts(label, wins, np.full(wins.size, 6000), np.full(wins.size, 4), 0.03, estimate_games=False)
-            per_cell += bool((res["verdict"] == stats.BALANCED).any())
+            per_cell += bool((res["verdict"] == stats.FAIR).any())
             run_wide += bool(res["balanced_run"].any())
         print(f"   per-cell verdicts: {ci(per_cell, r)}; run-wide reading (alpha / 64): {ci(run_wide, r)}")
 
@@ -127,8 +127,8 @@ def main():
         a = verdicts(rng, [0.27, 0.26, 0.24, 0.23], 40000, min(reps, 5000))["verdict"]
         b = verdicts(rng, [0.27, 0.26, 0.24, 0.23], 40000, min(reps, 5000), gap_margin=0.03)["verdict"]
         print(
-            f"   per-seat margin only: balanced {ci(int((a == stats.BALANCED).sum()), a.size)}; with a 3 pp gap margin: "
-            f"balanced {ci(int((b == stats.BALANCED).sum()), b.size)}, imbalanced {ci(int((b == stats.IMBALANCED).sum()), b.size)}"
+            f"   per-seat margin only: fair {ci(int((a == stats.FAIR).sum()), a.size)}; with a 3 pp gap margin: "
+            f"fair {ci(int((b == stats.FAIR).sum()), b.size)}, unfair {ci(int((b == stats.UNFAIR).sum()), b.size)}"
         )
 
     if 6 in only:

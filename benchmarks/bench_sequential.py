@@ -4,7 +4,7 @@ Synthetic truth fed through the report's own code: for each player count and tru
 REPS sequences of deals (one winner per deal, multinomial) are judged after every LOOK deals up to
 CAP with ``stats.sequences.verdicts`` (what ``ssb run`` stops on and ``ssb report``
 prints), stopping at the first decided look, as the runner does. Printed per truth: the share
-called balanced / imbalanced / left open (Wilson 95% intervals over the sequences), the mean games
+called fair / unfair / left open (Wilson 95% intervals over the sequences), the mean games
 to a decision, and the fixed-n design's count for the same errors (alpha 5% each way, 90% power,
 ``stats.tests``). The games-saved ratio is over a mix of clear and close cells: the fixed-n
 design must choose one count before it knows which cell is which (the count for the hardest cell
@@ -42,7 +42,7 @@ def seat_rates(players, dev):
 
 
 def sequences(players, dev, reps, look, cap, seed):
-    """Verdict codes (1 balanced, -1 imbalanced, 0 open) and games used of ``reps`` sequences."""
+    """Verdict codes (1 fair, -1 unfair, 0 open) and games used of ``reps`` sequences."""
     rng = np.random.default_rng(seed)
     nlooks = cap // look
     code = np.zeros(reps, dtype=int)
@@ -83,7 +83,7 @@ def main(argv=None):
     t0 = time.perf_counter()
     print(f"sequential seat verdict, margin {100 * MARGIN:.0f} pp, alpha 5%, {a.reps} sequences per row, "
           f"looks every {a.look} deals up to {a.cap}, seed {a.seed}\n")
-    print("| players | true deviation of the last seat | called balanced | called imbalanced | open at the cap "
+    print("| players | true deviation of the last seat | called fair | called unfair | open at the cap "
           "| mean games to stop | fixed-n games (90% power) |")
     print("|---|---|---|---|---|---|---|")
     ratios = []

@@ -154,7 +154,7 @@ class CellReading:
         with more, the seat winning most and the seat winning least, each with its interval. An
         unfair cell of a zone run says every seat it shows off (and those leaning off, not shown),
         each with the interval of its verdict."""
-        if self.named and self.verdict == stats.IMBALANCED and self.seat_rates:
+        if self.named and self.verdict == stats.UNFAIR and self.seat_rates:
             text = "; ".join(self._said(k, way) for k, way in self.named)
             if self.leaning:
                 text += "; leaning off too, not shown: " + "; ".join(self._said(k, way) for k, way in self.leaning)
@@ -185,9 +185,9 @@ class CellReading:
         seat = self.seat if seat is None or seat >= len(self.seat_rates) else seat
         dev = self.seat_rates[seat] - self.fair if self.seat_rates else self.deviation
         who = seat_words(seat, self.players).removeprefix("the ")
-        if self.verdict == stats.BALANCED:
+        if self.verdict == stats.FAIR:
             return "fair"
-        if self.verdict == stats.IMBALANCED:
+        if self.verdict == stats.UNFAIR:
             return f"{who} {pp(dev)}"
         if self.verdict == NOT_JUDGED:
             return "not judged"
@@ -233,7 +233,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None, wor
         # The record's interval is of the seat it names (the zone test names the seat it found off,
         # which need not be the one furthest from fair): used only when that is the seat said here.
         named, leaning = _pairs(seq.get("seq_named")), _pairs(seq.get("seq_leaning"))
-        if verdict == stats.IMBALANCED and named:
+        if verdict == stats.UNFAIR and named:
             # An unfair cell is said of a seat it shows off: the first player at two players when
             # named, else the first named (most evidence).
             firsts = [k for k, _ in named if k == 0] if players == 2 else []
@@ -255,7 +255,7 @@ def cell_reading(row, rates, setting="instruments", margin=0.03, ranks=None, wor
         judge=judge,
         level=str(row["level"]),
         verdict=verdict,
-        decided=verdict in (stats.BALANCED, stats.IMBALANCED),
+        decided=verdict in (stats.FAIR, stats.UNFAIR),
         games=int(row["games"]),
         seat=seat,
         rate=rate,
@@ -447,9 +447,9 @@ def _verdict_clause(r):
     games = f"{r.level}, {r.games:,} games"
     if r.verdict == NOT_JUDGED:
         return f"not judged {where}: the seats cannot be told apart ({games})"
-    if r.verdict == stats.BALANCED:
+    if r.verdict == stats.FAIR:
         return f"fair {where} ({r.spread()}; {games})"
-    if r.verdict == stats.IMBALANCED:
+    if r.verdict == stats.UNFAIR:
         return f"unfair {where}: {r.lean()} (fair is {pc(r.fair)}; {games})"
     if r.on_margin:
         cost = (f"deciding would take about {int(r.more_games):,} more games" if math.isfinite(r.more_games)
@@ -525,10 +525,10 @@ def _many_settings_sentence(players, rs, settings, many="instrument sets", noun=
         mine = [r for r in rs if (r.judge or r.level) == judge]
         name = judge if mine[0].judge else f"the mixed lineup {judge} (model)"
         counts = pd.Series([r.verdict for r in mine]).value_counts()
-        order = [stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE, NOT_JUDGED]
+        order = [stats.UNFAIR, stats.FAIR, stats.UNDECIDED, NOT_JUDGED]
         tally = ", ".join(f"{int(counts[v])} {v}" for v in order if v in counts)
-        worst = max(mine, key=lambda r: (r.verdict == stats.IMBALANCED, abs(r.deviation) if r.deviation == r.deviation else -1))
-        word = "leans most" if worst.verdict != stats.IMBALANCED else "is the most unfair"
+        worst = max(mine, key=lambda r: (r.verdict == stats.UNFAIR, abs(r.deviation) if r.deviation == r.deviation else -1))
+        word = "leans most" if worst.verdict != stats.UNFAIR else "is the most unfair"
         parts.append(
             f"judged by {name}, {len(mine)} {noun}: {tally}; {worst.setting} {word}: {worst.lean()}"
             + _proof_tally(mine)

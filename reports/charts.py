@@ -152,7 +152,7 @@ def seat_win_rates(rates, margin, confidence, settings_word="instrument sets", l
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(lab, h)
     if marked:
-        seen["seat outside the margin (imbalanced)"] = Patch(
+        seen["seat outside the margin (unfair)"] = Patch(
             facecolor="white", edgecolor=OKABE_ITO["vermillion"], hatch="//", linewidth=2
         )
     fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=min(len(seen), 4), fontsize=8,

@@ -58,7 +58,7 @@ class Report:
     about: list = field(default_factory=list)
     # The answer first: one sentence per player count (reports.answers), before any table.
     answers: list = field(default_factory=list)
-    # Why a seat leads: the tie-break's part of each imbalanced seat edge (reports.sections.shuffle_swing.why), and how the
+    # Why a seat leads: the tie-break's part of each unfair seat edge (reports.sections.shuffle_swing.why), and how the
     # answer block heads those lines (the game's part that writes them says).
     why: list = field(default_factory=list)
     why_title: str = ""  # the HTML heading

@@ -32,13 +32,13 @@ from reports.seats import NOT_JUDGED
 
 # Cell colours by verdict: light tints of the Okabe-Ito palette, so the words stay readable on them.
 COLOURS = {
-    stats.BALANCED: "#bfe3d5",  # bluish green, light
-    stats.IMBALANCED: "#f2b48f",  # vermillion, light
-    stats.INCONCLUSIVE: "#f7e6a6",  # yellow, light
+    stats.FAIR: "#bfe3d5",  # bluish green, light
+    stats.UNFAIR: "#f2b48f",  # vermillion, light
+    stats.UNDECIDED: "#f7e6a6",  # yellow, light
     NOT_JUDGED: "#e4e4e4",
 }
-EDGES = {stats.BALANCED: OKABE_ITO["bluish_green"], stats.IMBALANCED: OKABE_ITO["vermillion"],
-         stats.INCONCLUSIVE: OKABE_ITO["orange"], NOT_JUDGED: "#999999"}
+EDGES = {stats.FAIR: OKABE_ITO["bluish_green"], stats.UNFAIR: OKABE_ITO["vermillion"],
+         stats.UNDECIDED: OKABE_ITO["orange"], NOT_JUDGED: "#999999"}
 CHART_NAME = "verdict_matrix"
 CHART_TITLE = "Is each seat fair? Seat verdict per player count and judge (weakest judge left)"
 # A player count with more settings than this shows, per judge, the setting that leans most.
@@ -82,9 +82,9 @@ def _short_seat(r, seat=None):
 
 def verdict_word(r):
     """The word a matrix cell shows: fair, unfair, on the margin, undecided or not judged."""
-    if r.verdict == stats.BALANCED:
+    if r.verdict == stats.FAIR:
         return "fair"
-    if r.verdict == stats.IMBALANCED:
+    if r.verdict == stats.UNFAIR:
         return "unfair"
     if r.verdict == NOT_JUDGED:
         return "not judged"
@@ -100,14 +100,14 @@ def edge_text(r):
     interval = f" [{100 * lo:+.1f}, {100 * hi:+.1f}]" if not (math.isnan(lo) or math.isnan(hi)) else ""
     # An unfair cell of three or more seats with more than one seat shown off names the others too
     # (at two players the other seat is the same fact mirrored).
-    others = [k for k, _ in r.named if k != r.seat] if r.verdict == stats.IMBALANCED and r.players > 2 else []
+    others = [k for k, _ in r.named if k != r.seat] if r.verdict == stats.UNFAIR and r.players > 2 else []
     also = f", also {', '.join(_short_seat(r, k) for k in dict.fromkeys(others))}" if others else ""
     return f"{_short_seat(r)} {100 * r.deviation:+.1f} pp{interval}{also}"
 
 
 def _worst(rs):
     """The reading that leans most: an unfair one before any other, then the largest edge."""
-    return max(rs, key=lambda r: (r.verdict == stats.IMBALANCED, -1 if math.isnan(r.deviation) else abs(r.deviation)))
+    return max(rs, key=lambda r: (r.verdict == stats.UNFAIR, -1 if math.isnan(r.deviation) else abs(r.deviation)))
 
 
 def matrix_rows(rs):
@@ -139,9 +139,9 @@ def _among(r):
 def _lead(r):
     """The short line's head: what the given (decided, or strongest) judge says."""
     who = seat_words(r.seat, r.players)
-    if r.verdict == stats.BALANCED:
+    if r.verdict == stats.FAIR:
         return f"fair {_among(r)}"
-    if r.verdict == stats.IMBALANCED:
+    if r.verdict == stats.UNFAIR:
         verb = "wins about" if r.deviation > 0 else "wins only about"
         return f"{who} {verb} {100 * r.rate:.0f}% {_among(r)} (fair is {100 * r.fair:.0f}%)"
     if r.verdict == NOT_JUDGED:
@@ -154,10 +154,10 @@ def _lead(r):
 
 def _tail_word(r, lead):
     """How a weaker (or undecided) judge is said after the head: ``fair``, ``the first player ahead``..."""
-    if r.verdict == stats.BALANCED:
+    if r.verdict == stats.FAIR:
         return "fair"
-    if r.verdict == stats.IMBALANCED:
-        same = lead is not None and lead.verdict == stats.IMBALANCED and lead.seat == r.seat and (
+    if r.verdict == stats.UNFAIR:
+        same = lead is not None and lead.verdict == stats.UNFAIR and lead.seat == r.seat and (
             (lead.deviation > 0) == (r.deviation > 0))
         if same:
             return "the same seat ahead" if r.deviation > 0 else "the same seat behind"
@@ -219,7 +219,7 @@ def short_lines(rs):
                     words[verdict_word(r)] = words.get(verdict_word(r), 0) + 1
                 tally = ", ".join(f"{n} {w}" for w, n in sorted(words.items(), key=lambda wn: -wn[1]))
                 worst = _worst(rows)
-                most = f" (most: {worst.setting})" if worst.verdict == stats.IMBALANCED else ""
+                most = f" (most: {worst.setting})" if worst.verdict == stats.UNFAIR else ""
                 parts.append(f"{_among(rows[0])} {tally}{most}")
             out.append(f"{n} players ({len(settings)} settings): " + "; ".join(parts) + ".")
     return out
@@ -251,7 +251,7 @@ def matrix_chart(rows, judges, confidence=0.95, own=False):
                 ax.text(j + 0.5, i + 0.5, "-", ha="center", va="center", color="#999999")
                 continue
             ax.add_patch(_rect(j, i, COLOURS.get(r.verdict, "#ffffff"), EDGES.get(r.verdict, "#999999")))
-            weight = "bold" if r.verdict == stats.IMBALANCED else "normal"
+            weight = "bold" if r.verdict == stats.UNFAIR else "normal"
             ax.text(j + 0.5, i + 0.3, verdict_word(r), ha="center", va="center", fontsize=11, fontweight=weight)
             ax.text(j + 0.5, i + 0.62, edge_text(r), ha="center", va="center", fontsize=8.5)
             ax.text(j + 0.5, i + 0.85, f"{r.games:,} games", ha="center", va="center", fontsize=7, color="#444444")

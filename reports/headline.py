@@ -1,12 +1,12 @@
-"""The headline: per setting and judge level, whether the seats are balanced, and whether the judges agree.
+"""The headline: per setting and judge level, whether the seats are fair, and whether the judges agree.
 
 A *judge level* is one lineup of a setting (``greedy x4``, ``lookahead x4``, a mixed lineup judged
 through the seat model). The headline never pools lineups: it gives each level's verdict with the
 lineup named beside it, then marks the setting
 
-* **robust** when every level reached the same decided verdict (all balanced or all imbalanced),
-* **skill-sensitive** when one level says balanced and another imbalanced,
-* **open** when the decided levels agree but some level is still inconclusive,
+* **robust** when every level reached the same decided verdict (all fair or all unfair),
+* **skill-sensitive** when one level says fair and another unfair,
+* **open** when the decided levels agree but some level is still undecided,
 * **one judge** when the setting was judged at one level only.
 
 Adding a level to a scenario (a new mirror lineup) is all it takes to add it here. With many
@@ -54,7 +54,7 @@ def agreement(verdicts):
     judged = [v for v in verdicts if v != NOT_JUDGED]
     if len(judged) <= 1:
         return ONE_JUDGE
-    decided = {v for v in judged if v in (stats.BALANCED, stats.IMBALANCED)}
+    decided = {v for v in judged if v in (stats.FAIR, stats.UNFAIR)}
     if len(decided) == 2:
         return SKILL_SENSITIVE
     if len(decided) == 1 and all(v in decided for v in judged):
@@ -164,9 +164,9 @@ def headline_frame(seat_advantage, strategies=None, setting="instruments", setti
             continue
         for level, part in pcells.groupby("level", sort=False):
             counts = part["verdict"].value_counts()
-            order = [stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE, NOT_JUDGED]
+            order = [stats.UNFAIR, stats.FAIR, stats.UNDECIDED, NOT_JUDGED]
             verdict = ", ".join(f"{int(counts[v])} {v}" for v in order if v in counts)
-            ranked = part.assign(_imb=part["verdict"] == stats.IMBALANCED).sort_values(
+            ranked = part.assign(_imb=part["verdict"] == stats.UNFAIR).sort_values(
                 ["_imb", "gap"], ascending=False, na_position="last"
             )
             worst = ranked.iloc[0]
@@ -229,8 +229,8 @@ def render_text(frame, margin, confidence, partial=False, title=None, gap_margin
         m, d = 100 * margin, 100 * zone
         lines += [
             "",
-            f"  Reading (sequential run, zone test): balanced (fair) means every seat is shown within {m + d:g} points "
-            f"of a fair share, imbalanced (unfair) that a named seat is shown more than {m - d:g} points off; each is "
+            f"  Reading (sequential run, zone test): fair means every seat is shown within {m + d:g} points "
+            f"of a fair share, unfair that a named seat is shown more than {m - d:g} points off; each is "
             f"wrong at most {100 * alpha:.0f}% of the time for its own setting and judge, looked at after every round. "
             "A seat's interval in a note is its verdict's own (each end a one-sided bound at the word's level), the "
             "best - worst gap's a separate confidence sequence simultaneous over the seats. "
@@ -240,7 +240,7 @@ def render_text(frame, margin, confidence, partial=False, title=None, gap_margin
     lines += [
         "",
         f"  Reading: {margin_sentence(margin, gap_margin)}. Each verdict is wrong at most {100 * alpha:.0f}% of the time "
-        "for its own setting and judge (a false 'balanced' when a seat is outside the margin, a false 'imbalanced' "
+        "for its own setting and judge (a false 'fair' when a seat is outside the margin, a false 'unfair' "
         "when every seat is inside); adding settings to a run does not change it. Robust: every judge agrees; "
         "skill-sensitive: judges of different strength disagree.",
     ]

@@ -42,9 +42,9 @@ th[aria-sort="descending"]::after { content: " \\25BC"; }
 td.long { min-width: 22em; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tbody tr:nth-child(even) { background: #fafafa; }
-td.v-balanced { background: #d6ecf7; }
-td.v-imbalanced { background: #f6d3bf; font-weight: bold; }
-td.v-inconclusive { background: #f2f2f2; }
+td.v-fair { background: #d6ecf7; }
+td.v-unfair { background: #f6d3bf; font-weight: bold; }
+td.v-undecided { background: #f2f2f2; }
 td.v-outside { background: #f6d3bf; font-weight: bold; }
 details summary { cursor: pointer; color: #0072B2; margin: .3rem 0; }
 .findings { background: #fff8e6; border-left: 4px solid #E69F00; padding: .3rem .9rem; margin: .6rem 0; }
@@ -99,14 +99,14 @@ SORT_JS = """
 """
 
 _NUMERIC = re.compile(r"^[+-]?[\d,]*\.?\d+(e[+-]?\d+)?( \[.*\])?( pp.*)?$|^<1e-6$", re.IGNORECASE)
-_VERDICTS = {stats.BALANCED, stats.IMBALANCED, stats.INCONCLUSIVE, "outside", "out of line", "in line", "unclear"}
+_VERDICTS = {stats.FAIR, stats.UNFAIR, stats.UNDECIDED, "outside", "out of line", "in line", "unclear"}
 
 # Every verdict word a table cell can hold, and its anchor on the docs page that explains it
 # (docs/guide/reading-a-report.md; a test checks that the page has each anchor).
 VERDICT_ANCHORS = {
-    stats.BALANCED: "balanced",
-    stats.IMBALANCED: "imbalanced",
-    stats.INCONCLUSIVE: "inconclusive",
+    stats.FAIR: "fair",
+    stats.UNFAIR: "unfair",
+    stats.UNDECIDED: "undecided",
     "not judged": "not-judged",
     "robust": "robust",
     "skill-sensitive": "skill-sensitive",
@@ -245,7 +245,7 @@ def render_html(report):
         for line in report.about:
             parts.append(f"<p>{e(line)}</p>")
         parts.append("</div>")
-    parts.append('<section id="headline-section"><h2>Headline: is the game balanced across seats?</h2>')
+    parts.append('<section id="headline-section"><h2>Headline: is the game fair across seats?</h2>')
     parts.append(html_table(report.headline, "headline"))
     parts.append(
         f'<p class="meta" id="verdict-words">Each verdict word links to what it means: '

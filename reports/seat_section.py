@@ -87,8 +87,8 @@ def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word
         ("chi-square p vs 1/N", P.pvalue("chi2_p")),
         ("equivalence p (TOST)", P.pvalue("tost_p")),
         ("outside-margin p (Holm in the cell)", P.pvalue("outside_p_holm")),
-        ("imbalanced run-wide", lambda r: "yes" if r["imbalanced_run"] else ""),
-        ("balanced run-wide", lambda r: "yes" if r["balanced_run"] else ""),
+        ("unfair run-wide", lambda r: "yes" if r["imbalanced_run"] else ""),
+        ("fair run-wide", lambda r: "yes" if r["balanced_run"] else ""),
         (f"ties % [{c}% CI]", P.rate("tie_rate", "tie_lo", "tie_hi")),
         (f"decided by tie-break % [{c}% CI]", P.rate("tiebreak_rate", "tiebreak_lo", "tiebreak_hi")),
         ("more games to decide", P.games("more_games")),
@@ -126,20 +126,20 @@ def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word
     if sequential:
         sec.notes.append(sequential_method(sequential.get("settings", {}), a))
     sec.notes.append(
-        f"Balanced: every seat's win rate is shown within ±{100 * margin:.1f} pp of the fair share 1/N "
+        f"Fair: every seat's win rate is shown within ±{100 * margin:.1f} pp of the fair share 1/N "
         + (f"and every two seats within {100 * gap_margin:.1f} pp of each other " if gap_margin is not None else "")
-        + f"(two one-sided tests per seat at level {a:.2g}). Error controlled: calling a cell balanced when some "
+        + f"(two one-sided tests per seat at level {a:.2g}). Error controlled: calling a cell fair when some "
         f"seat is in truth outside the margin happens at most {100 * a:.0f}% of the time, per cell. "
-        "Imbalanced: some seat is shown outside the margin, Holm-corrected over the seats of that cell. Error "
-        f"controlled: calling a cell imbalanced when every seat is inside the margin happens at most {100 * a:.0f}% "
-        "of the time, per cell. Inconclusive: neither yet; the estimate of further games assumes the observed "
+        "Unfair: some seat is shown outside the margin, Holm-corrected over the seats of that cell. Error "
+        f"controlled: calling a cell unfair when every seat is inside the margin happens at most {100 * a:.0f}% "
+        "of the time, per cell. Undecided: neither yet; the estimate of further games assumes the observed "
         "win rates are the true ones and aims at 80% power." + "".join(f" {r}" for r in rulings)
     )
     sec.notes.append(
         f"The family of each verdict is its own cell (one player count, {setting.words} and judge), so a cell's "
         f"verdict does not change when other cells are added to the run. Over a run of {len(cells)} cells up to "
-        f"{len(cells) * a:.2g} false verdicts may be expected; the columns 'imbalanced run-wide' (Holm over every "
-        f"test of the run) and 'balanced run-wide' (level {a:.2g} / {len(cells)} per cell) give the reading that "
+        f"{len(cells) * a:.2g} false verdicts may be expected; the columns 'unfair run-wide' (Holm over every "
+        f"test of the run) and 'fair run-wide' (level {a:.2g} / {len(cells)} per cell) give the reading that "
         "holds for the whole run at once."
     )
     sec.notes.append(
@@ -151,7 +151,7 @@ def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word
     )
     sec.notes.append(
         "Best - worst seat: the gap between the seat winning most and the seat winning least, a description (the "
-        "verdict's margin is per seat, each seat against 1/N, so a 7-point gap can sit beside 'inconclusive'), with "
+        "verdict's margin is per seat, each seat against 1/N, so a 7-point gap can sit beside 'undecided'), with "
         "an interval that holds although those two "
         "seats are picked from the data (simultaneous intervals over every pair of seats: Tukey's studentized "
         "range for mirror cells, Bonferroni over the pairs for the model)."
@@ -166,12 +166,12 @@ def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word
         "Verdicts: "
         + ", ".join(
             f"{int(counts[v])} {v}"
-            for v in (stats.IMBALANCED, stats.BALANCED, stats.INCONCLUSIVE, NOT_JUDGED)
+            for v in (stats.UNFAIR, stats.FAIR, stats.UNDECIDED, NOT_JUDGED)
             if v in counts
         )
         + f" (of {len(cells)} cells)."
     )
-    shown = cells if len(cells) <= 12 else cells[cells["verdict"] == stats.IMBALANCED].head(12)
+    shown = cells if len(cells) <= 12 else cells[cells["verdict"] == stats.UNFAIR].head(12)
     for row in shown.itertuples(index=False):
         sec.findings.append(f"{row.players} players, {getattr(row, setting.label)}, {row.level}: **{row.verdict}**, {row.note}.")
     return sec, adv

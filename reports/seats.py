@@ -15,14 +15,14 @@ instrument set or another game's board and variant, x lineup) at a time; lineups
 
 The verdict of a cell:
 
-* **balanced**: every seat's win rate is shown within ``margin`` of 1/N (each seat's equivalence
+* **fair**: every seat's win rate is shown within ``margin`` of 1/N (each seat's equivalence
   test at level alpha; together an intersection-union test), and with ``gap_margin`` every two
-  seats are shown within ``gap_margin`` of each other. The chance of calling a cell balanced when
+  seats are shown within ``gap_margin`` of each other. The chance of calling a cell fair when
   some seat is in truth outside the margin is at most alpha, for that cell.
-* **imbalanced**: some seat (or, with ``gap_margin``, some pair of seats) is shown outside its
-  margin, Holm-corrected over the tests of that cell. The chance of calling a cell imbalanced when
+* **unfair**: some seat (or, with ``gap_margin``, some pair of seats) is shown outside its
+  margin, Holm-corrected over the tests of that cell. The chance of calling a cell unfair when
   every seat is within the margin is at most alpha, for that cell.
-* **inconclusive**: neither; the note says how many more games would likely decide it.
+* **undecided**: neither; the note says how many more games would likely decide it.
 
 Both errors are controlled per cell, so a cell's verdict never changes because other cells were
 added to the run. Over a run of K cells up to K x alpha false verdicts may be expected; the
@@ -273,7 +273,7 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
                 imbalanced_run=bool(res["imbalanced_run"][i]),
                 balanced_run=bool(res["balanced_run"][i]),
                 verdict=verdict,
-                more_games=_more_games(needed, n, n_players) if verdict == stats.INCONCLUSIVE else math.nan,
+                more_games=_more_games(needed, n, n_players) if verdict == stats.UNDECIDED else math.nan,
             )
         else:
             strat, pool = _strategy_rows(lineup, n_players)
@@ -336,7 +336,7 @@ def on_the_margin(rate, lo, hi, share, margin):
 def margin_sentence(margin, gap_margin, players=None):
     """The margin in one plain sentence."""
     share = f"the fair {pct(1 / players)}%" if players else "a fair share (1 in N)"
-    text = f"balanced means no seat's chance of winning is shown to be more than {100 * margin:.1f} points from {share}"
+    text = f"fair means no seat's chance of winning is shown to be more than {100 * margin:.1f} points from {share}"
     if gap_margin is None:
         return text + f", so two seats may still differ by up to {200 * margin:.1f} points"
     return text + f", and no two seats are shown more than {100 * gap_margin:.1f} points apart"
@@ -361,9 +361,9 @@ def verdict_note(row, rates, margin, gap_margin=None, setting=None):
     dev = f"{100 * (worst.seat_rate - share):+.1f} pp"
     how = "" if row.design == MIRROR else " (model: win rate among equal players)"
     gap = "" if gap_margin is None else f" and every two seats within {100 * gap_margin:.1f} pp"
-    if row.verdict == stats.BALANCED:
+    if row.verdict == stats.FAIR:
         return f"every seat within {100 * margin:.1f} pp of {pct(share)}%{gap} (largest deviation: seat {worst.seat + 1}, {dev}){how}"
-    if row.verdict == stats.IMBALANCED:
+    if row.verdict == stats.UNFAIR:
         if row.design == MIRROR:
             flagged = part.sort_values("outside_p_holm").iloc[0]
         else:

@@ -84,7 +84,7 @@ def sequential_note(rec, games, margin, stop=None):
     m = f"{100 * margin:g}"
     zone = rec.get("test") == "zone"
     d = rec.get("indifference") or 0.0
-    if rec["verdict"] == stats.BALANCED:
+    if rec["verdict"] == stats.FAIR:
         if zone:
             return (
                 f"decided fair at {games_text(games)} games: every seat shown within {100 * (margin + d):g} pp of "
@@ -92,10 +92,10 @@ def sequential_note(rec, games, margin, stop=None):
                 f"{_pp(rec['worst_rate'] - share)}, {span})"
             )
         return (
-            f"decided balanced at {games_text(games)} games: every seat within {m} pp of {pct(share)}% "
+            f"decided fair at {games_text(games)} games: every seat within {m} pp of {pct(share)}% "
             f"(furthest: seat {seat}, {_pp(rec['worst_rate'] - share)}, {span})"
         )
-    if rec["verdict"] == stats.IMBALANCED:
+    if rec["verdict"] == stats.UNFAIR:
         if zone:
             named = rec.get("named") or [[rec["worst_seat"], 1 if rec["worst_rate"] >= share else -1]]
             shown = "; ".join(_seat_clause(rec, k, way, share) for k, way in named)
@@ -108,7 +108,7 @@ def sequential_note(rec, games, margin, stop=None):
                 text += "; leaning off too, not shown: " + "; ".join(_seat_clause(rec, k, way, share) for k, way in leaning)
             return text
         return (
-            f"decided imbalanced at {games_text(games)} games: seat {seat} wins {pct(rec['worst_rate'])}% "
+            f"decided unfair at {games_text(games)} games: seat {seat} wins {pct(rec['worst_rate'])}% "
             f"({_pp(rec['worst_rate'] - share)} vs {pct(share)}%, {span}), outside the {m} pp margin"
         )
     more = rec["more_games"]
@@ -129,8 +129,10 @@ def sequential_note(rec, games, margin, stop=None):
 def _check_stored(run_rec, rec, n, sequential):
     """The run's recorded verdict word of a cell against the word judged again from the tables with
     the run's own test, at the same games: a record that disagrees was edited, and is refused
-    (records are judged again, never trusted)."""
-    if not run_rec or run_rec.get("games") != n or run_rec.get("verdict") == rec["verdict"]:
+    (records are judged again, never trusted). A record's older word for the same verdict
+    (``balanced`` for fair) is the same word."""
+    # An older record says balanced / imbalanced / inconclusive for fair / unfair / undecided (stats.words).
+    if not run_rec or run_rec.get("games") != n or stats.verdict_word(run_rec.get("verdict")) == rec["verdict"]:
         return
     from reports.io import ReportInputError
 

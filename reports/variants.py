@@ -8,7 +8,7 @@ the variant):
 * the change of each seat's win rate against the reference variant, paired deal by deal (the mean
   of the per-deal differences, a t interval over deals), and a verdict against the margin:
   **unchanged** (two one-sided tests show |change| < margin), **changed** (the change is shown
-  beyond the margin, Holm over every seat test of the section), **inconclusive** otherwise;
+  beyond the margin, Holm over every seat test of the section), **undecided** otherwise;
 * the change in game length (rounds), paired likewise;
 * unfairness: the largest distance of a seat's win rate from the seats' mean (1/N when every game
   has a winner; stalled games lower all seats alike), with a bootstrap interval over deals; the variant with the smallest is named the fairest of its setting, and the note says
@@ -29,7 +29,7 @@ from stats import tests as stats
 
 UNCHANGED = "unchanged"
 CHANGED = "changed"
-INCONCLUSIVE = "inconclusive"
+UNDECIDED = "undecided"
 SETTING = ["players", "board", "lineup"]
 VARIANT = "variant"
 
@@ -158,7 +158,7 @@ def compare_variants(games, reference, margin=0.03, confidence=0.95, seed=0, res
             elif changes["tost_p"].iloc[i] < alpha:
                 verdict[i] = UNCHANGED
             else:
-                verdict[i] = INCONCLUSIVE
+                verdict[i] = UNDECIDED
         for i in np.nonzero(~mask.to_numpy())[0]:
             lo, hi = changes["change_lo"].iloc[i], changes["change_hi"].iloc[i]
             verdict[i] = "shorter" if hi < 0 else "longer" if lo > 0 else "no shown change"

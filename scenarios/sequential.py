@@ -291,7 +291,7 @@ class CellState:
         self.n = 0
         self.wins = np.zeros(cell.players, dtype=np.int64)
         self.looks = []
-        self.verdict = SS.INCONCLUSIVE
+        self.verdict = SS.UNDECIDED
         self.stop = None
         self.decided_at = None
 
@@ -304,7 +304,7 @@ class CellState:
         verdict decides the cell; a run decided by its sets only records the look)."""
         self.looks.append(self.n)
         self.verdict = look(self.wins, self.n, self.cell.players, plan)
-        if self.verdict != SS.INCONCLUSIVE and stops:
+        if self.verdict != SS.UNDECIDED and stops:
             self.stop = STOP_DECIDED
             self.decided_at = self.n
 
@@ -331,7 +331,7 @@ def look(wins, n, players, plan):
     """The verdict word of one look at a cell with ``wins`` per seat after ``n`` deals."""
     if plan.test == "zone":
         code = int(SZ.verdicts(wins, n, players, plan.margin, plan.indifference, plan.confidence))
-        return {SZ.FAIR: SS.BALANCED, SZ.UNFAIR: SS.IMBALANCED}.get(code, SS.INCONCLUSIVE)
+        return {SZ.FAIR: SS.FAIR, SZ.UNFAIR: SS.UNFAIR}.get(code, SS.UNDECIDED)
     return SS.cell_verdict(wins, n, players, plan.margin, plan.confidence)["verdict"]
 
 

@@ -8,6 +8,13 @@ no word of why. So the commands that play games ask :func:`kernel_cached` first,
 and record how long it took (:func:`record_compile`) so that the next notice on this machine quotes
 the figure measured here.
 
+A compile's time depends on what this process compiled before it: the first entry point of a
+kernel compiles nearly all of its functions (*cold*), a second one of the same kernel in the same
+process reuses them and takes seconds (*warm*: ``make setup`` compiles three in a row). So each
+figure is kept per entry point and per state (:func:`compile_state`) in the numba cache folder, and
+a notice quotes the figure measured in the same state: a warm figure is never quoted for a cold
+compile. While it compiles, a line says the seconds elapsed at least every :data:`TICK_SECONDS`.
+
 This module reads the numba cache's index through numba's own cache object (``dispatcher._cache``),
 so it knows what numba itself would load; it never writes the cache.
 """
@@ -26,7 +33,9 @@ from pathlib import Path
 # development machine (README, "First run"); on a quiet machine the wall time is close to that, on
 # a shared one a multiple. Quoted until this machine has measured its own (RECORD_FILE).
 DEFAULT_COMPILE_SECONDS = 60
-RECORD_FILE = "last-compile.json"
+RECORD_FILE = "last-compile.json"  # the prefix of every record file (one per entry point and state)
+TICK_SECONDS = 10  # off a terminal, a line at least this often while compiling (on one: every second)
+COLD, WARM = "cold", "warm"
 
 
 def _default_module():
@@ -77,21 +86,40 @@ def kernel_cached(entry="play_batch"):
         return True
 
 
-def _record_path(entry="play_batch"):
-    """Where this machine's last cold compile time is kept: one file for the first game's kernel,
-    one per other kernel module (their compile times differ)."""
+def _split(entry):
+    """``(module, attribute)`` of an entry name (a bare name is the default game's kernel module)."""
+    module, _, attr = entry.rpartition(":")
+    return module or _default_module(), attr
+
+
+def _record_path(entry="play_batch", state=COLD):
+    """Where this machine's last compile time of ``entry`` in ``state`` is kept (cold or warm: a
+    warm compile's seconds are not a cold one's): one file per entry point of each kernel module."""
     from simulator.kernel_common import cache_root
 
-    base = Path(cache_root())
-    module = entry.rpartition(":")[0]
-    if not module or module == _default_module():
-        return base / RECORD_FILE
-    return base / f"last-compile-{module.replace('.', '-')}.json"
+    module, attr = _split(entry)
+    stem = RECORD_FILE.removesuffix(".json")
+    return Path(cache_root()) / f"{stem}-{module.replace('.', '-')}-{attr}-{state}.json"
 
 
-def _last_record(entry="play_batch"):
+def compile_state(entry="play_batch"):
+    """``cold`` when no function of ``entry``'s kernel module is compiled in this process yet, ``warm``
+    when one is (another entry point compiled or loaded just now: most of the code is there)."""
+    import importlib
+
     try:
-        doc = json.loads(_record_path(entry).read_text(encoding="utf-8"))
+        module = importlib.import_module(_split(entry)[0])
+    except Exception:
+        return COLD
+    for obj in vars(module).values():
+        if getattr(obj, "_cache", None) is not None and getattr(obj, "signatures", None):
+            return WARM
+    return COLD
+
+
+def _last_record(entry="play_batch", state=COLD):
+    try:
+        doc = json.loads(_record_path(entry, state).read_text(encoding="utf-8"))
         if float(doc["seconds"]) > 0:
             return doc
     except (OSError, ValueError, KeyError, TypeError):
@@ -99,10 +127,35 @@ def _last_record(entry="play_batch"):
     return None
 
 
-def expected_compile_seconds(entry="play_batch"):
-    """Seconds a cold compile takes: the last one measured on this machine, else the default."""
-    doc = _last_record(entry)
-    return float(doc["seconds"]) if doc else float(DEFAULT_COMPILE_SECONDS)
+def _sibling_record(entry):
+    """The cold figure of another entry point of the same kernel measured here (the largest), with
+    its name: the best measured guess for a cold entry never compiled cold on this machine."""
+    from simulator.kernel_common import cache_root
+
+    module, attr = _split(entry)
+    stem = RECORD_FILE.removesuffix(".json")
+    best = None
+    for path in Path(cache_root()).glob(f"{stem}-{module.replace('.', '-')}-*-{COLD}.json"):
+        other = path.name[len(f"{stem}-{module.replace('.', '-')}-"):-len(f"-{COLD}.json")]
+        if other == attr:
+            continue
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if float(doc["seconds"]) > 0 and (best is None or doc["seconds"] > best["seconds"]):
+                best = {**doc, "entry": other}
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return best
+
+
+def expected_compile_seconds(entry="play_batch", state=COLD):
+    """Seconds a compile of ``entry`` in ``state`` takes: the last one measured on this machine in
+    that state (for a cold compile, else another entry point's cold one), else the default (``None``
+    for a warm compile never measured: no figure is made up)."""
+    doc = _last_record(entry, state) or (_sibling_record(entry) if state == COLD else None)
+    if doc:
+        return float(doc["seconds"])
+    return float(DEFAULT_COMPILE_SECONDS) if state == COLD else None
 
 
 def _load():
@@ -112,13 +165,13 @@ def _load():
         return None
 
 
-def record_compile(seconds, entry="play_batch", cpu_seconds=None):
-    """Keep the measured cold compile time (wall, CPU and the load it ran at) for the next notice
-    (best effort)."""
+def record_compile(seconds, entry="play_batch", cpu_seconds=None, state=COLD):
+    """Keep the measured compile time of ``entry`` in ``state`` (wall, CPU and the load it ran at)
+    for the next notice (best effort)."""
     try:
-        path = _record_path(entry)
+        path = _record_path(entry, state)
         path.parent.mkdir(parents=True, exist_ok=True)
-        doc = {"seconds": round(float(seconds), 1), "when": time.time(), "load": _load()}
+        doc = {"seconds": round(float(seconds), 1), "when": time.time(), "load": _load(), "state": state}
         if cpu_seconds is not None:
             doc["cpu_seconds"] = round(float(cpu_seconds), 1)
         path.write_text(json.dumps(doc) + "\n")
@@ -126,60 +179,79 @@ def record_compile(seconds, entry="play_batch", cpu_seconds=None):
         pass
 
 
-def compile_notice(seconds=None, entry="play_batch", what="the rules kernel"):
-    """The one line printed before a cold compile: the last time measured on this machine, with
-    the load it ran at and the load now (a shared machine takes a multiple of a quiet one's time)."""
-    doc = _last_record(entry) if seconds is None else {"seconds": seconds}
+def compile_notice(seconds=None, entry="play_batch", what="the rules kernel", state=COLD):
+    """The one line printed before a compile: the last time measured on this machine in the same
+    state (cold or warm, :func:`compile_state`), with the load it ran at and the load now (a shared
+    machine takes a multiple of a quiet one's time)."""
+    sibling = None
+    if seconds is not None:
+        doc = {"seconds": seconds}
+    else:
+        doc = _last_record(entry, state)
+        if doc is None and state == COLD:
+            doc = sibling = _sibling_record(entry)
     now = _load()
     now_text = f"; load now {now:.1f}" if now is not None else ""
+    rest = " (the rest of it: most of the kernel is compiled already in this process)" if state == WARM else ""
     if doc is None:
+        if state == WARM:
+            return f"compiling {what}, first run only{rest}: not measured on this machine yet{now_text}"
         return (f"compiling {what}, first run only: about {_round(DEFAULT_COMPILE_SECONDS)} s on a quiet "
                 f"2-core machine (not measured on this one yet{now_text})")
     at = f" at load {doc['load']:.1f}" if doc.get("load") is not None else ""
-    return f"compiling {what}, first run only: about {_round(float(doc['seconds']))} s (last measured here{at}{now_text})"
+    which = f" for {sibling['entry']}" if sibling else ""
+    return (f"compiling {what}, first run only{rest}: about {_round(float(doc['seconds']))} s "
+            f"(last measured here{which}{at}{now_text})")
 
 
 @contextlib.contextmanager
-def compile_watch(entry="play_batch", what="the rules kernel", echo=None):
-    """Around the first call of ``entry``: when it is not compiled yet, print the notice, show the
-    seconds elapsed while it compiles (on a terminal: one updating line; elsewhere a line every
-    30 s) and record the time taken. Does nothing when the kernel is cached (or cannot tell)."""
-    import numba
-
-    if numba.config.DISABLE_JIT or kernel_cached(entry) is not False:
-        yield
-        return
-    echo = echo or (lambda m: print(m, file=sys.stderr, flush=True))
-    echo(compile_notice(entry=entry, what=what))
+def _ticking(echo, what):
+    """While the body runs: the seconds elapsed, on a terminal one updating line every second,
+    elsewhere a line every :data:`TICK_SECONDS` (never silent longer)."""
     tty = sys.stderr.isatty()
     stop = threading.Event()
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0 = time.perf_counter()
 
     def tick():
-        while not stop.wait(1.0 if tty else 30.0):
+        while not stop.wait(1.0 if tty else TICK_SECONDS):
             elapsed = time.perf_counter() - t0
             if tty:
-                sys.stderr.write(f"\r  compiling: {elapsed:.0f} s elapsed")
+                sys.stderr.write(f"\r  compiling {what}: {elapsed:.0f} s elapsed")
                 sys.stderr.flush()
             else:
-                print(f"  still compiling: {elapsed:.0f} s elapsed", file=sys.stderr, flush=True)
+                echo(f"  still compiling {what}: {elapsed:.0f} s elapsed")
 
     watcher = threading.Thread(target=tick, name="compile-progress", daemon=True)
     watcher.start()
-    ok = False
     try:
         yield
-        ok = True
     finally:
         stop.set()
         watcher.join()
         if tty:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
-    if ok:
-        seconds = time.perf_counter() - t0
-        record_compile(seconds, entry, cpu_seconds=time.process_time() - c0)
-        echo(f"compiled {what} in {seconds:.0f} s (cached for the next runs)")
+
+
+@contextlib.contextmanager
+def compile_watch(entry="play_batch", what="the rules kernel", echo=None):
+    """Around the first call of ``entry``: when it is not compiled yet, print the notice, show the
+    seconds elapsed while it compiles (:func:`_ticking`) and record the time taken in its state.
+    Does nothing when the kernel is cached (or cannot tell)."""
+    import numba
+
+    if numba.config.DISABLE_JIT or kernel_cached(entry) is not False:
+        yield
+        return
+    echo = echo or (lambda m: print(m, file=sys.stderr, flush=True))
+    state = compile_state(entry)
+    echo(compile_notice(entry=entry, what=what, state=state))
+    t0, c0 = time.perf_counter(), time.process_time()
+    with _ticking(echo, what):
+        yield
+    seconds = time.perf_counter() - t0
+    record_compile(seconds, entry, cpu_seconds=time.process_time() - c0, state=state)
+    echo(f"compiled {what} in {seconds:.0f} s (cached for the next runs)")
 
 
 def _round(s):
@@ -188,9 +260,10 @@ def _round(s):
 
 def compile_once(play, announce=None, entry="play_batch", what="the rules kernel"):
     """Make sure ``entry`` is compiled and cached: when it is not, ``announce(compile_notice())``,
-    call ``play()`` (which plays a game through ``entry``, compiling it) and record the time taken.
-    Returns the seconds spent compiling (0.0 when the kernel was cached already, or runs
-    interpreted). When the cache cannot be inspected, ``play()`` runs without a notice."""
+    call ``play()`` (which plays a game through ``entry``, compiling it) while saying the seconds
+    elapsed (:func:`_ticking`), say how long it took and record it. Returns the seconds spent
+    compiling (0.0 when the kernel was cached already, or runs interpreted). When the cache cannot
+    be inspected, ``play()`` runs without a notice."""
     import numba
 
     if numba.config.DISABLE_JIT:
@@ -201,12 +274,16 @@ def compile_once(play, announce=None, entry="play_batch", what="the rules kernel
     if cached is None:
         play()
         return 0.0
+    state = compile_state(entry)
     if announce is not None:
-        announce(compile_notice(entry=entry, what=what))
+        announce(compile_notice(entry=entry, what=what, state=state))
     t0, c0 = time.perf_counter(), time.process_time()
-    play()
+    with _ticking(announce or (lambda m: None), what) if announce is not None else contextlib.nullcontext():
+        play()
     seconds = time.perf_counter() - t0
-    record_compile(seconds, entry, cpu_seconds=time.process_time() - c0)
+    record_compile(seconds, entry, cpu_seconds=time.process_time() - c0, state=state)
+    if announce is not None:
+        announce(f"compiled {what} in {seconds:.0f} s (cached for the next runs)")
     return seconds
 
 

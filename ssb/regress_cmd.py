@@ -1,7 +1,7 @@
 """``ssb baseline`` and ``ssb regress``: the balance regression gate (a thin layer over reports.gate.regress).
 
 ``baseline`` freezes the figures of a finished run into a JSON file; ``regress`` tests a later run
-against it and says, per figure, pass / fail / inconclusive. With ``--adaptive`` it plays more deals
+against it and says, per figure, held / moved / undecided. With ``--adaptive`` it plays more deals
 for the undecided cells itself (through scenarios.runner), which is why the game-playing part of
 the sequential mode lives here and not in ``reports``.
 """
@@ -181,7 +181,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
 @click.option(
     "--strict",
     is_flag=True,
-    help="Fail (exit status 1) also when a figure is not shown within its margin (inconclusive); "
+    help="Fail (exit status 1) also when a figure is undecided (not shown within its margin); "
     "`make regress` and CI use it.",
 )
 @click.option(
@@ -218,7 +218,7 @@ def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
 @click.option(
     "--adaptive",
     is_flag=True,
-    help="Play more games for cells with inconclusive figures, in rounds, until decided or --budget is spent.",
+    help="Play more games for cells with undecided figures, in rounds, until decided or --budget is spent.",
 )
 @click.option(
     "--budget",
@@ -270,12 +270,12 @@ def regress(
     """Test a run against a baseline: did a change move any balance figure beyond its margin?
 
     For every figure of every cell (win rates per seat and strategy, rounds, and the figures the
-    game declares: see `ssb baseline --help`) the verdict is pass (shown within the margin: TOST at
-    alpha), fail (shown beyond it, Holm-corrected over all figures) or not shown (inconclusive).
+    game declares: see `ssb baseline --help`) the verdict is held (shown within the margin: TOST at
+    alpha), moved (shown beyond it, Holm-corrected over all figures) or undecided (neither).
     When the run played the baseline's deals (same scenario and run seed) every figure is compared
     deal by deal (paired); otherwise as two independent samples. A figure that is the same on every
-    deal of both runs is left out. Exit status 1 when a figure fails in fail mode (or, with
-    --strict, is not shown), else 0; 2 for a mistake (a baseline of another game or of other
+    deal of both runs is left out. Exit status 1 when a figure moved in fail mode (or, with
+    --strict, is undecided), else 0; 2 for a mistake (a baseline of another game or of other
     cells, a missing or malformed file). --summary-md writes a pull-request comment: what moved, by how much, with intervals, and
     which data files changed since the baseline. --adaptive plays more deals (fresh seeds) for
     undecided cells in up to K looks, alpha split over the looks.

@@ -34,14 +34,14 @@ class ConfidenceLevel(click.ParamType):
     default=3.0,
     show_default=True,
     metavar="PP",
-    help="Balance margin in percentage points: a seat within PP of the fair share 1/N counts as balanced.",
+    help="Balance margin in percentage points: a seat within PP of the fair share 1/N counts as fair.",
 )
 @click.option(
     "--gap-margin",
     type=click.FloatRange(min=0, max=50, max_open=True),
     default=None,
     metavar="PP",
-    help="Margin on the largest gap between two seats, in percentage points: balanced then also needs "
+    help="Margin on the largest gap between two seats, in percentage points: fair then also needs "
     "every two seats shown within PP of each other (default: no gap margin, only the per-seat one).",
 )
 @click.option(
@@ -73,8 +73,8 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_marg
     RESULTS_DIR/report): report.html (self-contained, opens offline: charts embedded, sortable
     tables, the headline verdict table on top), summary.md, one CSV per table and one PNG per chart.
     The headline is printed here too: per player count and judge (lineup), whether every seat wins
-    within the margin of 1/N (balanced), some seat is outside it (imbalanced), or more games are
-    needed (inconclusive, with an estimate of how many), and whether the judges agree (robust) or
+    within the margin of 1/N (fair), some seat is outside it (unfair), or more games are
+    needed (undecided, with an estimate of how many), and whether the judges agree (robust) or
     not (skill-sensitive); for a run that varies instruments, the instruments out of line with the
     others of their department, most out of line first. Each seat verdict's error is controlled per
     setting and judge, at 1 - LEVEL. A missing, unfinished or older-format directory

@@ -201,6 +201,8 @@ def _setting_words(s):
 
 def _sequential_line(manifest):
     """One line on the cells of a sequential run: how many were decided, and how (none: not one)."""
+    from stats.words import verdict_word  # an older record's balanced / imbalanced read as fair / unfair
+
     seq = manifest.get("sequential") or {}
     cells = [c for c in seq.get("cells") or [] if c]
     if not cells:
@@ -215,10 +217,9 @@ def _sequential_line(manifest):
         kind = "variant" if "variants" in (seq.get("settings") or {}).get("verdicts", []) else "instrument"
         return f"sequential: {decided} of {len(sets)} {kind} verdicts decided ({how})"
     decided = [c for c in cells if c.get("stop") == "decided"]
-    words = {"balanced": "fair", "imbalanced": "unfair"}
     counts = {}
     for c in decided:
-        word = words.get(c.get("verdict"), c.get("verdict"))
+        word = verdict_word(c.get("verdict"))
         counts[word] = counts.get(word, 0) + 1
     how = ", ".join(f"{n} {w}" for w, n in sorted(counts.items()))
     stops = {}

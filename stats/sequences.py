@@ -19,14 +19,14 @@ one game per deal, so deals are the independent unit). For a margin edge ``e`` a
 
 The verdict keeps the meaning of the fixed-n one (:func:`stats.tests.seat_verdicts`):
 
-* **balanced**: every seat has ``E-(1/N + margin) >= 1/alpha`` and ``E+(1/N - margin) >= 1/alpha``
+* **fair**: every seat has ``E-(1/N + margin) >= 1/alpha`` and ``E+(1/N - margin) >= 1/alpha``
   (two one-sided tests per seat, an intersection-union test over the seats): the chance of ever
-  calling a cell balanced when some seat is on or outside the margin is at most alpha;
-* **imbalanced**: some seat's outside p-value ``2 min(1/E+(1/N + margin), 1/E-(1/N - margin))``
+  calling a cell fair when some seat is on or outside the margin is at most alpha;
+* **unfair**: some seat's outside p-value ``2 min(1/E+(1/N + margin), 1/E-(1/N - margin))``
   is below alpha after Holm over the seats of the cell; anytime-valid p-values keep Holm's bound
-  over every look, so the chance of ever calling a cell imbalanced when every seat is within the
+  over every look, so the chance of ever calling a cell unfair when every seat is within the
   margin is at most alpha;
-* **inconclusive**: neither yet.
+* **undecided**: neither yet.
 
 The prior's spread is fixed before any game, from the cell's player count, the margin and alpha
 (:func:`tuned_for`): the bounds are tightest around the games a fixed-n design would need for a
@@ -49,7 +49,7 @@ import numpy as np
 from scipy import special
 from scipy.optimize import brentq
 
-from stats.words import BALANCED, IMBALANCED, INCONCLUSIVE, alpha_of, games_for_equivalence, holm_adjusted
+from stats.words import FAIR, UNFAIR, UNDECIDED, alpha_of, games_for_equivalence, holm_adjusted
 
 # Prior concentration r = games / PRIOR_SCALE: the normal-mixture optimum for a boundary tight at
 # ``games`` is rho = V / (2 log(1/alpha) + log(1 + 2 log(1/alpha))) (Howard et al. 2021, eq. 3.6),
@@ -135,7 +135,7 @@ def confidence_sequence(wins, games, r, confidence=0.95):
 def verdicts(wins, games, players, margin=0.03, confidence=0.95, r=None):
     """Sequential seat verdicts of many looks at once: ``wins`` has the seats on its last axis,
     ``games`` one count per row (broadcast). Returns ``(verdict codes, tost_p, outside_p, row_tost_p,
-    row_outside_p)``; codes 1 balanced, -1 imbalanced, 0 inconclusive."""
+    row_outside_p)``; codes 1 fair, -1 unfair, 0 undecided."""
     wins = np.asarray(wins, dtype=float)
     games = np.asarray(games, dtype=float)[..., None]
     alpha = alpha_of(confidence)
@@ -144,11 +144,11 @@ def verdicts(wins, games, players, margin=0.03, confidence=0.95, r=None):
         r = prior_strength(players, margin, confidence)
     hi_edge, lo_edge = c + margin, c - margin
     zeros, ones = np.zeros_like(wins), np.ones_like(wins)
-    # Equivalence (balanced): below the upper edge and above the lower edge, each at alpha.
+    # Equivalence (fair): below the upper edge and above the lower edge, each at alpha.
     p_below_hi = pvalue_below(wins, games, hi_edge, r) if hi_edge < 1 else zeros
     p_above_lo = pvalue_above(wins, games, lo_edge, r) if lo_edge > 0 else zeros
     row_tost = np.maximum(p_below_hi, p_above_lo)
-    # Outside (imbalanced): above the upper edge or below the lower edge, doubled, Holm over seats.
+    # Outside (unfair): above the upper edge or below the lower edge, doubled, Holm over seats.
     p_up = pvalue_above(wins, games, hi_edge, r) if hi_edge < 1 else ones
     p_low = pvalue_below(wins, games, lo_edge, r) if lo_edge > 0 else ones
     row_out = holm_adjusted(np.minimum(1.0, 2.0 * np.minimum(p_up, p_low)))
@@ -157,7 +157,7 @@ def verdicts(wins, games, players, margin=0.03, confidence=0.95, r=None):
     return code, tost_p, outside_p, row_tost, row_out
 
 
-VERDICT_WORDS = {1: BALANCED, -1: IMBALANCED, 0: INCONCLUSIVE}
+VERDICT_WORDS = {1: FAIR, -1: UNFAIR, 0: UNDECIDED}
 
 
 def cell_verdict(wins, games, players, margin=0.03, confidence=0.95, r=None):
@@ -186,7 +186,7 @@ def games_to_decide(rates, players, margin=0.03, confidence=0.95, r=None, start=
     start = max(int(start), 1)
     grid = np.unique(np.geomspace(start, MAX_PROJECT, 200).astype(np.int64))
     for n in grid:
-        if cell_verdict(rates * n, int(n), players, margin, confidence, r)["verdict"] != INCONCLUSIVE:
+        if cell_verdict(rates * n, int(n), players, margin, confidence, r)["verdict"] != UNDECIDED:
             return float(n)
     return math.inf
 
@@ -255,11 +255,11 @@ def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None, affo
             s["lo"], s["hi"], s["side_level"] = float(own["lo"][k]), float(own["hi"][k]), float(own["level"][k])
         named_all = [[int(k), int(way)] for k, way, _a in own["named"]]
         leaning = [[int(k), int(way)] for k, way in own["leaning"]]
-        verdict = {SZ.FAIR: BALANCED, SZ.UNFAIR: IMBALANCED}.get(z["code"], INCONCLUSIVE)
+        verdict = {SZ.FAIR: FAIR, SZ.UNFAIR: UNFAIR}.get(z["code"], UNDECIDED)
         with np.errstate(over="ignore"):
             tost_p = float(min(1.0, math.exp(-min(z["log_fair"], 700.0))))
             outside_p = float(min(1.0, math.exp(z["bound_unfair"] - math.log(1.0 / alpha_of(confidence)) - min(z["log_unfair"], 700.0))))
-        if verdict == IMBALANCED:
+        if verdict == UNFAIR:
             worst = named = z["seat"]
         row_tost = row_out = None
     else:
@@ -268,7 +268,7 @@ def cell_record(wins, games, players, margin=0.03, confidence=0.95, r=None, affo
         verdict, tost_p, outside_p = res["verdict"], res["tost_p"], res["outside_p"]
         row_tost, row_out = res["row_tost_p"], res["row_outside_p"]
     edge = c + margin if rates[worst] >= c else c - margin
-    decided = verdict != INCONCLUSIVE
+    decided = verdict != UNDECIDED
     more = None
     on_margin = False
     if not decided:

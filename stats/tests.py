@@ -35,9 +35,14 @@ from statsmodels.stats.proportion import (
 
 from stats.words import (  # the verdict words and levels the runner stops on too
     BALANCED,
+    FAIR,
     IMBALANCED,
     INCONCLUSIVE,
     TARGET_POWER,
+    UNDECIDED,
+    UNFAIR,
+    gate_word,
+    verdict_word,
     alpha_of,
     games_for_equivalence,
     holm_adjusted,
@@ -187,20 +192,20 @@ def seat_verdicts(
     (largest TOST p of the cell: below alpha means every seat, and with ``gap_margin`` every pair of
     seats, is within its margin), ``outside_p`` (smallest Holm-adjusted p of "outside the margin"
     within the cell), ``games_needed`` (total games per cell that would likely settle an
-    inconclusive cell; NaN otherwise, inf when no count would), the run-wide readings
+    undecided cell; NaN otherwise, inf when no count would), the run-wide readings
     ``imbalanced_run`` (still outside after Holm over every test of every cell) and
     ``balanced_run`` (equivalence shown at alpha / K, Bonferroni over the K cells), and per row
     ``row_tost_p``, ``row_outside_p`` (Holm-adjusted within the cell).
 
-    A cell is *balanced* when every seat passes its equivalence test against 1/N +- margin (an
-    intersection-union test: the chance of calling a cell balanced when some seat is outside the
-    margin is at most alpha, with no correction); *imbalanced* when some seat is outside the margin
-    after Holm over the seats of that cell (the chance of calling a cell imbalanced when every seat
-    is within the margin is at most alpha); else *inconclusive*. Both errors are controlled per
+    A cell is *fair* when every seat passes its equivalence test against 1/N +- margin (an
+    intersection-union test: the chance of calling a cell fair when some seat is outside the
+    margin is at most alpha, with no correction); *unfair* when some seat is outside the margin
+    after Holm over the seats of that cell (the chance of calling a cell unfair when every seat
+    is within the margin is at most alpha); else *undecided*. Both errors are controlled per
     cell, so a cell's verdict does not depend on which other cells the run holds. With
-    ``gap_margin`` the pairs of seats join both tests: balanced also needs every pair within
-    ``gap_margin`` of each other, and a pair shown further apart also makes the cell imbalanced
-    (its test joins the cell's Holm family). ``family="run"`` corrects "imbalanced" over the whole
+    ``gap_margin`` the pairs of seats join both tests: fair also needs every pair within
+    ``gap_margin`` of each other, and a pair shown further apart also makes the cell unfair
+    (its test joins the cell's Holm family). ``family="run"`` corrects "unfair" over the whole
     run instead (the old reading, kept for comparison).
     """
     cell = np.asarray(cell, dtype=np.int64)
@@ -238,18 +243,18 @@ def seat_verdicts(
     np.minimum.at(outside_p, all_cell, adj)
     run_p = np.ones(ncell)
     np.minimum.at(run_p, all_cell, adj_run)
-    balanced = tost_p < alpha
+    fair = tost_p < alpha
     any_reject = outside_p < alpha
 
-    verdict = np.full(ncell, INCONCLUSIVE, dtype=object)
-    verdict[balanced] = BALANCED
-    verdict[any_reject] = IMBALANCED
+    verdict = np.full(ncell, UNDECIDED, dtype=object)
+    verdict[fair] = FAIR
+    verdict[any_reject] = UNFAIR
 
     games_needed = np.full(ncell, np.nan)
     if estimate_games:
         rate = np.where(nobs > 0, wins / np.maximum(nobs, 1), center)
         dev = rate - center
-        for c in np.flatnonzero(verdict == INCONCLUSIVE):
+        for c in np.flatnonzero(verdict == UNDECIDED):
             rows = np.flatnonzero(cell == c)
             family_size = max(int((all_cell == c).sum()), 1) if family == "cell" else max(all_p.size, 1)
             worst = rows[np.argmax(np.abs(dev[rows]))]
@@ -599,7 +604,7 @@ def normal_seat_verdict(pi, cov, margin, confidence=0.95, gap_margin=None):
         tests.append(np.minimum(1.0, 2.0 * stats.norm.sf((np.abs(d) - gap_margin) / se_d)))
     allp = np.concatenate(tests)
     outside = float(holm_by_group(allp, np.zeros(allp.size, dtype=np.int64)).min())
-    verdict = IMBALANCED if outside < alpha else (BALANCED if tost < alpha else INCONCLUSIVE)
+    verdict = UNFAIR if outside < alpha else (FAIR if tost < alpha else UNDECIDED)
     q = stats.norm.ppf(1 - alpha / (2 * max(i.size, 1)))
     ad = np.abs(d)
     best, worst = int(np.argmax(pi)), int(np.argmin(pi))

@@ -1,6 +1,13 @@
 """What a seat verdict is, in one place below both the runner's stopping rule
 (:mod:`stats.sequences`) and the report's statistics (:mod:`stats.tests`): its three
 words, the test level that goes with a confidence level, and the games an equivalence test needs.
+
+The words are the lab's one vocabulary, in everything it prints: a seat verdict is **fair**,
+**unfair** or **undecided**; a figure of the regression gate **held** (shown within its margin),
+**moved** (shown beyond it) or is **undecided**. Records written before these words (a run's
+``manifest.json`` saying ``balanced`` / ``imbalanced`` / ``inconclusive``) are read through
+:func:`verdict_word`; the gate's stored codes (``pass`` / ``fail`` / ``inconclusive`` in
+``regress.json`` and the baselines) stay as they are and are said through :func:`gate_word`.
 """
 
 from __future__ import annotations
@@ -10,13 +17,37 @@ import math
 import numpy as np
 from statsmodels.stats.proportion import power_binom_tost
 
-BALANCED = "balanced"
-IMBALANCED = "imbalanced"
-INCONCLUSIVE = "inconclusive"
+FAIR = "fair"
+UNFAIR = "unfair"
+UNDECIDED = "undecided"
+VERDICTS = (FAIR, UNFAIR, UNDECIDED)
+
+# The words older records wrote for the same verdicts, read as today's (verdict_word).
+OLD_WORDS = {"balanced": FAIR, "imbalanced": UNFAIR, "inconclusive": UNDECIDED}
+
+# The former names of the three words, kept so that code written against them still reads the new words.
+BALANCED, IMBALANCED, INCONCLUSIVE = FAIR, UNFAIR, UNDECIDED
+
+# A gate figure's word for its stored code (regress.json and the baselines keep the codes).
+HELD = "held"
+MOVED = "moved"
+GATE_WORDS = {"pass": HELD, "fail": MOVED, "inconclusive": UNDECIDED}
 
 # Power used for the "how many more games" estimate, and the largest count worth suggesting.
 TARGET_POWER = 0.8
 MAX_GAMES = 10_000_000
+
+
+def verdict_word(word):
+    """Today's word for a seat verdict read from a record (an older record's ``balanced`` -> ``fair``);
+    any other value comes back unchanged."""
+    return OLD_WORDS.get(word, word) if isinstance(word, str) else word
+
+
+def gate_word(code):
+    """The printed word of a gate figure's stored code: ``pass`` -> held, ``fail`` -> moved,
+    ``inconclusive`` -> undecided; any other value (``left out``) comes back unchanged."""
+    return GATE_WORDS.get(code, code) if isinstance(code, str) else code
 
 
 def alpha_of(confidence):

@@ -46,7 +46,7 @@ def test_two_players_fair_among_strong_players_first_player_ahead_at_greedys_lev
     leads with the strongest judge, gives its interval, then greedy's lean, then the convergence."""
     _, _, adv = two_judges([0.55, 0.45], [0.497, 0.503])
     cells = adv.cells.set_index("level")["verdict"]
-    assert cells["greedy x2"] == stats.IMBALANCED and cells["search x2"] == stats.BALANCED
+    assert cells["greedy x2"] == stats.UNFAIR and cells["search x2"] == stats.FAIR
     (text,) = seat_answers(adv)
     assert text.startswith("2 players: fair among strong players (")
     assert "search x2, 8,000 games)" in text
@@ -68,7 +68,7 @@ def test_two_players_fair_among_strong_players_first_player_ahead_at_greedys_lev
 def test_converged_when_two_judges_a_step_apart_agree():
     _, _, adv = two_judges([0.5, 0.5], [0.5, 0.5], weak="tuned", games=24000)
     rs = readings(adv)
-    assert all(r.verdict == stats.BALANCED for r in rs)
+    assert all(r.verdict == stats.FAIR for r in rs)
     ok, text = convergence(rs)
     assert ok is True and text.startswith(
         "Converged: tuned and search, a step apart on the skill ladder, are shown within 3 points of each other at "
@@ -88,7 +88,7 @@ def test_judges_at_par_cannot_show_convergence():
 def test_an_undecided_cell_says_it_is_not_decided_and_never_a_bare_open():
     _, _, adv = two_judges([0.62, 0.38], [0.52, 0.48], games=2000, seed=4)
     verdicts = adv.cells.set_index("level")["verdict"]
-    assert verdicts["search x2"] == stats.INCONCLUSIVE and verdicts["greedy x2"] == stats.IMBALANCED
+    assert verdicts["search x2"] == stats.UNDECIDED and verdicts["greedy x2"] == stats.UNFAIR
     (text,) = seat_answers(adv)
     assert "not decided among strong players: the first player wins 5" in text
     assert "Converged? Cannot tell yet" in text and "would tell" in text
@@ -145,7 +145,7 @@ def test_tiebreak_share_splits_the_last_seats_edge():
 def test_why_line_for_an_imbalanced_cell_names_the_tiebreak_part():
     seats, games, _ = tied_run(games=6000, ties=900)
     adv = seat_advantage(games)
-    assert adv.cells["verdict"].iloc[0] == stats.IMBALANCED
+    assert adv.cells["verdict"].iloc[0] == stats.UNFAIR
     (line,) = why_lines(tiebreak_shares(seats, games), adv.cells)
     assert line.startswith("3 players, greedy x3: the last player (seat 3) wins ")
     assert "from ties the R13 tie-break gives to the later seat" in line
@@ -153,7 +153,7 @@ def test_why_line_for_an_imbalanced_cell_names_the_tiebreak_part():
     # No line for a cell that is not imbalanced.
     seats2, games2 = synthetic_run([{"players": 3, "games": 3000}], seed=9)
     adv2 = seat_advantage(games2)
-    assert (adv2.cells["verdict"] != stats.IMBALANCED).all()
+    assert (adv2.cells["verdict"] != stats.UNFAIR).all()
     assert why_lines(tiebreak_shares(seats2, games2), adv2.cells) == []
 
 
@@ -183,7 +183,7 @@ def test_a_sequential_cell_on_the_margin_says_so_with_its_interval_and_cost():
     _, _, adv = two_judges([0.55, 0.45], [0.53, 0.47], games=3000, seed=7)
     cells = adv.cells.copy()
     search = cells["level"] == "search x2"
-    assert (cells.loc[search, "verdict"] == stats.INCONCLUSIVE).all()
+    assert (cells.loc[search, "verdict"] == stats.UNDECIDED).all()
     for k in ("seq_on_margin", "seq_lo", "seq_hi", "seq_more_games"):
         cells[k] = np.nan
     cells["seq_on_margin"] = cells["seq_on_margin"].astype(object)
@@ -215,7 +215,7 @@ def test_variant_answers_say_what_each_variant_does_to_the_leaning_seat():
     changes = pd.DataFrame([
         dict(base, variant="catch_up", change=-0.004, change_lo=-0.021, change_hi=0.013, verdict="unchanged"),
         dict(base, variant="drawn", change=-0.12, change_lo=-0.15, change_hi=-0.09, verdict="changed"),
-        dict(base, variant="both", change=-0.02, change_lo=-0.06, change_hi=0.02, verdict="inconclusive"),
+        dict(base, variant="both", change=-0.02, change_lo=-0.06, change_hi=0.02, verdict="undecided"),
     ])
     words = {"catch_up": "the catch-up tokens", "drawn": "drawing the set-up order",
              "both": "drawing the set-up order and the catch-up tokens"}
@@ -268,7 +268,7 @@ def test_each_seat_keeps_its_own_interval_when_the_record_names_another_seat():
         "seat_lo": [0.253, 0.30, 0.353], "seat_hi": [0.314, 0.36, 0.418],
     })
     row = pd.Series({"players": 3, "instruments": "s", "lineup": "search,search,search", "level": "strong",
-                     "verdict": stats.IMBALANCED, "games": 1001, "seq_decided": True, "seq_stop": "decided",
+                     "verdict": stats.UNFAIR, "games": 1001, "seq_decided": True, "seq_stop": "decided",
                      "seq_seat": 0, "seq_lo": 0.253, "seq_hi": 0.314, "seq_on_margin": False})
     r = cell_reading(row, rates)
     assert r.seat == 2 and (r.lo, r.hi) == (0.353, 0.418)  # seat 3's own interval, not seat 1's

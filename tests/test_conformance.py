@@ -108,7 +108,7 @@ def test_sequential_rounds_judge_every_cell(game, tmp_path):
     _, g, manifest = load_results(tmp_path / "seq")
     for rec, cell in zip(seq["cells"], sc.cells):
         assert rec["cell"] == cell.index and rec["stop"] in ("decided", "cap", "budget", "seconds")
-        assert rec["verdict"] in ("balanced", "imbalanced", "inconclusive")
+        assert rec["verdict"] in ("fair", "unfair", "undecided")
         assert rec["looks"] and rec["looks"][-1] == rec["games"] <= cell.games
         assert (g["cell"] == cell.index).sum() == rec["games"]
     again = run_scenario(sc, tmp_path / "seq", jobs=1, resume=True, progress=False, announce=lambda m: None)

@@ -232,12 +232,12 @@ def test_report_verdict_cells_link_to_their_meaning(monkeypatch):
 
     from reports import render
 
-    frame = pd.DataFrame({"verdict": ["balanced", "skill-sensitive", "3.0 pp"]})
+    frame = pd.DataFrame({"verdict": ["fair", "skill-sensitive", "3.0 pp"]})
     monkeypatch.setenv("SSB_DOCS_URL", "https://lab.example/docs")
     out = render.html_table(frame)
-    assert 'href="https://lab.example/docs/guide/reading-a-report.html#balanced"' in out
+    assert 'href="https://lab.example/docs/guide/reading-a-report.html#fair"' in out
     assert 'href="https://lab.example/docs/guide/reading-a-report.html#skill-sensitive"' in out
     assert "<td class=\"num\">3.0 pp</td>" in out  # not a verdict word: no link
     monkeypatch.delenv("SSB_DOCS_URL")
     local = (ROOT / "site" / "guide" / "reading-a-report.html").as_uri()
-    assert f'href="{local}#balanced"' in render.html_table(frame)
+    assert f'href="{local}#fair"' in render.html_table(frame)

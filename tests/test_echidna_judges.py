@@ -72,11 +72,11 @@ def test_headline_judges_agree_or_disagree_on_known_truth():
     adv = seat_advantage(games, setting=setting)
     frame, text = game_headline(adv, setting)
     rows = frame.set_index(["board/variant", "judge (lineup)"])
-    assert rows.loc[("forest/base", "greedy x4"), "verdict"] == stats.IMBALANCED
-    assert rows.loc[("forest/base", "lookahead x4"), "verdict"] == stats.IMBALANCED
+    assert rows.loc[("forest/base", "greedy x4"), "verdict"] == stats.UNFAIR
+    assert rows.loc[("forest/base", "lookahead x4"), "verdict"] == stats.UNFAIR
     word = lambda col: {x.split(":")[0] for x in col}  # noqa: E731 (the agreement word, then each judge's lean)
     assert word(frame[frame["board/variant"] == "forest/base"]["across judges"]) == {ROBUST}
-    assert rows.loc[("snow/base", "lookahead x4"), "verdict"] == stats.BALANCED
+    assert rows.loc[("snow/base", "lookahead x4"), "verdict"] == stats.FAIR
     assert word(frame[frame["board/variant"] == "snow/base"]["across judges"]) == {SKILL_SENSITIVE}
     assert rows.loc[("snow/catch_up", "greedy x4"), "across judges"].split(":")[0] == ONE_JUDGE
     assert "the last player (seat 4) wins" in text.split("\n")[0] or "seat 4" in text

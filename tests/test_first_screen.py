@@ -50,8 +50,8 @@ def test_the_cells_carry_the_verdict_objects_words_and_edges():
     adv = _adv(_cells(3, {"greedy": 0.12, "search": 0.0}, games=6000), seed=3)
     rs = {r.judge: r for r in readings(adv)}
     unfair, fair = rs["greedy"], rs["search"]
-    assert unfair.verdict == stats.IMBALANCED and verdict_word(unfair) == "unfair"
-    assert fair.verdict == stats.BALANCED and verdict_word(fair) == "fair"
+    assert unfair.verdict == stats.UNFAIR and verdict_word(unfair) == "unfair"
+    assert fair.verdict == stats.FAIR and verdict_word(fair) == "fair"
     # The edge of the seat furthest from fair, and its interval, as differences from 1/N.
     text = edge_text(unfair)
     assert text.startswith("last +") and f"{100 * (unfair.lo - unfair.fair):+.1f}" in text

@@ -162,12 +162,37 @@ def test_an_edited_seat_verdict_word_is_refused(sets_run, tmp_path):
     """Every cell's seat verdict is judged again from its wins with the run's own test; a stored
     word the tables do not give is refused, naming the cell's record."""
     cell = json.loads((sets_run / "run" / "manifest.json").read_text())["sequential"]["cells"][0]
-    other = "balanced" if cell["verdict"] != "balanced" else "imbalanced"
+    other = "fair" if cell["verdict"] != "fair" else "unfair"
     d = _damaged(sets_run, tmp_path, lambda m: m["sequential"]["cells"][0].update(verdict=other))
     result = invoke("report", d, "--out", tmp_path / "rep")
     assert_clean_error(result, d / "manifest.json", "sequential.cells[0].verdict", f"says '{other}'",
                        f"the tables say '{cell['verdict']}'")
     assert not (tmp_path / "rep" / "report.html").exists()
+
+
+def test_a_record_in_the_older_words_loads_and_is_judged_again(sets_run, tmp_path):
+    """A run recorded before the words fair / unfair / undecided stored balanced / imbalanced /
+    inconclusive: its words are read as today's (stats.words.verdict_word), judged again, and the
+    report prints today's word; an older word for another verdict is still refused."""
+    from stats.words import OLD_WORDS
+
+    old = {new: word for word, new in OLD_WORDS.items()}
+    cells = json.loads((sets_run / "run" / "manifest.json").read_text())["sequential"]["cells"]
+
+    def to_old(m):
+        for c in m["sequential"]["cells"]:
+            c["verdict"] = old[c["verdict"]]
+
+    d = _damaged(sets_run, tmp_path, to_old)
+    assert json.loads((d / "manifest.json").read_text())["sequential"]["cells"][0]["verdict"] in OLD_WORDS
+    result = invoke("report", d, "--out", tmp_path / "rep")
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "rep" / "summary.md").read_text()
+    assert cells[0]["verdict"] in text and not any(w in text for w in ("balanced", "inconclusive"))
+    wrong = "balanced" if cells[0]["verdict"] != "fair" else "imbalanced"
+    d2 = _damaged(sets_run, tmp_path / "wrong", lambda m: m["sequential"]["cells"][0].update(verdict=wrong))
+    assert_clean_error(invoke("report", d2, "--out", tmp_path / "rep2"), d2 / "manifest.json",
+                       "sequential.cells[0].verdict", f"says '{wrong}'")
 
 
 def test_the_intact_sets_run_reports(sets_run, tmp_path):

@@ -424,9 +424,9 @@ def test_aa_other_seed_passes(small_runs):
     assert "nothing: same data files" in text
     # An open figure is reported as not shown, never as a pass; it fails only with --strict.
     if doc["counts"]["inconclusive"]:
-        assert r.exit_code == 0 and "Balance regression: NOT SHOWN" in text
+        assert r.exit_code == 0 and "Balance regression: UNDECIDED" in text
         strict = _regress(small_runs["aa"], "--baseline", small_runs["baseline"], "--strict")
-        assert strict.exit_code == 1 and "NOT SHOWN" in strict.output
+        assert strict.exit_code == 1 and "UNDECIDED" in strict.output
     else:
         assert r.exit_code == 0 and "Balance regression: PASS" in text
 

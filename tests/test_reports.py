@@ -51,7 +51,7 @@ def verdict_of(cells, margin=0.03, seed=0):
 def test_known_seat_bias_with_many_games_is_imbalanced():
     cells = verdict_of([{"players": 4, "games": 20000, "seat_probs": [0.31, 0.23, 0.23, 0.23]}])
     row = cells.iloc[0]
-    assert row["verdict"] == stats.IMBALANCED
+    assert row["verdict"] == stats.UNFAIR
     assert row["best_seat"] == 0
     assert "seat 1" in row["note"]  # seats in the designer's numbering, from 1
     assert row["outside_p_holm"] < 0.05
@@ -60,14 +60,14 @@ def test_known_seat_bias_with_many_games_is_imbalanced():
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_no_bias_with_many_games_is_balanced(players):
     cells = verdict_of([{"players": players, "games": 20000}], seed=players)
-    assert cells.iloc[0]["verdict"] == stats.BALANCED
+    assert cells.iloc[0]["verdict"] == stats.FAIR
     assert cells.iloc[0]["tost_p"] < 0.05
 
 
 def test_few_games_are_inconclusive_with_an_estimate_of_more_games():
     cells = verdict_of([{"players": 4, "games": 200}], seed=3)
     row = cells.iloc[0]
-    assert row["verdict"] == stats.INCONCLUSIVE
+    assert row["verdict"] == stats.UNDECIDED
     assert np.isfinite(row["more_games"]) and row["more_games"] > 0
     assert row["more_games"] % 4 == 0  # whole rotations
     assert "more games would likely decide it" in row["note"]
@@ -76,12 +76,12 @@ def test_few_games_are_inconclusive_with_an_estimate_of_more_games():
 def test_the_estimate_of_more_games_is_about_right():
     """Playing the suggested number of games from the same fair game settles the question."""
     first = verdict_of([{"players": 4, "games": 400}], seed=11).iloc[0]
-    assert first["verdict"] == stats.INCONCLUSIVE
+    assert first["verdict"] == stats.UNDECIDED
     total = int(400 + first["more_games"])
     settled = 0
     for seed in range(20):
         v = verdict_of([{"players": 4, "games": total}], seed=100 + seed).iloc[0]["verdict"]
-        settled += v == stats.BALANCED
+        settled += v == stats.FAIR
     assert settled >= 10  # aimed at 80 % power, from a noisy observed spread
 
 
@@ -95,7 +95,7 @@ def _aa_runs(rng, reps, cells, margin, confidence=0.95):
     for _ in range(reps):
         wins = np.concatenate([rng.multinomial(n, np.full(p, 1 / p)) for p, n in cells])
         res = stats.seat_verdicts(label, wins, nobs, nplayers, margin, confidence, estimate_games=False)
-        per_cell += res["verdict"] == stats.IMBALANCED
+        per_cell += res["verdict"] == stats.UNFAIR
         run_wide += bool(res["imbalanced_run"].any())
     return per_cell.max() / reps, run_wide / reps
 
@@ -132,7 +132,7 @@ def test_aa_through_the_table_pipeline():
         cells = verdict_of(
             [{"players": p, "games": 3000, "instruments": ("Bass", "Piano", "Horns")} for p in (2, 3, 4)], seed=seed
         )
-        assert not (cells["verdict"] == stats.IMBALANCED).any()
+        assert not (cells["verdict"] == stats.UNFAIR).any()
 
 
 def test_mirror_rotations_replaying_one_game_count_once():
@@ -155,8 +155,8 @@ def test_a_cells_verdict_does_not_depend_on_the_other_cells():
     wins = np.tile([570, 430], 40)  # 57 % vs a margin of 53 %: one-sided p ~ 0.006 per cell
     res = stats.seat_verdicts(label, wins, np.full(80, 1000), np.full(80, 2), 0.03, 0.95, estimate_games=False)
     alone = stats.seat_verdicts(label[:2], wins[:2], np.full(2, 1000), np.full(2, 2), 0.03, 0.95, estimate_games=False)
-    assert alone["verdict"][0] == stats.IMBALANCED
-    assert (res["verdict"] == stats.IMBALANCED).all()
+    assert alone["verdict"][0] == stats.UNFAIR
+    assert (res["verdict"] == stats.UNFAIR).all()
     np.testing.assert_allclose(res["outside_p"], alone["outside_p"][0])
     assert alone["imbalanced_run"][0] and not res["imbalanced_run"].any()
 
@@ -438,7 +438,7 @@ def test_headline_table_frame_and_text(built):
     assert "win % by seat (seat 1 plays first)" in frame.columns
     assert "Seat balance" in text and "verdict" in text
     for v in frame["verdict"]:
-        assert re.search(r"balanced|imbalanced|inconclusive", v)
+        assert re.search(r"fair|unfair|undecided", v)
     assert "leading strategy" in built.headline.columns
 
 

@@ -67,14 +67,14 @@ def test_seat_on_the_margin_is_rarely_called_either_way(probs):
     most alpha of the time (binomial slack of 2.5 standard errors over 2000 cells)."""
     v = _verdicts(np.random.default_rng(31), probs, 6000, 2000)
     slack = ALPHA + 2.5 * np.sqrt(ALPHA * (1 - ALPHA) / 2000)
-    assert (v == stats.BALANCED).mean() <= slack
-    assert (v == stats.IMBALANCED).mean() <= slack
+    assert (v == stats.FAIR).mean() <= slack
+    assert (v == stats.UNFAIR).mean() <= slack
 
 
 def test_fair_seats_with_many_games_are_balanced_and_never_imbalanced():
     v = _verdicts(np.random.default_rng(5), [0.25] * 4, 20000, 500)
-    assert (v == stats.IMBALANCED).mean() == 0.0
-    assert (v == stats.BALANCED).mean() > 0.95
+    assert (v == stats.UNFAIR).mean() == 0.0
+    assert (v == stats.FAIR).mean() > 0.95
 
 
 def test_gap_margin_catches_seats_each_within_the_per_seat_margin():
@@ -84,15 +84,15 @@ def test_gap_margin_catches_seats_each_within_the_per_seat_margin():
     probs = [0.27, 0.26, 0.24, 0.23]
     per_seat = _verdicts(rng, probs, 40000, 200)
     with_gap = _verdicts(rng, probs, 40000, 200, gap_margin=0.03)
-    assert (per_seat == stats.BALANCED).mean() > 0.5
-    assert (with_gap == stats.BALANCED).mean() == 0.0
-    assert (with_gap == stats.IMBALANCED).mean() > 0.3
+    assert (per_seat == stats.FAIR).mean() > 0.5
+    assert (with_gap == stats.FAIR).mean() == 0.0
+    assert (with_gap == stats.UNFAIR).mean() > 0.3
 
 
 def test_gap_margin_false_imbalanced_at_most_alpha():
     """Two seats exactly a gap margin apart (4 pp): a false 'imbalanced' at most alpha."""
     v = _verdicts(np.random.default_rng(10), [0.27, 0.25, 0.25, 0.23], 6000, 2000, gap_margin=0.04)
-    assert (v == stats.IMBALANCED).mean() <= ALPHA + 2.5 * np.sqrt(ALPHA * (1 - ALPHA) / 2000)
+    assert (v == stats.UNFAIR).mean() <= ALPHA + 2.5 * np.sqrt(ALPHA * (1 - ALPHA) / 2000)
 
 
 def test_a_cells_verdict_is_the_same_alone_and_inside_a_large_run():
@@ -106,7 +106,7 @@ def test_a_cells_verdict_is_the_same_alone_and_inside_a_large_run():
     a = seat_advantage(alone).cells.iloc[0]
     b = seat_advantage(many).cells
     b = b[(b["players"] == 4) & (b["instruments"] == "Violin/Piano/Horns")].iloc[0]
-    assert a["verdict"] == b["verdict"] == stats.IMBALANCED
+    assert a["verdict"] == b["verdict"] == stats.UNFAIR
     assert a["outside_p_holm"] == pytest.approx(b["outside_p_holm"])
     assert a["gap_lo"] == pytest.approx(b["gap_lo"])
 
@@ -156,8 +156,8 @@ def test_dominant_strategy_mixed_lineup_is_never_called_balanced():
         row = seat_advantage(g).cells.iloc[0]
         assert row["design"] == MODEL
         verdicts.append(row["verdict"])
-    assert stats.BALANCED not in verdicts
-    assert set(verdicts) <= {NOT_JUDGED, stats.INCONCLUSIVE}
+    assert stats.FAIR not in verdicts
+    assert set(verdicts) <= {NOT_JUDGED, stats.UNDECIDED}
 
 
 def test_model_finds_the_seat_effect_behind_a_stronger_strategy():
@@ -171,8 +171,8 @@ def test_model_finds_the_seat_effect_behind_a_stronger_strategy():
         adv = seat_advantage(g)
         verdicts.append(adv.cells.iloc[0]["verdict"])
         est.append(adv.rates.loc[adv.rates["seat"] == 1, "seat_rate"].iloc[0])
-    assert stats.BALANCED not in verdicts
-    assert verdicts.count(stats.IMBALANCED) >= 4
+    assert stats.FAIR not in verdicts
+    assert verdicts.count(stats.UNFAIR) >= 4
     assert abs(np.mean(est) - 0.30) < 0.01
 
 
@@ -189,7 +189,7 @@ def test_model_false_imbalanced_rate_with_fair_seats():
         fit = stats.conditional_logit(g["winner"].to_numpy(), strat, g["deal"].to_numpy(), 2)
         assert fit["identified"]
         pi, cov = stats.seat_shares(fit["theta"], fit["cov_theta"])
-        imbalanced += stats.normal_seat_verdict(pi, cov, 0.0)["verdict"] == stats.IMBALANCED
+        imbalanced += stats.normal_seat_verdict(pi, cov, 0.0)["verdict"] == stats.UNFAIR
     assert imbalanced / reps <= 0.09, imbalanced / reps
 
 
@@ -197,12 +197,12 @@ def test_model_false_imbalanced_rate_with_fair_seats():
 
 
 def test_agreement_words():
-    assert agreement([stats.BALANCED, stats.BALANCED]) == ROBUST
-    assert agreement([stats.IMBALANCED, stats.IMBALANCED, stats.IMBALANCED]) == ROBUST
-    assert agreement([stats.BALANCED, stats.IMBALANCED]) == SKILL_SENSITIVE
-    assert agreement([stats.BALANCED, stats.INCONCLUSIVE]) == "open"
-    assert agreement([stats.BALANCED]) == "one judge"
-    assert agreement([stats.BALANCED, NOT_JUDGED]) == "one judge"
+    assert agreement([stats.FAIR, stats.FAIR]) == ROBUST
+    assert agreement([stats.UNFAIR, stats.UNFAIR, stats.UNFAIR]) == ROBUST
+    assert agreement([stats.FAIR, stats.UNFAIR]) == SKILL_SENSITIVE
+    assert agreement([stats.FAIR, stats.UNDECIDED]) == "open"
+    assert agreement([stats.FAIR]) == "one judge"
+    assert agreement([stats.FAIR, NOT_JUDGED]) == "one judge"
 
 
 def test_headline_names_each_judge_and_marks_skill_sensitive_settings():
@@ -217,13 +217,13 @@ def test_headline_names_each_judge_and_marks_skill_sensitive_settings():
     assert (adv.cells["design"] == MIRROR).all()
     frame, text = headline_table(adv)
     two = frame[frame["players"] == 2].set_index("judge (lineup)")
-    assert two.loc["greedy x2", "verdict"] == stats.IMBALANCED
-    assert two.loc["lookahead x2", "verdict"] == stats.BALANCED
+    assert two.loc["greedy x2", "verdict"] == stats.UNFAIR
+    assert two.loc["lookahead x2", "verdict"] == stats.FAIR
     word = lambda col: {x.split(":")[0] for x in col}  # noqa: E731 (the agreement word, then each judge's lean)
     assert word(two["across judges"]) == {SKILL_SENSITIVE}
     assert set(two["across judges"]) == {"skill-sensitive: fair (lookahead); first player +5.9 pp (greedy)"}
     three = frame[frame["players"] == 3]
-    assert set(three["verdict"]) == {stats.BALANCED} and word(three["across judges"]) == {ROBUST}
+    assert set(three["verdict"]) == {stats.FAIR} and word(three["across judges"]) == {ROBUST}
     assert set(three["across judges"]) == {"robust: fair (lookahead, greedy)"}
     assert "greedy x2" in text and "lookahead x3" in text and "skill-sensitive" in text
-    assert "Reading: balanced means no seat's chance of winning" in text
+    assert "Reading: fair means no seat's chance of winning" in text

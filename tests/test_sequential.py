@@ -139,9 +139,9 @@ def test_on_a_mix_of_clear_and_close_cells_sequential_plays_at_most_0_65_of_fixe
 
 def test_the_record_says_on_the_margin_and_what_deciding_would_cost():
     clear = SS.cell_record(np.array([6100, 6100, 7800]), 20000, 3)  # last seat 39.0%: +5.7 pp
-    assert clear["verdict"] == stats.IMBALANCED and clear["more_games"] is None and not clear["on_margin"]
+    assert clear["verdict"] == stats.UNFAIR and clear["more_games"] is None and not clear["on_margin"]
     edge = SS.cell_record(np.array([7000, 6870, 6130]), 20000, 3)  # last seat 30.65%, edge 30.33%
-    assert edge["verdict"] == stats.INCONCLUSIVE and edge["worst_seat"] == 2
+    assert edge["verdict"] == stats.UNDECIDED and edge["worst_seat"] == 2
     assert edge["on_margin"] and abs(edge["worst_rate"] - (1 / 3 - 0.03)) < 0.004
     assert edge["worst_lo"] < edge["edge"] < edge["worst_hi"]
     assert edge["more_games"] is None or edge["more_games"] > 4 * 20000
@@ -294,6 +294,6 @@ def test_on_margin_cell_reads_margin_in_the_report():
     )
     seq = {"settings": {"margin": 0.03, "confidence": 0.95}, "cells": [{"cell": 0, "stop": "budget"}]}
     row = seat_advantage(games, sequential=seq).cells.iloc[0]
-    assert row.verdict == stats.INCONCLUSIVE and row.seq_stop == "budget"
+    assert row.verdict == stats.UNDECIDED and row.seq_stop == "budget"
     assert row.seq_on_margin and "on the 3-point margin" in row.note
     assert json.dumps({"x": row.seq_decided}) == '{"x": false}'

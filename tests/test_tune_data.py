@@ -180,7 +180,7 @@ def test_judge_reads_the_reports_verdicts(tmp_path):
     v = judge(seats, games, [wide, narrow, seat, built])
     assert [x.state for x in v] == [MET, FAILED, OPEN, MET]
     assert v[0].lo <= v[0].estimate <= v[0].hi and v[0].distance < 1 < v[1].distance
-    assert isinstance(v[2], TargetVerdict) and "2p: inconclusive" in v[2].detail
+    assert isinstance(v[2], TargetVerdict) and "2p: undecided" in v[2].detail
 
 
 # --------------------------------------------------------------------------- confirmation

@@ -96,7 +96,7 @@ def test_a_stalled_two_player_game_is_judged_on_both_seats():
     for k in range(0, reps, 20):
         w, games = cum[k, first[k]], int(n[first[k]])
         rec = SS.cell_record(w, games, 2, M, test="zone", indifference=D)
-        assert rec["verdict"] == stats.IMBALANCED and [1, -1] in rec["named"]
+        assert rec["verdict"] == stats.UNFAIR and [1, -1] in rec["named"]
         assert rec["seats"][1]["hi"] <= 0.5 - M + D + 1e-12  # seat 2 shown beyond the zone below
 
 
@@ -170,11 +170,11 @@ def test_a_small_sequential_run_shows_no_interval_contradicting_its_word(tmp_pat
         note = adv.cells[(adv.cells["players"] == r.players) & (adv.cells["level"] == r.level)]["note"].iloc[0]
         shown = edge_text(r)
         assert f"[{100 * (r.lo - c):+.1f}, {100 * (r.hi - c):+.1f}]" in shown
-        if r.verdict == stats.BALANCED:
+        if r.verdict == stats.FAIR:
             assert (los >= c - band - 1e-12).all() and (his <= c + band + 1e-12).all(), r
             for lo, hi in _spans(note):  # the note's figures, rounded to 0.1 point
                 assert lo >= c - band - 0.0006 and hi <= c + band + 0.0006, note
-        elif r.verdict == stats.IMBALANCED:
+        elif r.verdict == stats.UNFAIR:
             assert r.named and r.seat in [k for k, _ in r.named]
             for k, way in r.named:
                 assert (los[k] >= c + zone - 1e-12) if way > 0 else (his[k] <= c - zone + 1e-12), r
@@ -182,7 +182,7 @@ def test_a_small_sequential_run_shows_no_interval_contradicting_its_word(tmp_pat
         else:
             assert not (los > c + zone + 1e-9).any() and not (his < c - zone - 1e-9).any(), r
         assert setting_sentence(r.players, [r])  # the sentence is built from the same reading
-    assert stats.BALANCED in words and len(words) >= 2
+    assert stats.FAIR in words and len(words) >= 2
     assert "interval of its verdict" in first_screen(adv).text
     # The seat table as the reader sees it: every seat row of a fair cell within the band (to the
     # 0.1 point printed), and the section's note says which interval is which.
@@ -193,7 +193,7 @@ def test_a_small_sequential_run_shows_no_interval_contradicting_its_word(tmp_pat
     table = next(t for t in sec.tables if t.name == "seat_win_rates")
     col = next(c for c in table.display.columns if c.startswith("seat's win % among equals"))
     verdict = {(int(c.players), c.level): c.verdict for c in adv2.cells.itertuples()}
-    fair = pd.Series([verdict[(int(p), lv)] == stats.BALANCED for p, lv in zip(table.frame["players"], table.frame["level"],
+    fair = pd.Series([verdict[(int(p), lv)] == stats.FAIR for p, lv in zip(table.frame["players"], table.frame["level"],
                                                                              strict=True)], index=table.frame.index)
     assert fair.any()
     for text, share in zip(table.display.loc[fair.to_numpy(), col], table.frame.loc[fair, "fair_share"], strict=True):
@@ -219,7 +219,7 @@ def test_cannot_tell_yet_says_the_number_of_games_that_would_tell():
     from reports.answers import CANNOT_TELL, CellReading, convergence_test, difference_intervals
 
     def reading(wins, games):
-        return CellReading(players=3, setting="s", judge="j", level="l", verdict=stats.INCONCLUSIVE, decided=False,
+        return CellReading(players=3, setting="s", judge="j", level="l", verdict=stats.UNDECIDED, decided=False,
                            games=games, seat=0, rate=math.nan, lo=math.nan, hi=math.nan, deviation=math.nan,
                            on_margin=False, more_games=math.nan, seat_wins=tuple(wins))
 
@@ -240,7 +240,7 @@ def test_the_glance_matrix_cell_names_every_seat_shown_off():
 
     def cell(players, named, seat):
         c = 1 / players
-        return CellReading(players=players, setting="s", judge="j", level="l", verdict=stats.IMBALANCED, decided=True,
+        return CellReading(players=players, setting="s", judge="j", level="l", verdict=stats.UNFAIR, decided=True,
                            games=4000, seat=seat, rate=c + 0.06, lo=c + 0.03, hi=c + 0.09, deviation=0.06,
                            on_margin=False, more_games=math.nan, named=named)
 

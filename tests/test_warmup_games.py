@@ -34,11 +34,12 @@ def test_an_echidna_run_warms_up_the_echidna_kernel(tmp_path, monkeypatch):
         return False
 
     monkeypatch.setattr(warmup, "kernel_cached", cached)
-    monkeypatch.setattr(warmup, "record_compile", lambda seconds, entry="play_batch", cpu_seconds=None: None)
+    monkeypatch.setattr(warmup, "record_compile", lambda seconds, entry="play_batch", cpu_seconds=None, state="cold": None)
     notices = []
     run_scenario("echidna-ci", tmp_path / "run", jobs=1, games=2, progress=False, announce=notices.append)
     assert asked == ["simulator.echidna.kernel.engine:play_batch"]
-    assert len(notices) == 1 and notices[0].startswith("compiling the Echidna Shuffle rules kernel, first run only")
+    assert notices[0].startswith("compiling the Echidna Shuffle rules kernel, first run only")
+    assert notices[-1].startswith("compiled the Echidna Shuffle rules kernel in ")
 
 
 def test_a_cached_echidna_kernel_is_seen_as_cached():
@@ -49,3 +50,45 @@ def test_a_cached_echidna_kernel_is_seen_as_cached():
     setup = EchidnaSetup(2, "forest")
     play_many(setup, EchidnaStrategyLibrary().matrix(["random"] * 2), [1])
     assert warmup.kernel_cached(games.get("echidna").kernel_entry) is True
+
+
+def test_a_warm_figure_is_never_quoted_for_a_cold_compile(tmp_path, monkeypatch):
+    """A second entry point compiled in the same process takes seconds (most of the kernel is there):
+    its figure is kept apart, so a later cold compile quotes a cold one (measured here for it, else
+    another entry point's, else the default), and a warm one quotes only a warm figure."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    warmup.record_compile(6.0, "play_batch", state=warmup.WARM)
+    assert warmup.expected_compile_seconds("play_batch") == warmup.DEFAULT_COMPILE_SECONDS
+    assert "not measured on this one yet" in warmup.compile_notice(entry="play_batch")
+    warmup.record_compile(86.0, "play_game_plain", state=warmup.COLD)
+    assert warmup.expected_compile_seconds("play_batch") == 86.0
+    assert warmup.compile_notice(entry="play_batch").startswith(
+        "compiling the rules kernel, first run only: about 90 s (last measured here for play_game_plain at load")
+    warmup.record_compile(120.0, "play_batch", state=warmup.COLD)
+    assert warmup.compile_notice(entry="play_batch").startswith(
+        "compiling the rules kernel, first run only: about 120 s (last measured here at load")
+    warm = warmup.compile_notice(entry="play_batch", state=warmup.WARM)
+    assert "most of the kernel is compiled already in this process): about 6 s" in warm
+    assert warmup.expected_compile_seconds("play_game", state=warmup.WARM) is None
+    assert "not measured on this machine yet" in warmup.compile_notice(entry="play_game", state=warmup.WARM)
+
+
+def test_a_compile_is_warm_once_another_entry_point_of_its_kernel_is_in_the_process():
+    game = games.get()
+    (first, play), *_, (last, _) = (game.warm or warmup.default_warm)(game)
+    play()  # loaded from the cache or compiled: its functions are now in this process
+    assert warmup.compile_state(last) == warmup.WARM
+
+
+def test_a_compile_off_a_terminal_says_the_seconds_elapsed_at_least_every_tick(tmp_path, monkeypatch):
+    import time as _time
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(warmup, "kernel_cached", lambda entry="play_batch": False)
+    monkeypatch.setattr(warmup, "TICK_SECONDS", 0.05)
+    said = []
+    warmup.compile_once(lambda: _time.sleep(0.3), said.append, entry="play_batch", what="the rules kernel")
+    assert said[0].startswith("compiling the rules kernel, first run only")
+    assert any(m.startswith("  still compiling the rules kernel: ") for m in said[1:-1])
+    assert said[-1].startswith("compiled the rules kernel in ")
+    assert warmup._record_path("play_batch", warmup.compile_state("play_batch")).exists()  # its state's figure

@@ -34,7 +34,8 @@ def test_a_cold_kernel_is_announced_and_compiled_before_the_workers(tmp_path, mo
 
     order = []
     monkeypatch.setattr(warmup, "kernel_cached", lambda entry="play_batch": False)
-    monkeypatch.setattr(warmup, "record_compile", lambda seconds, entry="play_batch", cpu_seconds=None: order.append("recorded"))
+    monkeypatch.setattr(warmup, "record_compile",
+                        lambda seconds, entry="play_batch", cpu_seconds=None, state="cold": order.append("recorded"))
     real_dispatcher = rundir.dispatcher
 
     def dispatcher(*args, **kw):
@@ -44,15 +45,16 @@ def test_a_cold_kernel_is_announced_and_compiled_before_the_workers(tmp_path, mo
     monkeypatch.setattr(rundir, "dispatcher", dispatcher)  # the one dispatcher every run loop uses
     notices = []
     run_scenario("ci", tmp_path / "run", jobs=1, games=4, progress=False, announce=lambda m: (notices.append(m), order.append("notice")))
-    assert len(notices) == 1 and notices[0].startswith("compiling the rules kernel, first run only: about ")
-    assert " s " in notices[0] and "load" in notices[0]
-    assert order == ["notice", "recorded", "workers"]
+    # Cold, a figure is quoted; warm (another test compiled in this process first), one measured warm or none.
+    assert notices[0].startswith("compiling the rules kernel, first run only") and "load" in notices[0]
+    assert notices[-1].startswith("compiled the rules kernel in ")
+    assert order[0] == "notice" and order[-3:] == ["recorded", "notice", "workers"]
 
 
 def test_the_compile_notice_quotes_the_last_measured_time(tmp_path, monkeypatch):
     import simulator.warmup as warmup
 
-    monkeypatch.setattr(warmup, "_record_path", lambda entry="play_batch": tmp_path / "last-compile.json")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     assert warmup.expected_compile_seconds() == warmup.DEFAULT_COMPILE_SECONDS
     assert "not measured on this one yet" in warmup.compile_notice()
     warmup.record_compile(187.4)

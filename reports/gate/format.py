@@ -11,6 +11,7 @@ import numpy as np
 
 from reports.gate.baseline import RATE_KINDS
 from reports.gate.regress import FAIL, INCONCLUSIVE, LEFT_OUT, PASS, gate_status
+from stats.words import gate_word
 
 
 def _is_rate(kind):
@@ -129,12 +130,12 @@ def summary_markdown(result, mode="fail", results_dir=None, strict=False, report
         )
     elif counts[INCONCLUSIVE]:
         lines.append(
-            f"**{counts[INCONCLUSIVE]} of {tested} balance figures could not be shown to stay within their margin**: "
-            "they may have moved by about the margin, or the games played cannot tell. They are not a pass"
+            f"**{counts[INCONCLUSIVE]} of {tested} balance figures are undecided**: not shown to stay within their "
+            "margin, nor beyond it; they may have moved by about the margin, or the games played cannot tell. They are not a pass"
             + (" and, in strict mode, fail the gate." if strict else "; run with `--strict` to fail on them.")
         )
     else:
-        lines.append(f"**All {tested} balance figures are shown to stay within their margins.**")
+        lines.append(f"**All {tested} balance figures held: each is shown to stay within its margin.**")
     if report_link:
         lines.append(f"The balance report of this very run: [{report_link}]({report_link}).")
     lines.append("")
@@ -157,8 +158,8 @@ def summary_markdown(result, mode="fail", results_dir=None, strict=False, report
     lines.append("")
     ncells = t["cell_key"].nunique()
     lines.append(
-        f"{counts[FAIL]} moved beyond their margin, {counts[PASS]} shown within it, {counts[INCONCLUSIVE]} not shown "
-        f"either way (of {tested} figures tested in {ncells} cell{'s' if ncells != 1 else ''}"
+        f"{counts[FAIL]} moved beyond their margin, {counts[PASS]} held within it, {counts[INCONCLUSIVE]} undecided "
+        f"(of {tested} figures tested in {ncells} cell{'s' if ncells != 1 else ''}"
         + (f"; {counts.get(LEFT_OUT, 0)} left out" if counts.get(LEFT_OUT, 0) else "")
         + ")."
     )
@@ -207,7 +208,7 @@ def summary_markdown(result, mode="fail", results_dir=None, strict=False, report
         lines.append("")
     inc = t[t["verdict"] == INCONCLUSIVE]
     if len(inc):
-        lines.append("### Not shown within the margin (inconclusive)")
+        lines.append("### Undecided (neither shown within the margin nor beyond it)")
         lines.append("")
         lines += _table_md(inc, single, level)
         lines.append("")
@@ -218,7 +219,7 @@ def summary_markdown(result, mode="fail", results_dir=None, strict=False, report
         lines.append("")
     ok = t[t["verdict"] == PASS]
     if len(ok):
-        lines.append(f"<details><summary>Shown within the margin: {len(ok)} figures</summary>")
+        lines.append(f"<details><summary>Held within the margin: {len(ok)} figures</summary>")
         lines.append("")
         lines += _table_md(ok, single, level)
         lines.append("")
@@ -242,10 +243,10 @@ def summary_markdown(result, mode="fail", results_dir=None, strict=False, report
         lines.append("")
     a = result["alpha"]
     lines.append(
-        "_How to read_: each figure has a margin, the change that still counts as no change. A figure **fails** "
-        f"when its change is shown to be larger than the margin; across all figures, a false fail happens at most "
-        f"{100 * a:g}% of the time. It **passes** when its change is shown to be smaller than the margin: its "
-        "interval lies inside the margin. Otherwise it is **not shown** either way. The interval printed is the one "
+        "_How to read_: each figure has a margin, the change that still counts as no change. A figure **moved** "
+        f"when its change is shown to be larger than the margin (and the gate fails); across all figures, a false "
+        f"'moved' happens at most {100 * a:g}% of the time. It **held** when its change is shown to be smaller than "
+        "the margin: its interval lies inside the margin. Otherwise it is **undecided**. The interval printed is the one "
         "the verdict used. 'Smallest change caught 80%' is the true change that this gate, at this number of "
         "games, would fail at least 80% of the time. The unit of sampling is the deal (one setup, all its seat "
         "rotations)."
@@ -282,8 +283,8 @@ def summary_text(result, mode="fail", strict=False):
     word, _ = gate_status(result, mode, strict)
     title = (result.get("game") or {}).get("title")
     head = (
-        f"balance regression{' (' + title + ')' if title else ''}: {word}: {c[FAIL]} moved beyond the margin, {c[PASS]} within, "
-        f"{c[INCONCLUSIVE]} not shown (inconclusive), {c.get(LEFT_OUT, 0)} left out (no spread) "
+        f"balance regression{' (' + title + ')' if title else ''}: {word}: {c[FAIL]} moved beyond the margin, {c[PASS]} held within, "
+        f"{c[INCONCLUSIVE]} undecided, {c.get(LEFT_OUT, 0)} left out (no spread) "
         f"(of {len(t)} figures, {t['cell_key'].nunique()} cells)"
     )
     lines = [head]
@@ -303,7 +304,7 @@ def summary_text(result, mode="fail", strict=False):
         for r in part.itertuples(index=False):
             where = "" if single else f"{cell_label(r.cell_key)}: "
             lines.append(
-                f"  {verdict:12s} {where}{r.label}: {fmt_value(r.kind, r.baseline)} -> {fmt_value(r.kind, r.now)} "
+                f"  {gate_word(verdict):10s} {where}{r.label}: {fmt_value(r.kind, r.baseline)} -> {fmt_value(r.kind, r.now)} "
                 f"({fmt_change(r.kind, r.change)}, interval {fmt_interval(r.kind, r.ci_low, r.ci_high)} "
                 f"({100 * r.ci_confidence:.3g}%), margin {fmt_margin(r.kind, r.margin)})"
             )

@@ -2,18 +2,19 @@
 
 For every figure of every cell (see :mod:`reports.gate.baseline`) the difference ``d = now - baseline``
 of two independent samples of deals gets one of three verdicts, against a margin ``m`` of its kind
-(:data:`DEFAULT_MARGINS`), by where the difference's interval lies::
+(:data:`DEFAULT_MARGINS`), by where the difference's interval lies (stored as the codes pass / fail /
+inconclusive, said as held / moved / undecided: :func:`stats.words.gate_word`)::
 
                     -m               0               +m
     ----------------|================|================|----------------   d
-          [--]                    [------]                    [--]       fail / pass / fail
-                [--------]                      [--------]               inconclusive (straddles an edge)
+          [--]                    [------]                    [--]       moved / held / moved
+                [--------]                      [--------]               undecided (straddles an edge)
 
-    pass:  equivalent within the margin: both one-sided tests of TOST reject at level a
+    pass (held):  equivalent within the margin: both one-sided tests of TOST reject at level a
            (|d| < m shown; the (1 - 2a) interval lies inside [-m, m]);
-    fail:  moved beyond the margin: the test of H0 |d| <= m against |d| > m rejects after Holm's
+    fail (moved):  moved beyond the margin: the test of H0 |d| <= m against |d| > m rejects after Holm's
            correction over every figure of the run at level a;
-    inconclusive: neither, more games would tell.
+    inconclusive (undecided): neither, more games would tell.
 
 Both tests are Welch t tests on the per-deal moments (``n``, ``sum``, ``sumsq``): deals are the
 independent units, so the games of a deal (its seat rotations) are not counted as independent. The
@@ -524,10 +525,11 @@ def regress(
 
 
 def gate_status(result, mode="fail", strict=False):
-    """``(word, exit status)`` of a regression: FAIL / NOT SHOWN / PASS (WARN in warn mode)."""
+    """``(word, exit status)`` of a regression: FAIL (a figure moved) / UNDECIDED / PASS (every figure
+    held); WARN in warn mode."""
     c = result["counts"]
     if c[FAIL]:
         return ("FAIL", 1) if mode == "fail" else ("WARN (figures moved; mode warn)", 0)
     if c[INCONCLUSIVE]:
-        return ("NOT SHOWN (strict: fails)", 1) if strict and mode == "fail" else ("NOT SHOWN", 0)
+        return ("UNDECIDED (strict: fails)", 1) if strict and mode == "fail" else ("UNDECIDED", 0)
     return "PASS", 0

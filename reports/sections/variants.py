@@ -113,7 +113,7 @@ def build(ctx):
         f"deals of (win under the variant - win under '{reference}'), with a t interval over deals. Unchanged: two "
         f"one-sided tests show the change within ±{100 * o.margin:.1f} pp; changed: shown beyond it, Holm-corrected over "
         "every seat change of the section (the error controlled is a false 'changed' anywhere in the section); "
-        "inconclusive otherwise. Unfairness is the largest distance of a seat's win rate from the seats' mean (1/N "
+        "undecided otherwise. Unfairness is the largest distance of a seat's win rate from the seats' mean (1/N "
         "when every game has a winner; a stalled game, a win for nobody, lowers every seat alike), with a bootstrap "
         "interval over deals; the fairest variant's lead counts as shown when the one-sided bootstrap interval of "
         "its difference to the runner-up excludes 0 at the report's level."

@@ -11,7 +11,7 @@ target kind                decided by
                            cell (player count x instrument set x lineup, never pooled; exact
                            binomial TOST per seat and Holm within the cell for mirror lineups,
                            the seat-and-strategy model for mixed ones): *met* when every cell
-                           is balanced, *failed* when one is imbalanced
+                           is fair, *failed* when one is unfair
 ``objective_vs_department`` the report's instrument comparison
                            (:func:`reports.instrument_verdicts.instrument_effect`): the
                            instrument's objective points per game minus its department's
@@ -117,7 +117,7 @@ def _seats(target, seats, games, confidence):
     margin = float(target["margin"])
     sa = seat_advantage(g, margin=margin, confidence=confidence, resamples=200, setting=setting_of_table(g))
     states = [
-        MET if v == stats.BALANCED else FAILED if v == stats.IMBALANCED else OPEN for v in sa.cells["verdict"]
+        MET if v == stats.FAIR else FAILED if v == stats.UNFAIR else OPEN for v in sa.cells["verdict"]
     ]
     # The seat's win rate as judged: the raw rate in mirror cells, the model's rate among equal players
     # in mixed ones (a cell the model cannot judge has none).

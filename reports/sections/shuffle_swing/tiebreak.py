@@ -1,6 +1,6 @@
 """Shuffle and Swing: why a seat leads. A tie for the highest total goes to the tied player latest
 in turn order (R13); the seat section gets each seat's wins on points and by the tie-break, and the
-answer the tie-break's part of each imbalanced seat edge (:mod:`reports.sections.shuffle_swing.why`)."""
+answer the tie-break's part of each unfair seat edge (:mod:`reports.sections.shuffle_swing.why`)."""
 
 from __future__ import annotations
 

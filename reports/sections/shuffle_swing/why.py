@@ -140,11 +140,11 @@ def why_sentence(row):
 
 
 def why_lines(shares, cells):
-    """One line per imbalanced mirror cell: the seat furthest from fair, its edge split (module doc)."""
+    """One line per unfair mirror cell: the seat furthest from fair, its edge split (module doc)."""
     if shares.empty:
         return []
     out = []
-    imb = cells[cells["verdict"] == stats.IMBALANCED]
+    imb = cells[cells["verdict"] == stats.UNFAIR]
     for row in imb.itertuples(index=False):
         part = shares[(shares["players"] == row.players) & (shares["instruments"] == row.instruments)
                       & (shares["lineup"] == row.lineup)]
