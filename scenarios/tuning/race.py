@@ -55,13 +55,12 @@ from scenarios.tuning.spec import race_cells, race_doc
 from scenarios.worker import ChunkTask
 from simulator.errors import DataError
 from simulator.seeds import derive_seed
-from stats import sequences as SS
+from stats import words as SW
 
 STATE_FILE = "race.json"
 PROGRESS_FILE = "progress.json"
 RESULT_FILE = "tune.json"
-FAIR, UNFAIR, UNDECIDED = "fair", "unfair", "undecided"
-WORDS = {SS.BALANCED: FAIR, SS.IMBALANCED: UNFAIR, SS.INCONCLUSIVE: UNDECIDED}
+FAIR, UNFAIR, UNDECIDED = SW.FAIR, SW.UNFAIR, SW.UNDECIDED  # the one verdict vocabulary
 RACING, BENCH, DROPPED, MET, REFUSED = "racing", "bench", "dropped", "met", "refused"
 PRIOR = 100.0  # deals at the fair share that shrink a cell's rates when ranking (as stats.zone.remaining)
 
@@ -186,7 +185,7 @@ class Race:
     def _verdict(self, wins, n, players):
         if n == 0:
             return UNDECIDED
-        return WORDS[look(np.asarray(wins, dtype=float), n, players, self.zone)]
+        return look(np.asarray(wins, dtype=float), n, players, self.zone)
 
     def _distance(self, cell, need):
         """How far a cell is from what it must show, in points of the worst seat: 0 when decided
