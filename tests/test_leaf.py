@@ -191,8 +191,8 @@ def _head_to_head_wins(challenger, opponent, nplayers, deals, seed):
 
 
 def test_search_leaf_is_the_top_rung_on_the_learned_leaf():
-    """``search_leaf``: search_deep's field (4 actions) on 12 rollouts of 8 turns and the learned leaf,
-    the top default rung. Measured (docs/guide/skill-ladder.md) at par with search_deep head to head
+    """``search_leaf``: search_deep's field (4 actions) on 12 rollouts of 8 turns (6 at 3 players, 4 at
+    4: ``horizon_4``) and the learned leaf, the top default rung. Measured (docs/guide/skill-ladder.md) at par with search_deep head to head
     and about 70% over search at 2 players; 30 deals of both seatings against search must give more
     than 55% (a true 70% gives 33 or fewer of 60 with odds below 1 in 100)."""
     from simulator.shuffle_swing.strategies import DEFAULT_RUNGS
@@ -200,6 +200,7 @@ def test_search_leaf_is_the_top_rung_on_the_learned_leaf():
     leaf, deep = LIB.get("search_leaf"), LIB.get("search_deep")
     assert leaf.leaf_model == "tuned" and leaf.param("candidates") == deep.param("candidates")
     assert leaf.param("horizon") == deep.param("horizon") // 2 and leaf.param("first_rollouts") == 2
+    assert leaf.param("horizon_4") == leaf.param("horizon") // 2  # its 4-player mirror within x40 greedy
     assert search.halving_width(4, leaf.budget, 2) == 4  # the whole field, 2 rollouts each first
     assert DEFAULT_RUNGS[-1] == "search_leaf"
     wins = _head_to_head_wins("search_leaf", "search", 2, 30, 2031)

@@ -367,3 +367,34 @@ def test_settle_ends_the_halving_early_only_when_asked():
     a, _ = play_many(setup, np.array([brisk, LIB.get("tuned").row()]), seeds)
     b, _ = play_many(setup, np.array([brisk, LIB.get("tuned").row()]), seeds)
     assert np.array_equal(a, b) and a[0, S_OVER] == 1
+
+
+def test_horizon_4_shortens_the_rollouts_at_3_and_4_players_only():
+    """``horizon_4`` (0: ``horizon`` everywhere): a rollout's turns at 4 players, halfway (rounded
+    down) at 3, ``horizon`` at 2. At 2 players a row with it plays the game of the row without it; at
+    4 players the same row with ``horizon_4`` equal to ``horizon`` plays the game of the row without
+    it, and a shorter one other decisions."""
+    row = small_search(budget=6, horizon=8)
+    assert [search.rollout_turns(row, n) for n in (2, 3, 4)] == [8, 8, 8]
+    row[layout.P_HORIZON_4] = 4
+    assert [search.rollout_turns(row, n) for n in (2, 3, 4)] == [8, 6, 4]
+    row[layout.P_HORIZON_4] = 5
+    assert search.rollout_turns(row, 3) == 6
+    plain = small_search(budget=6, horizon=8)
+    short = plain.copy()
+    short[layout.P_HORIZON_4] = 4
+    two = GameSetup(nplayers=2)
+    seeds = [game_seed(2043, d) for d in range(2)]
+    a, _ = play_many(two, np.array([plain, LIB.get("tuned").row()]), seeds)
+    b, _ = play_many(two, np.array([short, LIB.get("tuned").row()]), seeds)
+    assert np.array_equal(a, b)
+    four = GameSetup(nplayers=4)
+    tuned = LIB.get("tuned").row()
+    same = plain.copy()
+    same[layout.P_HORIZON_4] = 8
+    lineup = lambda r: np.array([r, tuned, tuned, tuned])  # noqa: E731
+    p, _ = play_many(four, lineup(plain), seeds)
+    q, _ = play_many(four, lineup(same), seeds)
+    s, _ = play_many(four, lineup(short), seeds)
+    assert np.array_equal(p, q)
+    assert not np.array_equal(p, s)

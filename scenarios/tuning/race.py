@@ -55,12 +55,11 @@ from scenarios.tuning.spec import race_cells, race_doc
 from scenarios.worker import ChunkTask
 from simulator.errors import DataError
 from simulator.seeds import derive_seed
-from stats import words as SW
+from stats.words import FAIR, UNDECIDED, UNFAIR
 
 STATE_FILE = "race.json"
 PROGRESS_FILE = "progress.json"
 RESULT_FILE = "tune.json"
-FAIR, UNFAIR, UNDECIDED = SW.FAIR, SW.UNFAIR, SW.UNDECIDED  # the one verdict vocabulary
 RACING, BENCH, DROPPED, MET, REFUSED = "racing", "bench", "dropped", "met", "refused"
 PRIOR = 100.0  # deals at the fair share that shrink a cell's rates when ranking (as stats.zone.remaining)
 

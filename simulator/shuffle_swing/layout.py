@@ -296,8 +296,9 @@ STATE_SIZE = S_DECISIONS + 4
 #   [P_WEIGHTS .. P_WEIGHTS_LATE)        weights, early game (the only row unless P_PHASE is 1)
 #   [P_WEIGHTS_LATE .. P_WEIGHTS_EARLY)  weights, late game
 #   [P_WEIGHTS_EARLY .. P_LEAF_COEF)     a copy of the early row (read only when P_PHASE is 1)
-#   [P_LEAF_COEF .. STRAT_SIZE)          the search leaf's fitted coefficients, one block of
+#   [P_LEAF_COEF .. P_HORIZON_4)         the search leaf's fitted coefficients, one block of
 #                                        N_LEAF_FEAT per player count 2, 3, 4 (read when P_LEAF_MODEL is 1)
+#   P_HORIZON_4                          search: a rollout's turns at 4 players (PARAMS ``horizon_4``)
 P_KIND = 0
 KIND_RANDOM = 0
 KIND_GREEDY = 1
@@ -377,7 +378,11 @@ LEAF_FEATURES = (
 N_LEAF_FEAT = len(LEAF_FEATURES)
 LEAF_COUNTS = (2, 3, 4)  # player counts with a block of coefficients each
 P_LEAF_COEF = P_WEIGHTS_EARLY + N_WEIGHTS
-STRAT_SIZE = P_LEAF_COEF + len(LEAF_COUNTS) * N_LEAF_FEAT
+# search: turns a rollout plays at 4 players; at 3 players halfway between it and P_HORIZON (rounded
+# down); at 2 players P_HORIZON. 0: P_HORIZON at every count. (After the leaf's blocks: a parameter
+# added last moves no offset.)
+P_HORIZON_4 = P_LEAF_COEF + len(LEAF_COUNTS) * N_LEAF_FEAT
+STRAT_SIZE = P_HORIZON_4 + 1
 
 # The parameters a profile may set in its [strategy] table: name -> (offset, lowest, highest,
 # default, integer). ``strategies.library`` validates against this table, so a new parameter is one
@@ -395,6 +400,7 @@ PARAMS = {
     "prior": (P_PRIOR, 0.0, 100.0, 1.0, False),
     "first_rollouts": (P_FIRST_ROLLOUTS, 0, 1000, 0, True),
     "settle": (P_SETTLE, 0.0, 1000.0, 0.0, False),
+    "horizon_4": (P_HORIZON_4, 0, 1000, 0, True),
 }
 
 # --------------------------------------------------------------------------- event log (int32 rows)

@@ -49,6 +49,7 @@ from simulator.shuffle_swing.layout import (
     P_CANDIDATES,
     P_FIRST_ROLLOUTS,
     P_HORIZON,
+    P_HORIZON_4,
     P_KIND,
     P_LEAF_COEF,
     P_LEAF_MODEL,
@@ -334,6 +335,20 @@ def arm_outcomes(st, geo, strat, p, c_spot, c_die, c_slice, arms, base_seed, hor
 
 
 @kernel
+def rollout_turns(sp, npl):
+    """Turns a rollout of the search row ``sp`` plays after its action at ``npl`` players: ``horizon``
+    at 2 players; with ``horizon_4`` set, ``horizon_4`` at 4 players and halfway between the two
+    (rounded down) at 3; 0 plays to the end of the game."""
+    h = int(sp[P_HORIZON])
+    h4 = int(sp[P_HORIZON_4])
+    if h4 <= 0 or npl <= 2:
+        return h
+    if npl >= 4:
+        return h4
+    return (h + h4) // 2
+
+
+@kernel
 def halving_rounds(k):
     """Rounds of sequential halving over ``k`` actions: ``ceil(log2 k)``."""
     rounds = 0
@@ -419,7 +434,7 @@ def search_pick(st, geo, strat, rng, p, c_spot, c_die, c_slice, n):
     alive = stack_empty(MAX_ARMS, np.int64)
     for a in range(k):
         alive[a] = a
-    horizon = int(sp[P_HORIZON])
+    horizon = rollout_turns(sp, st[S_NPLAYERS])
     wb = sp[P_WIN_BONUS]
     settle = sp[P_SETTLE]
     rounds = halving_rounds(k)
