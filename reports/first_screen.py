@@ -308,7 +308,8 @@ def first_screen(seat_advantage, setting="instruments"):
     confidence = float(getattr(seat_advantage, "confidence", 0.95))
     lines = short_lines(rs)
     cells = seat_advantage.cells
-    own = "seq_test" in cells and bool((cells["seq_test"] == "zone").any())
+    own = ("seq_test" in cells and bool((cells["seq_test"] == "zone").any())) or bool(
+        seat_advantage.rates.attrs.get("verdict_intervals"))
     text = matrix_text(rows, judges, confidence, own) + "\n\n" + "\n".join(lines)
     return FirstScreen(chart=matrix_chart(rows, judges, confidence, own), lines=lines, text=text, judges=judges)
 

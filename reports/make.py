@@ -35,16 +35,21 @@ def make_report(
     seed=0,
     gap_margin=None,
     instrument_margins=None,
+    step=None,
 ):
     """Read a run directory, build its report and write it (default ``<results_dir>/report``).
 
     Returns ``(report, written)``; raises :class:`reports.io.ReportInputError` for bad input (an
-    option the run's game does not read among it, said before any table is read).
+    option the run's game does not read among it, said before any table is read). ``step``, when
+    given, is told each step as it starts (the words a progress line shows).
     """
+    step = step or (lambda words: None)
     game = _declared_game(results_dir)
     if game is not None:
         refuse_options(game, results_dir, instrument_margins=instrument_margins)
+    step("reading the run's tables")
     run = load_run(results_dir, allow_partial=allow_partial)
+    step("judging the cells and building the sections")
     report = build_report(
         run,
         margin=margin,
@@ -54,4 +59,5 @@ def make_report(
         instrument_margins=instrument_margins,
     )
     out = Path(out_dir) if out_dir is not None else Path(results_dir) / "report"
+    step("writing the page, its tables and charts")
     return report, write_report(report, out)

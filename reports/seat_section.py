@@ -102,7 +102,8 @@ def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word
         ("games", P.integer("games")),
         ("wins", P.integer("wins")),
         (f"raw win % [{c}% CI]", P.rate("win_rate", "win_lo", "win_hi")),
-        (f"seat's win % among equals [{c}% CI]", P.rate("seat_rate", "seat_lo", "seat_hi")),
+        ("seat's win % among equals [its verdict's interval]" if rates.attrs.get("verdict_intervals")
+         else f"seat's win % among equals [{c}% CI]", P.rate("seat_rate", "seat_lo", "seat_hi")),
         ("fair share %", P.rate("fair_share")),
         ("equivalence p (TOST)", P.pvalue("tost_p")),
         ("outside-margin p (Holm in the cell)", P.pvalue("outside_p_holm")),
@@ -135,6 +136,15 @@ def seat_section(games, margin, confidence, seed, gap_margin=None, settings_word
         "of the time, per cell. Undecided: neither yet; the estimate of further games assumes the observed "
         "win rates are the true ones and aims at 80% power." + "".join(f" {r}" for r in rulings)
     )
+    if rates.attrs.get("verdict_intervals") and not sequential:
+        sec.notes.append(
+            "A seat's interval beside its verdict ('seat's win % among equals', the glance matrix, the sentences) is "
+            "the interval of that word's own test (exact, on the effective games): in a fair cell the TOST's "
+            f"{100 * (1 - 2 * a):.0f}% interval (each end a one-sided bound at level {a:.2g}), inside the margin for "
+            "every seat; in an unfair cell a seat shown outside at its Holm level, beyond the margin; the other "
+            f"seats and an undecided cell's at level {a:.2g} over the 2N seat-sides. The 'raw win %' interval is a "
+            f"{c}% Wilson interval."
+        )
     sec.notes.append(
         f"The family of each verdict is its own cell (one player count, {setting.words} and judge), so a cell's "
         f"verdict does not change when other cells are added to the run. Over a run of {len(cells)} cells up to "

@@ -230,8 +230,14 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
             label, wins_eff, n_m, m["players"].to_numpy(), margin, confidence, gap_margin=gap_margin
         )
         rates.loc[mirror, "seat_rate"] = m["win_rate"]
-        rates.loc[mirror, "seat_lo"] = m["win_lo"]
-        rates.loc[mirror, "seat_hi"] = m["win_hi"]
+        # Beside a seat word, the interval of that word's own test (stats.tests.seat_verdict_intervals):
+        # the TOST's 90% interval in a fair cell, a seat shown outside at its Holm level in an unfair one.
+        for i in range(len(mirror_cells)):
+            rows = np.flatnonzero(label == i)
+            lo, hi, _ = stats.seat_verdict_intervals(wins_eff[rows], n_m[rows[0]], int(m["players"].iloc[rows[0]]),
+                                                     res["verdict"][i], margin, confidence)
+            rates.loc[m.index[rows], "seat_lo"] = lo
+            rates.loc[m.index[rows], "seat_hi"] = hi
         rates.loc[mirror, "tost_p"] = res["row_tost_p"]
         rates.loc[mirror, "outside_p_holm"] = res["row_outside_p"]
 
@@ -314,6 +320,9 @@ def seat_advantage(games, margin=0.03, confidence=0.95, seed=0, resamples=2000, 
         cells_out.append(row)
     cells_out = pd.DataFrame(cells_out)
     cells_out["players"] = cells_out["players"].astype("int64")
+    # The seat intervals are the verdicts' own when every cell is a mirror's (the chart and the first
+    # screen say so); a sequential run sets its own (reports.sequential_verdicts).
+    rates.attrs["verdict_intervals"] = bool(mirror.all()) and not sequential
     if sequential:
         from reports.sequential_verdicts import apply_sequential
 

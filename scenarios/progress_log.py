@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 import time
 
-EVERY = 30.0  # seconds between two lines
+EVERY = 10.0  # seconds between two lines: a log is never silent for longer while games finish
 
 
 def _duration(seconds):

@@ -331,17 +331,28 @@ def stderr_line(message):
 
 
 def compile_in_parent(scenario, announce=stderr_line):
-    """Compile the kernel here, before any worker starts, if it is not cached yet: one game of the
-    scenario's first cell through the workers' own code path, after a one-line notice. Returns the
-    seconds spent compiling (0.0 when it was cached)."""
+    """Compile the kernel here, before any worker starts, if it is not cached yet, so that the
+    workers only load it: every entry point the game warms up (``Game.warm``: a cell of search
+    players goes through ``play_game``), then one game of the scenario's first cell through the
+    workers' own code path (with the run's record, whose entry points are its own), each after a
+    one-line notice and counting its seconds. Returns the seconds spent compiling (0.0 when cached)."""
     from simulator import games
-    from simulator.warmup import compile_once
+    from simulator.game_api import Lazy
+    from simulator.warmup import compile_once, default_warm, entries_of
 
     game = games.get(scenario.game)
+    seconds = 0.0
+    for entry, play in (game.warm or default_warm)(game):
+        seconds += compile_once(play, announce, entry=entry, what=f"{game.kernel_what()} ({entry.rpartition(':')[2]})")
     cell = scenario.cells[0]
     spec = scenario.cell_specs(run_id="compile")[cell.index]
     task = ChunkTask(chunk=-1, spec=spec, start=0, stop=1, run_seed=scenario.seed)
-    return compile_once(lambda: play_chunk(task), announce, entry=game.kernel_entry, what=game.kernel_what())
+    entries = (game.kernel_entry,)
+    lead = getattr(game, "play_batch_lead", None)
+    if "lead" in getattr(spec, "record", ()) and isinstance(lead, Lazy):
+        entries += entries_of(lead.module)
+    what = game.kernel_what() + (" (the lead record)" if len(entries) > 1 else "")
+    return seconds + compile_once(lambda: play_chunk(task), announce, entry=entries, what=what)
 
 
 def drop_damaged(out_dir, manifest, done, announce):

@@ -131,7 +131,7 @@ def run_scenario(
     if out_dir.exists() and not out_dir.is_dir():
         raise RunDirError(out_dir, "", "exists and is not a directory")
 
-    data = scenario.data_files()
+    data = _data_files(scenario, announce)
     code = code_version(scenario.game)
     if chunk_size is None and resume and (out_dir / MANIFEST).is_file():
         try:
@@ -151,3 +151,17 @@ def run_scenario(
         manifest, policy = new_manifest(scenario, plan, chunk_size, data, code), EveryChunk(plan)
     return execute(scenario, out_dir, manifest, policy, jobs=jobs, backend=backend, scheduler=scheduler,
                    resume=resume, force=force, progress=progress, announce=announce, compare=compare)
+
+
+def _data_files(scenario, announce):
+    """The scenario's data files (``Scenario.data_files``), said while their games compile the kernel:
+    a leaf fitted on the setting plays its games first (``simulator.shuffle_swing.leaf_fit``), and on a
+    cold cache that compiles most of the kernel before the run's own compile (``simulator.warmup``)."""
+    from simulator import games
+    from simulator.warmup import watch_compiles
+
+    game = games.get(scenario.game)
+    module = game.kernel_entry.rpartition(":")[0] or game.kernel_module
+    with watch_compiles(f"{module}:data_files", f"{game.kernel_what()} (the games the scenario's data needs first)",
+                        echo=announce):
+        return scenario.data_files()

@@ -104,7 +104,7 @@ def _record_path(entry="play_batch", state=COLD):
 
 def compile_state(entry="play_batch"):
     """``cold`` when no function of ``entry``'s kernel module is compiled in this process yet, ``warm``
-    when one is (another entry point compiled or loaded just now: most of the code is there)."""
+    when one is (another entry point compiled or loaded just now: part of the code is there)."""
     import importlib
 
     try:
@@ -192,7 +192,7 @@ def compile_notice(seconds=None, entry="play_batch", what="the rules kernel", st
             doc = sibling = _sibling_record(entry)
     now = _load()
     now_text = f"; load now {now:.1f}" if now is not None else ""
-    rest = " (the rest of it: most of the kernel is compiled already in this process)" if state == WARM else ""
+    rest = " (after another entry point of it compiled in this process)" if state == WARM else ""
     if doc is None:
         if state == WARM:
             return f"compiling {what}, first run only{rest}: not measured on this machine yet{now_text}"
@@ -254,6 +254,38 @@ def compile_watch(entry="play_batch", what="the rules kernel", echo=None):
     echo(f"compiled {what} in {seconds:.0f} s (cached for the next runs)")
 
 
+@contextlib.contextmanager
+def watch_compiles(key, what, echo=None):
+    """Around code that may compile kernel functions without naming an entry point (a scenario's
+    data: Shuffle and Swing's leaf fit plays games to fit the leaf a search player reads): when
+    numba starts the first compile, the notice (the figure last measured here for ``key``, a
+    ``module:name`` of the kernel, in its state), the seconds elapsed while it compiles, then the
+    time taken, recorded under ``key``. Says nothing when nothing compiles."""
+    from numba.core import event
+
+    echo = echo or (lambda m: print(m, file=sys.stderr, flush=True))
+    seen = {}
+    ticking = contextlib.ExitStack()
+
+    class FirstCompile(event.Listener):
+        def on_start(self, ev):
+            if not seen:
+                seen["state"] = compile_state(key)
+                echo(compile_notice(entry=key, what=what, state=seen["state"]))
+                seen["t0"], seen["c0"] = time.perf_counter(), time.process_time()
+                ticking.enter_context(_ticking(echo, what))
+
+        def on_end(self, ev):
+            pass
+
+    with ticking, event.install_listener("numba:compile", FirstCompile()):
+        yield
+    if seen:
+        seconds = time.perf_counter() - seen["t0"]
+        record_compile(seconds, key, cpu_seconds=time.process_time() - seen["c0"], state=seen["state"])
+        echo(f"compiled {what} in {seconds:.0f} s (cached for the next runs)")
+
+
 def _round(s):
     return int(round(s / 10.0) * 10) if s >= 30 else max(1, int(round(s)))
 
@@ -263,17 +295,20 @@ def compile_once(play, announce=None, entry="play_batch", what="the rules kernel
     call ``play()`` (which plays a game through ``entry``, compiling it) while saying the seconds
     elapsed (:func:`_ticking`), say how long it took and record it. Returns the seconds spent
     compiling (0.0 when the kernel was cached already, or runs interpreted). When the cache cannot
-    be inspected, ``play()`` runs without a notice."""
+    be inspected, ``play()`` runs without a notice. ``entry`` may be several entry points ``play()``
+    goes through: it compiles when any of them is not cached (the first such one names the figure)."""
     import numba
 
     if numba.config.DISABLE_JIT:
         return 0.0
-    cached = kernel_cached(entry)
-    if cached:
+    entries = (entry,) if isinstance(entry, str) else tuple(entry)
+    seen = [kernel_cached(e) for e in entries]
+    if all(seen):
         return 0.0
-    if cached is None:
+    if None in seen:
         play()
         return 0.0
+    entry = entries[seen.index(False)]  # the first one to compile names the figure
     state = compile_state(entry)
     if announce is not None:
         announce(compile_notice(entry=entry, what=what, state=state))
@@ -285,6 +320,17 @@ def compile_once(play, announce=None, entry="play_batch", what="the rules kernel
     if announce is not None:
         announce(f"compiled {what} in {seconds:.0f} s (cached for the next runs)")
     return seconds
+
+
+def entries_of(module):
+    """``module:name`` of every compiled kernel function defined in ``module`` (a run's record has
+    entry points of its own beside the game's ``kernel_entry``: Shuffle and Swing's lead record)."""
+    import importlib
+
+    mod = importlib.import_module(module)
+    return tuple(f"{module}:{name}" for name, obj in vars(mod).items()
+                 if getattr(obj, "_cache", None) is not None and getattr(obj, "py_func", None) is not None
+                 and getattr(obj.py_func, "__module__", None) == module)
 
 
 def default_warm(game):

@@ -1,5 +1,9 @@
 """``ssb report``: the balance report of a run directory (a thin layer over reports.build)."""
 
+import contextlib
+import threading
+import time
+
 import click
 
 from simulator.errors import DataError
@@ -96,16 +100,19 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_marg
     except ValueError as exc:
         raise UserError(f"--instrument-margin: {exc}") from None
 
+    stage = ["reading the run's tables"]
     try:
-        rep, written = make_report(
-            results_dir,
-            out_dir,
-            margin=margin / 100.0,
-            confidence=confidence,
-            allow_partial=allow_partial,
-            gap_margin=None if gap_margin is None else gap_margin / 100.0,
-            instrument_margins=instrument_margins if instrument_margin else None,
-        )
+        with _elapsed_lines(stage, quiet):
+            rep, written = make_report(
+                results_dir,
+                out_dir,
+                margin=margin / 100.0,
+                confidence=confidence,
+                allow_partial=allow_partial,
+                gap_margin=None if gap_margin is None else gap_margin / 100.0,
+                instrument_margins=instrument_margins if instrument_margin else None,
+                step=lambda words: stage.__setitem__(0, words),
+            )
     except DataError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
@@ -119,3 +126,29 @@ def report(results_dir, out_dir, margin, gap_margin, confidence, instrument_marg
         f"wrote {written['html']}, {written['markdown'].name}, {len(written['csv'])} tables (CSV) and "
         f"{len(written['png'])} charts (PNG) in {out}"
     )
+
+
+EVERY = 10.0  # seconds between two lines while a report is built (never silent longer)
+
+
+@contextlib.contextmanager
+def _elapsed_lines(stage, quiet, every=EVERY):
+    """While a report is built: a line on stderr every ``every`` seconds with the seconds elapsed and
+    the step under way (``stage[0]``); nothing with ``-q`` or when it takes less."""
+    if quiet:
+        yield
+        return
+    stop = threading.Event()
+    t0 = time.perf_counter()
+
+    def tick():
+        while not stop.wait(every):
+            click.echo(f"  building the report: {time.perf_counter() - t0:.0f} s elapsed ({stage[0]})", err=True)
+
+    watcher = threading.Thread(target=tick, name="report-progress", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        watcher.join()

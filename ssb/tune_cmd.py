@@ -85,7 +85,7 @@ def _race(spec, out_dir, jobs, backend, scheduler, resume, force, quiet):
 def tune(tuning_file, out_dir, jobs, backend, scheduler, sets, resume, force, quiet):
     """Find the smallest change of the data that meets a balance target.
 
-    TUNING_FILE (a path, or the name of a shipped one: organ-points, bass-seats, echidna-tokens) names a scenario, the judges (lineups of named strategies), the targets (verdicts
+    TUNING_FILE (a path, or the name of a shipped one: organ-points, bass-seats, echidna-tokens, starter-seats) names a scenario, the judges (lineups of named strategies), the targets (verdicts
     of the balance report: seats balanced, an instrument's objective points near its department's,
     a build rate, a game length, stalled games) and a search space of data keys as in scenario
     overrides, each with a range or a list of values (for another game, e.g. Echidna Shuffle: the
@@ -97,11 +97,18 @@ def tune(tuning_file, out_dir, jobs, backend, scheduler, sets, resume, force, qu
     summary.html, DIR/data.diff and the changed data files in DIR/instruments/ (pass that folder
     with --instrument-dir, or copy the files over the shipped ones). Results do not depend on --jobs.
 
+    With [search] method = "race" (starter-seats) every candidate is judged cell by cell (player
+    count x mirror judge of [judges] race) by the sequential zone test that ssb run prints, dropped
+    at its first cell decided unfair and halved each round, within [search] seconds of declared CPU;
+    DIR/progress.json says how far it is after every round, and the answer is DIR/summary.md,
+    DIR/overrides.toml (the change as a scenario's [overrides]) and DIR/tune.json.
+
     Example:
 
     \b
         ssb tune organ-points --jobs 2
         ssb tune organ-points --jobs 2 --resume
+        ssb tune starter-seats --jobs 1
         ssb tune my_tunes/horns.toml --set search.trials=8 --out results/tune/horns-quick
         ssb run expansion --instrument-dir results/tune/organ-points/instruments
     """

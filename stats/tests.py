@@ -150,6 +150,34 @@ def outside_pvalue(count, nobs, center, margin):
     return np.minimum(1.0, 2.0 * np.minimum(p_up, p_low))
 
 
+def seat_verdict_intervals(wins, nobs, players, verdict, margin=0.03, confidence=0.95):
+    """Every seat's interval at the level of its cell's word (exact binomial, Clopper-Pearson, as the
+    tests of :func:`seat_verdicts` without a gap margin): ``(lo, hi, level)``, ``level`` one-sided.
+
+    * fair: each end a one-sided bound at alpha, the TOST's own ``1 - 2 alpha`` interval: every
+      seat's lies inside ``1/N +- margin`` exactly when the cell is fair;
+    * unfair: a seat shown outside after Holm at its Holm step level (each end at
+      ``alpha / (2 (m - rank))``, the doubled one-sided test), so its interval lies beyond the
+      margin; the other seats at ``alpha / (2 m)``;
+    * undecided: every seat at ``alpha / (2 m)`` (simultaneous over the ``m`` seats).
+    """
+    wins = np.asarray(wins, dtype=float)
+    m = wins.size
+    alpha = alpha_of(confidence)
+    level = np.full(m, alpha if verdict == FAIR else alpha / (2 * m))
+    if verdict == UNFAIR:
+        p = outside_pvalue(wins, nobs, 1.0 / players, margin)
+        for rank, seat in enumerate(np.argsort(p, kind="stable")):
+            if p[seat] * (m - rank) >= alpha:  # Holm stops at its first seat not shown outside
+                break
+            level[seat] = alpha / (2 * (m - rank))
+    n = np.full(m, float(nobs))
+    safe = np.maximum(n, 1.0)
+    lo, hi = proportion_confint(wins, safe, alpha=2 * level, method="beta")
+    lo, hi = np.where(n > 0, lo, np.nan), np.where(n > 0, hi, np.nan)
+    return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float), level
+
+
 def holm(pvalues, alpha):
     """Holm step-down over one family: ``(reject, adjusted p)``; an empty family is fine.
 

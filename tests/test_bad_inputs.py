@@ -884,7 +884,7 @@ def test_the_compile_notice_quotes_the_load_and_shows_the_elapsed_seconds(tmp_pa
 
     import simulator.warmup as warmup
 
-    monkeypatch.setattr(warmup, "_record_path", lambda entry="play_batch", state="cold": tmp_path / f"last-{state}.json")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # this machine's records left out (a fresh one)
     monkeypatch.setattr(warmup, "kernel_cached", lambda entry="play_batch": False)
     monkeypatch.setattr(warmup, "compile_state", lambda entry="play_batch": "cold")  # as in a fresh process
     said = []
@@ -892,7 +892,7 @@ def test_the_compile_notice_quotes_the_load_and_shows_the_elapsed_seconds(tmp_pa
         _time.sleep(0.05)
     assert said[0].startswith("compiling the rules kernel, first run only: about 60 s on a quiet 2-core machine")
     assert said[-1].startswith("compiled the rules kernel in ")
-    doc = json.loads((tmp_path / "last-cold.json").read_text())
+    doc = json.loads(warmup._record_path("play_batch", "cold").read_text())
     assert doc["seconds"] >= 0.0 and "load" in doc and "cpu_seconds" in doc and doc["state"] == "cold"
     with warmup.compile_watch("play_batch", "the rules kernel", echo=said.append):
         pass

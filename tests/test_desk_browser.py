@@ -171,3 +171,105 @@ def test_edit_a_number_check_it_and_find_the_run_folder(desk, browser):
         assert (run / name).is_file(), name
     d.get(url + "runs")
     assert run.name in d.page_source
+
+
+def _check(d, url, awards, games):
+    """Save the Horns' first trumpet award as ``awards``, start a check of ``games`` per player count and
+    wait for its answer; returns the check's page address."""
+    from selenium.webdriver.common.by import By
+
+    d.get(url + "edit/instrument/Horns")
+    _type(d, f"f-{AWARDS}", awards)
+    _click(d, "save")
+    _wait(d, lambda d: d.find_elements(By.ID, "saved"))
+    _type(d, "check-games", str(games))
+    _click(d, "start-check")
+    _wait(d, lambda d: d.find_elements(By.ID, "progress-area"))
+    _wait(d, lambda d: d.find_element(By.ID, "progress-area").get_attribute("data-status") not in ("running", "queued"),
+          timeout=600)
+    assert d.find_element(By.ID, "progress-area").get_attribute("data-status") == "done"
+    return d.current_url
+
+
+@pytest.mark.slow
+def test_the_designers_loop_history_compare_back_to_shipped_and_which_number(desk, browser):
+    """The whole loop, as a designer clicks it: a change checked (with its sample game beside the
+    answer), the history of tries, two of them side by side, the shipped value back in one click, and
+    "Which number?" from the designer's file: its estimate, started, its progress shown, cancelled."""
+    import json
+
+    import psutil
+    from selenium.webdriver.common.by import By
+
+    url, folder = desk
+    d = browser
+    page = _check(d, url, "[5, 6, 2]", 30)
+    sample = _wait(d, lambda d: d.find_element(By.ID, "sample"))
+    assert "game seed 1" in d.find_element(By.ID, "sample-head").text
+    assert d.find_element(By.ID, "answer").text.startswith("Greedy players")
+    d.execute_script("document.getElementById('sample').scrollIntoView()")
+    _shot(d, "desk-sample.png")
+    assert sample.get_attribute("data-state") == "told"
+
+    # The history: every check with its change, its answers and its state; a second try if need be.
+    d.get(url + "history")
+    if len(d.find_elements(By.CSS_SELECTOR, "input.pick")) < 2:
+        _check(d, url, "[3, 6, 2]", 30)
+        d.get(url + "history")
+    rows = d.find_element(By.ID, "history").text
+    assert "section[trumpet].score[0].awards: [8, 6, 2] -> [5, 6, 2]" in rows
+    assert "Greedy players" not in rows and "done" in rows
+    for box in d.find_elements(By.CSS_SELECTOR, "input.pick")[:2]:
+        box.click()
+    _shot(d, "desk-history.png")
+    _click(d, "compare-two")
+    _wait(d, lambda d: "/compare" in d.current_url)
+    table = _wait(d, lambda d: d.find_element(By.ID, "compare")).text
+    assert "[5, 6, 2]" in table and "Greedy players" in table and "Strong players" in table
+    _shot(d, "desk-compare.png")
+
+    # Back to the shipped value of the award, in one click on the edit page.
+    d.get(url + "edit/instrument/Horns")
+    _click(d, f"back-{AWARDS}")
+    note = _wait(d, lambda d: d.find_element(By.ID, "saved").text or None)
+    assert "Put back the shipped value of section[trumpet].score[0].awards: [8, 6, 2]" in note
+    own = (folder / "designs" / "instruments" / "horns.toml").read_text()
+    assert "awards = [8, 6, 2]" in own.split("[[section]]", 2)[1]
+
+    # Which number should I change? From the check's answer: the target proposed, the keys of the file.
+    d.get(page)
+    d.find_element(By.CSS_SELECTOR, "#tune-from-check a").click()
+    _wait(d, lambda d: d.find_elements(By.ID, "tune-form"))
+    d.execute_script("document.querySelectorAll('details').forEach(function (x) { x.open = true; });")
+    for key in ("Horns.section.trumpet.score.0.awards.0", "Horns.section.saxophone.score.0.awards.0"):
+        box = d.find_element(By.CSS_SELECTOR, f'input[name="key"][value="{key}"]')
+        if not box.is_selected():
+            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+            box.click()
+    d.find_element(By.ID, "t-seats|3|greedy").click()
+    _type(d, "tune-trials", "40")
+    _type(d, "tune-max-keys", "2")
+    d.execute_script("document.getElementById('tune-keys-area').scrollIntoView({block: 'start'})")
+    _shot(d, "desk-tune.png")
+    _click(d, "tune-plan")
+    estimate = _wait(d, lambda d: d.find_element(By.ID, "estimate").text or None)
+    assert estimate.startswith("Estimated duration:") and "candidates at most" in estimate
+    assert "ssb tune results/desk/tune-horns-" in d.find_element(By.ID, "tune-command").text
+    _shot(d, "desk-tune-plan.png")
+    _click(d, "tune-start")
+    _wait(d, lambda d: d.find_elements(By.ID, "progress-area"))
+    assert "ssb run --resume" not in d.page_source
+    def tried(d):  # the search's own records: a candidate raced, then the bar and the table say so
+        text = d.find_element(By.ID, "tune-progress").text
+        return text if "candidates tried 0" not in text else None
+
+    text = _wait(d, tried, timeout=300)
+    assert "candidates tried" in text and "at most" in text and "best so far" in text
+    assert float(d.find_element(By.ID, "progress-area").get_attribute("data-progress")) > 0
+    _shot(d, "desk-tune-progress.png")
+    tune_folder = Path(d.find_element(By.ID, "run-folder").text).expanduser()
+    pid = json.loads((tune_folder / "desk.json").read_text())["pid"]
+    _click(d, "cancel")
+    _wait(d, lambda d: d.find_element(By.ID, "progress-area").get_attribute("data-status") == "cancelled", timeout=60)
+    assert "Resume the search where it stopped (ssb tune --resume)" in d.find_element(By.ID, "resume").text
+    assert not psutil.pid_exists(pid)  # ended and reaped by the desk: no zombie left behind

@@ -250,3 +250,17 @@ def test_the_command_writes_the_summary_and_the_overrides(tmp_path, monkeypatch)
     assert "dropped: 3p greedy decided unfair" in md
     again = invoke("tune", "race.toml", "--jobs", "1", "--out", "o", "-q")
     assert again.exit_code == 2 and "--resume" in again.output
+
+
+def test_the_shipped_race_reads_and_starter_fixed_keeps_the_starter_judges_and_sequential_settings():
+    from scenarios.load import load_scenario
+    from scenarios.spec import find_scenario
+
+    spec = load_tuning("starter-seats")
+    assert spec.method == "race" and [j.label for j in spec.race_judges] == ["greedy", "search_leaf"]
+    starter = load_scenario(find_scenario("starter"))
+    fixed = load_scenario(find_scenario("starter-fixed"))
+    assert fixed.doc["lineup"] == starter.doc["lineup"] and fixed.doc["sequential"] == starter.doc["sequential"]
+    assert fixed.seed == starter.seed and fixed.players == starter.players
+    # The change is in the scenario's overrides, each a key the race searched.
+    assert fixed.overrides and set(fixed.overrides) <= {p.key for p in spec.params}

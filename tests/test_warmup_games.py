@@ -37,8 +37,10 @@ def test_an_echidna_run_warms_up_the_echidna_kernel(tmp_path, monkeypatch):
     monkeypatch.setattr(warmup, "record_compile", lambda seconds, entry="play_batch", cpu_seconds=None, state="cold": None)
     notices = []
     run_scenario("echidna-ci", tmp_path / "run", jobs=1, games=2, progress=False, announce=notices.append)
-    assert asked == ["simulator.echidna.kernel.engine:play_batch"]
-    assert notices[0].startswith("compiling the Echidna Shuffle rules kernel, first run only")
+    # Its warm-up's entry points (play_game, play_batch), then its first cell's own path: no first game's.
+    assert set(asked) == {"simulator.echidna.kernel.engine:play_game", "simulator.echidna.kernel.engine:play_batch"}
+    assert asked[-1] == "simulator.echidna.kernel.engine:play_batch"
+    assert notices[0].startswith("compiling the Echidna Shuffle rules kernel (play_game), first run only")
     assert notices[-1].startswith("compiled the Echidna Shuffle rules kernel in ")
 
 
@@ -68,7 +70,7 @@ def test_a_warm_figure_is_never_quoted_for_a_cold_compile(tmp_path, monkeypatch)
     assert warmup.compile_notice(entry="play_batch").startswith(
         "compiling the rules kernel, first run only: about 120 s (last measured here at load")
     warm = warmup.compile_notice(entry="play_batch", state=warmup.WARM)
-    assert "most of the kernel is compiled already in this process): about 6 s" in warm
+    assert "(after another entry point of it compiled in this process): about 6 s" in warm
     assert warmup.expected_compile_seconds("play_game", state=warmup.WARM) is None
     assert "not measured on this machine yet" in warmup.compile_notice(entry="play_game", state=warmup.WARM)
 
@@ -92,3 +94,47 @@ def test_a_compile_off_a_terminal_says_the_seconds_elapsed_at_least_every_tick(t
     assert any(m.startswith("  still compiling the rules kernel: ") for m in said[1:-1])
     assert said[-1].startswith("compiled the rules kernel in ")
     assert warmup._record_path("play_batch", warmup.compile_state("play_batch")).exists()  # its state's figure
+
+
+def test_a_run_recording_the_lead_compiles_the_lead_record_in_the_parent(tmp_path, monkeypatch):
+    """The lead record has entry points of its own: the parent compiles them too (after the game's
+    warm-up entries), so no worker compiles in silence."""
+    asked = []
+
+    def cached(entry="play_batch"):
+        asked.append(entry)
+        return "lead_record" not in entry and entry != "play_batch"  # the lead record and the batch cold
+
+    monkeypatch.setattr(warmup, "kernel_cached", cached)
+    monkeypatch.setattr(warmup, "record_compile", lambda seconds, entry="play_batch", cpu_seconds=None, state="cold": None)
+    notices = []
+    run_scenario("ci", tmp_path / "run", jobs=1, games=2, sets=("record=[\"lead\"]",), progress=False,
+                 announce=notices.append)
+    assert "simulator.shuffle_swing.lead_record:play_batch_lead" in asked
+    assert any(n.startswith("compiling the rules kernel (the lead record), first run only") for n in notices)
+    assert notices[-1].startswith("compiled the rules kernel (the lead record) in ")
+
+
+def test_a_compile_no_entry_point_names_is_still_announced_counted_and_timed(tmp_path, monkeypatch):
+    """A scenario's data may play games first (a leaf fitted on the setting): the first compile numba
+    starts there is announced, and its time recorded for the next notice; nothing is said when
+    nothing compiles."""
+    import numba
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    key = "simulator.shuffle_swing.kernel.engine:data_files"
+    said = []
+    with warmup.watch_compiles(key, "the rules kernel (x)", echo=said.append):
+        pass
+    assert said == []
+
+    @numba.njit(cache=False)
+    def twice(x):
+        return 2 * x
+
+    with warmup.watch_compiles(key, "the rules kernel (x)", echo=said.append):
+        assert twice(3) == 6
+    assert said[0].startswith("compiling the rules kernel (x), first run only")
+    assert said[-1].startswith("compiled the rules kernel (x) in ")
+    state = warmup.compile_state(key)
+    assert warmup._last_record(key, state) is not None or warmup._last_record(key, warmup.COLD) is not None

@@ -46,7 +46,7 @@ def test_a_cold_kernel_is_announced_and_compiled_before_the_workers(tmp_path, mo
     notices = []
     run_scenario("ci", tmp_path / "run", jobs=1, games=4, progress=False, announce=lambda m: (notices.append(m), order.append("notice")))
     # Cold, a figure is quoted; warm (another test compiled in this process first), one measured warm or none.
-    assert notices[0].startswith("compiling the rules kernel, first run only") and "load" in notices[0]
+    assert notices[0].startswith("compiling the rules kernel (play_game_plain), first run only") and "load" in notices[0]
     assert notices[-1].startswith("compiled the rules kernel in ")
     assert order[0] == "notice" and order[-3:] == ["recorded", "notice", "workers"]
 

@@ -19,7 +19,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ("desk-home.png", "desk-error.png", "desk-edit.png", "desk-progress.png", "desk-answer.png")
+SHOTS = ("desk-home.png", "desk-error.png", "desk-edit.png", "desk-progress.png", "desk-answer.png", "desk-sample.png",
+         "desk-history.png", "desk-compare.png", "desk-tune.png", "desk-tune-plan.png", "desk-tune-progress.png")
 
 
 def main():
@@ -41,7 +42,7 @@ def main():
         "PYTHONPATH": str(tree),
     }
     env.pop("SSB_DOCS_URL", None)
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_desk_browser.py",
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "", "tests/test_desk_browser.py",
            "--basetemp", str(home / "balance-lab")]
     try:
         code = subprocess.call(cmd, cwd=tree, env=env)

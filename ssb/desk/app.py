@@ -7,9 +7,12 @@ Routes::
     /                         games, instruments, boards, strategies, balance searches, recent runs
     /edit/instrument/NAME     a form of an instrument file (POST: check with the loader, save)
     /edit/board/GAME/NAME     the same for a board file
+    /shipped/KIND/KEY         POST: put the shipped value back (one key, or the whole file)
+    /history, /compare        every check with its change and answer; two of them side by side
     /check                    POST: start "did this change move the balance?" on a saved file
     /check/FOLDER             a check's page; /progress, /cancel, /resume its live parts
-    /tune                     "which number should I change?": the shipped balance searches
+    /tune                     "which number should I change?": a target and the keys to vary, from your file
+    /tune/plan/FOLDER         the tuning file written and its estimated duration; /tune/start starts it
     /runs, /run/FOLDER        the run folders on disk; /files/... serves what a run folder holds
 """
 
@@ -19,6 +22,7 @@ import json
 import re
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -27,7 +31,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from simulator.errors import DataError
-from ssb.desk import catalog, forms, guard, jobs
+from ssb.desk import catalog, forms, guard, jobs, session
 from ssb.desk.pages import (
     answer_block,
     gate_answer_block as pages_gate_answer,
@@ -35,6 +39,7 @@ from ssb.desk.pages import (
     cmd_block,
     e,
     field_rows,
+    gate_word,
     layout,
     link,
     rel,
@@ -130,8 +135,29 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         return e(info["status"])
 
     # ------------------------------------------------------------------ edit
+    def differs(ed, fields):
+        """Field name -> the shipped value as shown, for each field of ``fields`` whose value differs
+        from the shipped file's (only when the designer's own file is there: the form starts from it)."""
+        if not ed.own.is_file() or ed.own_problem() is not None:
+            return {}
+        try:
+            shipped = ed.shipped_fields()
+        except (OSError, ValueError):
+            return {}
+        return {f.name: shipped[f.name].shown() for f in fields
+                if f.name in shipped and shipped[f.name].value != f.value
+                and not (f.name == "board.name" and not ed.checkable)}
+
+    def back_form(ed, n):
+        own = rel(ed.own, root)
+        return (f'<form method="post" action="{e(back_of(ed))}" id="shipped-form">{hidden}'
+                '<input type="hidden" name="all" value="file">'
+                f'<p><button type="submit" class="secondary" id="all-shipped">Back to the shipped file: remove {e(own)} '
+                f"({n} value{'s' * (n != 1)} differ{'s' * (n == 1)})</button></p></form>")
+
     def edit_body(ed, fields, errors, changed=(), note=""):
         own = rel(ed.own, root)
+        ship = differs(ed, fields)
         if ed.kind == "instrument":
             validate = ["ssb instruments validate " + own]
         elif ed.checkable:  # a run reads it through the scenario's overrides (the check below)
@@ -147,15 +173,24 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             note,
             f'<p class="form-error" id="form-error">{e(top)}</p>' if top else "",
             f'<form id="edit-form" hx-post="{e(action_of(ed))}" hx-target="#form-area" hx-swap="outerHTML">',
-            hidden, field_rows(fields, errors, changed),
+            hidden, field_rows(fields, errors, changed, ship, back_of(ed)),
             '<p><button type="submit" id="save">Check and save</button></p></form>',
+            back_form(ed, len(ship)) if ed.own.is_file() and ed.own_problem() is None else "",
             "<p>The same from the command line, after saving:</p>", cmd_block(validate),
             check_form(ed) if ed.checkable and ed.own.is_file() else "",
+            (f'<p>{link(f"/tune?file={ed.kind}/{key_of(ed)}", "Which number should I change? Search from this file")}</p>'
+             if ed.checkable else ""),
             "</div>",
         ])
 
+    def key_of(ed):
+        return ed.name if ed.kind == "instrument" else ed.game + "/" + ed.name
+
     def action_of(ed):
-        return f"/edit/{ed.kind}/{ed.name if ed.kind == 'instrument' else ed.game + '/' + ed.name}"
+        return f"/edit/{ed.kind}/{key_of(ed)}"
+
+    def back_of(ed):
+        return f"/shipped/{ed.kind}/{key_of(ed)}"
 
     def repair_body(ed, problem, text=None, message=""):
         """The repair view of a designer's file the form cannot show: what is wrong, its text to fix
@@ -263,6 +298,57 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
             note += '<ul class="form-error" id="warnings">' + "".join(f"<li>{e(w)}</li>" for w in warnings) + "</ul>"
         return HTMLResponse(edit_body(ed, new_fields, {}, out.changed, note))
 
+    async def back_to_shipped(request):
+        """Put the shipped value back: one key of the designer's file (``field``), or the whole file
+        (``all=file``: the designer's file is removed, the form shows the shipped file again). A write
+        goes through :func:`ssb.desk.guard.write_file` (below the desk's folder, through no link)."""
+        kind, key = request.path_params["kind"], request.path_params["key"]
+        try:
+            ed = editable(kind, key)
+        except KeyError:
+            return not_found(f"No {short(kind, 40)} named {short(key)}.")
+        form = await request.form()
+        problem = ed.own_problem()
+        if problem:
+            return page(ed.name, repair_body(ed, problem), 409)
+        if not ed.own.is_file():
+            return refused("Nothing to put back", "Your file is the shipped file already: there is no file of "
+                                                  "yours to put back.")
+        htmx = request.headers.get("hx-request") == "true"
+        try:
+            guard.writable(root, ed.own)
+            if form.get("all") == "file":
+                ed.own.unlink()
+                return RedirectResponse(action_of(ed), status_code=303)
+            name = str(form.get("field", ""))
+            text = ed.own.read_text(encoding="utf-8")
+            doc = tomllib.loads(text)
+            fields = forms.fields_of(doc)
+            mine = {f.name: f for f in fields}
+            shipped = ed.shipped_fields()
+            if name not in mine or name not in shipped:
+                return refused("Nothing to put back", f"{short(name)}: not a key of both your file and the "
+                                                      "shipped file.", 400)
+            import copy
+
+            new = copy.deepcopy(doc)
+            forms.set_value(new, mine[name].path, copy.deepcopy(shipped[name].value))
+            ed.validate(new)
+            forms.write_over(text, new, fields, [name], ed.own, root)
+        except guard.Refused as exc:
+            return refused("Not put back", f"Not put back: {exc}")
+        except DataError as exc:
+            return refused("Not put back", f"Not put back: the loader refuses the file with the shipped value: {exc}",
+                           400)
+        except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:
+            return refused("Not put back", f"Not put back: {short(exc, 200)}")
+        new_fields = forms.fields_of(tomllib.loads(ed.own.read_text(encoding="utf-8")))
+        note = (f'<p class="saved" id="saved">Put back the shipped value of {e(mine[name].alt)}: '
+                f"{e(shipped[name].shown())} (saved {e(rel(ed.own, root))}).</p>")
+        if htmx:
+            return HTMLResponse(edit_body(ed, new_fields, {}, [name], note))
+        return RedirectResponse(action_of(ed), status_code=303)
+
     # ------------------------------------------------------------------ checks
     def board_sets(ed):
         """A Shuffle and Swing board's changes as the scenario overrides of a run."""
@@ -274,10 +360,13 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
                 sets.append(f"overrides.board.{f.name}={forms.toml_value(f.value)}")
         return sets
 
-    def launch(stem, kind, make_steps, title):
-        """A new folder and its driver; a page that says why when the desk's folder refuses it."""
+    def launch(stem, kind, make_steps, title, change=None):
+        """A new folder and its driver; a page that says why when the desk's folder refuses it
+        (``change``: what the check plays, kept as the folder's change.json)."""
         try:
             folder = jobs.new_folder(root, stem)
+            if change is not None:
+                jobs.write_change(root, folder, change)
             jobs.start(folder, kind, make_steps(rel(folder, root)), title, root, env)
         except guard.Refused as exc:
             return refused("Not started", f"Not started: {exc}")
@@ -319,9 +408,12 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
 
         def steps(folder_rel):
             return jobs.check_steps(folder_rel, sets, int(games) if games else None, check_chunk,
-                                    adaptive_budget=6000 if form.get("adaptive") else None, jobs=workers)
+                                    adaptive_budget=6000 if form.get("adaptive") else None, jobs=workers,
+                                    sample=jobs.DESIGN_INSTRUMENTS if kind == "instrument" else None)
 
-        return launch(Path(ed.own).stem, "check", steps, f"{ed.kind} {ed.name}: did this change move the balance?")
+        change = {"kind": ed.kind, "name": ed.name, "file": rel(ed.own, root), "changes": ed.changes()}
+        return launch(Path(ed.own).stem, "check", steps, f"{ed.kind} {ed.name}: did this change move the balance?",
+                      change)
 
     def check_folder(request):
         """The check folder a URL names, or :class:`guard.Refused` (outside results/, no desk.json)."""
@@ -329,6 +421,19 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
         if not ((folder / jobs.DESK_FILE).exists() or (folder / jobs.DESK_FILE).is_symlink()):
             raise guard.Refused("No such check: this folder has no desk.json (the desk did not start it).")
         return folder
+
+    def tune_link(folder, state):
+        change = jobs.read_change(folder)
+        if state.get("kind") != "check" or not change or change.get("damaged"):
+            return ""
+        key = f"{change['kind']}/{change['name']}" if change["kind"] == "instrument" else None
+        if key is None:
+            key = next((k for k, ed in session.tune_files(root).items() if ed.kind == "board"), "")
+        from urllib.parse import urlencode
+
+        q = urlencode({"file": key, "from": rel(folder, root)})
+        return (f'<p id="tune-from-check">{link(f"/tune?{q}", "Which number should I change? A search from this answer")}'
+                "</p>")
 
     async def check_page(request):
         try:
@@ -341,6 +446,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
                 f'<p class="meta">Run folder: <span id="run-folder">{e(shown(folder))}</span> (an ordinary run folder: '
                 "it stays when the browser or the desk is closed)</p>",
                 check_fragment(r, state),
+                tune_link(folder, state),
                 "<h2>The same from the command line</h2>",
                 cmd_block([shown(jobs.command_line(s)) for s in state.get("steps", [])], "commands")]
         return page("Check", "".join(body))
@@ -374,23 +480,6 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
 
     async def check_resume(request):
         return await check_action(request, lambda folder: jobs.resume(folder, env, root))
-
-    # ------------------------------------------------------------------ tune
-    async def tune(request):
-        if request.method == "POST":
-            form = await request.form()
-            name = str(form.get("tune", ""))
-            if name not in catalog.tunes():
-                return not_found(f"No balance search named {short(name)}.")
-            return launch(f"tune-{name}", "tune", lambda r: jobs.tune_steps(r, name, jobs=workers),
-                          f"Which number should I change? ({name})")
-        rows = [[e(t), f'<form method="post" action="/tune">{hidden}<input type="hidden" name="tune" value="{e(t)}">'
-                        f'<button type="submit">Start</button></form>', f"<code>ssb tune {e(t)}</code>"]
-                for t in catalog.tunes()]
-        body = ("<h1>Which number should I change?</h1><p>A balance search finds the smallest change of the data "
-                "files that meets a target (the guide: the balance search). It takes minutes to hours; it runs in "
-                "the background and can be resumed.</p>" + table(["search", "", "command"], rows, "tunes"))
-        return page("Which number?", body)
 
     # ------------------------------------------------------------------ runs
     async def runs(request):
@@ -465,7 +554,7 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
                     cells.append([e(str(f.get("label", ""))), e(fmt_value(kind, float(f.get("now", 0.0)) - change)),
                                   e(fmt_value(kind, float(f.get("now", 0.0)))), e(fmt_change(kind, change)),
                                   e(fmt_interval(kind, float(f.get("ci_low", 0.0)), float(f.get("ci_high", 0.0)))),
-                                  e(fmt_margin(kind, float(f.get("margin", 0.0)))), e(str(f.get("verdict", "")))])
+                                  e(fmt_margin(kind, float(f.get("margin", 0.0)))), e(gate_word(f.get("verdict", "")))])
                 body.append(f"<h2>{e(players)} players</h2>")
                 body.append(table(["figure", "before the change", "after the change", "change (paired, per deal)",
                                    "interval", "margin", "verdict"], cells, f"figures-{e(players)}"))
@@ -490,18 +579,21 @@ def create_app(root=".", token=None, check_games=None, check_chunk=None, env=Non
     routes = [
         Route("/", home),
         Route("/edit/{kind:str}/{key:path}", edit, methods=["GET", "POST"]),
+        Route("/shipped/{kind:str}/{key:path}", back_to_shipped, methods=["POST"]),
         Route("/check", start_check, methods=["POST"]),
         Route("/check/{folder:path}/progress", check_progress),
         Route("/check/{folder:path}/cancel", check_cancel, methods=["POST"]),
         Route("/check/{folder:path}/resume", check_resume, methods=["POST"]),
         Route("/check/{folder:path}", check_page),
-        Route("/tune", tune, methods=["GET", "POST"]),
         Route("/runs", runs),
         Route("/run/{folder:path}", run_page),
         Route("/regress/{folder:path}", regress_page),
         Route("/files/{path:path}", files),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
+    desk = SimpleNamespace(root=root, page=page, not_found=not_found, refused=refused, hidden=hidden,
+                           in_results=in_results, short=short, workers=workers, launch=launch, env=env)
+    routes[-1:-1] = session.routes(desk)
     app = Starlette(routes=routes, exception_handlers={500: server_error},
                     middleware=[Middleware(guard.Guard, token=token, host=host, port=port, form_token=form_token)])
     app.state.root = root

@@ -22,7 +22,7 @@ MAX_OWN_FILE = 1_000_000  # bytes: a data file of the designer's is a few kiloby
 INSTRUMENT_OPTION = "instrument_dirs"  # a game whose scenarios take instrument folders has instrument files
 
 
-def _package_dir(module):
+def package_dir(module):
     import importlib
 
     return Path(importlib.import_module(module).__file__).resolve().parent
@@ -30,13 +30,13 @@ def _package_dir(module):
 
 def shipped_data_dirs():
     """The folders of shipped data files (never written by the desk)."""
-    return [_package_dir("simulator"), _package_dir("scenarios"), _package_dir("strategies")]
+    return [package_dir("simulator"), package_dir("scenarios"), package_dir("strategies")]
 
 
 def game_data_dir(name):
     """The ``data/`` folder beside the module that declares a registered game."""
     module = registry.module_of(name)
-    return _package_dir(module.rsplit(".", 1)[0]) / "data" if module else None
+    return package_dir(module.rsplit(".", 1)[0]) / "data" if module else None
 
 
 def instrument_game():
@@ -151,6 +151,42 @@ class Editable:
                 text = tomlkit.dumps(doc)
         return text
 
+    def shipped_fields(self):
+        """The shipped file's values as :class:`ssb.desk.forms.Field` by field name, as the form
+        starts from them (an instrument's ``replaces = true`` included)."""
+        from ssb.desk import forms
+
+        text = self.shipped.read_text(encoding="utf-8")
+        if self.kind == "instrument":
+            doc = tomlkit.parse(text)
+            doc["instrument"]["replaces"] = True
+            text = tomlkit.dumps(doc)
+        return {f.name: f for f in forms.fields_of(tomllib.loads(text))}
+
+    def changes(self):
+        """The values of the designer's own file that differ from the shipped file, in file order:
+        ``[{"key", "name", "shipped", "value"}]`` (``key`` as the form labels it, the values as TOML;
+        ``shipped`` None for a key the shipped file lacks). ``[]`` without an own file, or when the
+        own file cannot be read (:meth:`own_problem`); a board of another game's own name is no change."""
+        from ssb.desk import forms
+
+        if self.own_problem() is not None or not self.own.is_file():
+            return []
+        shipped = self.shipped_fields()
+        own = forms.fields_of(tomllib.loads(self.own.read_text(encoding="utf-8")))
+        out = []
+        for f in own:
+            old = shipped.get(f.name)
+            if old is not None and old.value == f.value:
+                continue
+            if f.name == "board.name" and not self.checkable:
+                continue
+            out.append({"key": f.alt, "name": f.name, "shipped": old.shown() if old else None, "value": f.shown()})
+        names = {f.name for f in own}
+        out += [{"key": f.alt, "name": f.name, "shipped": f.shown(), "value": None}
+                for f in shipped.values() if f.name not in names]
+        return out
+
     @property
     def checkable(self):
         """Whether the gate's check plays it: an instrument, or the instrument game's board (through
@@ -211,8 +247,15 @@ def strategies():
 
 
 def tunes():
-    """The shipped balance-search files, by name."""
-    return sorted(p.stem for p in (_package_dir("scenarios") / "tunes").glob("*.toml"))
+    """The shipped balance-search files, by name (the scenarios beside them, which name no target, left out)."""
+    out = []
+    for p in (package_dir("scenarios") / "tunes").glob("*.toml"):
+        try:
+            if "target" in tomllib.loads(p.read_text(encoding="utf-8")):
+                out.append(p.stem)
+        except (OSError, ValueError):
+            continue
+    return sorted(out)
 
 
 def run_info(manifest):

@@ -108,7 +108,7 @@ def _depth(value, level=0):
     return level
 
 
-def _set(doc, path, value):
+def set_value(doc, path, value):
     node = doc
     for p in path[:-1]:
         node = node[p]
@@ -130,7 +130,7 @@ def apply(doc, fields, form):
             continue
         value = parse_value(raw, f.value)
         if value != f.value:
-            _set(new, f.path, value)
+            set_value(new, f.path, value)
             changed.append(f.name)
     return new, changed
 
@@ -171,7 +171,7 @@ def write_over(source_text, doc, fields, changed, out, root=None):
         node = doc
         for p in f.path:
             node = node[p]
-        _set(tdoc, f.path, node)
+        set_value(tdoc, f.path, node)
     if root is None:
         out.parent.mkdir(parents=True, exist_ok=True)
         root = out.parent

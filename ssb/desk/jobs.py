@@ -46,6 +46,13 @@ GATE_SCENARIO = "ci"
 # ``strong/``, against its own baseline; greedy's answer shows first, the strong one fills in.
 STRONG_SCENARIO = "ci-strong"
 STRONG_DIR = "strong"
+# One narrated sample game with the change (what ``ssb play`` prints), greedy in every seat, a fixed
+# seed: played after greedy's report, its story kept in the check's folder beside the answer.
+SAMPLE_FILE = "sample.txt"
+SAMPLE_PLAYERS = 3
+SAMPLE_SEED = 1
+CHANGE_FILE = "change.json"  # the keys and values of the checked file that differ from the shipped one
+MAX_STEPS = 6
 QUEUED, RUNNING, DONE, FAILED, CANCELLED, STOPPED = "queued", "running", "done", "failed", "cancelled", "stopped"
 DAMAGED = "damaged"
 DRIVER = "ssb.desk.jobs"
@@ -110,9 +117,9 @@ def load_state(folder):
     if not isinstance(state, dict):
         raise JobError(f"{DESK_FILE} is damaged: expected an object, got {type(state).__name__}")
     steps = state.get("steps")
-    if not (isinstance(steps, list) and 1 <= len(steps) <= 5
+    if not (isinstance(steps, list) and 1 <= len(steps) <= MAX_STEPS
             and all(isinstance(a, list) and a and all(isinstance(w, str) for w in a) for a in steps)):
-        raise JobError(f"{DESK_FILE} is damaged: steps: expected one to five lists of words")
+        raise JobError(f"{DESK_FILE} is damaged: steps: expected one to {MAX_STEPS} lists of words")
     if state.get("kind") not in ("check", "tune"):
         raise JobError(f"{DESK_FILE} is damaged: kind: expected check or tune, got {state.get('kind')!r}")
     step = state.get("step", 0)
@@ -161,15 +168,25 @@ def _gate_steps(scenario, folder, sets, games, chunk_size, adaptive_budget, jobs
     return run, regress
 
 
-def check_steps(folder, sets, games, chunk_size=None, adaptive_budget=None, jobs=0, strong=True):
+def sample_step(instrument_dir):
+    """``ssb play`` of the check's sample game: greedy in every seat, a fixed seed, the designer's
+    instrument folder (its story goes to ``SAMPLE_FILE``)."""
+    return ["ssb", "play", "--players", str(SAMPLE_PLAYERS), "--seed", str(SAMPLE_SEED),
+            "--instrument-dir", str(instrument_dir)]
+
+
+def check_steps(folder, sets, games, chunk_size=None, adaptive_budget=None, jobs=0, strong=True, sample=None):
     """The ``ssb`` argv (first word ``ssb``) of a check (``jobs`` worker processes; 0: all cores):
-    greedy's gate (run, regress) and the run's balance report, then, with ``strong``, the same gate at
+    greedy's gate (run, regress) and the run's balance report, with ``sample`` (the designer's
+    instrument folder) one narrated sample game (:func:`sample_step`), then, with ``strong``, the same gate at
     strong play in ``FOLDER/strong`` (run, regress; at most as many deals as greedy's when ``games`` is
     given, every baseline deal otherwise; the strong gate's extra deals, with ``adaptive_budget``, a
     sixth of greedy's budget: a strong game costs about sixty greedy ones)."""
     folder = str(folder)
     run, regress = _gate_steps(GATE_SCENARIO, folder, sets, games, chunk_size, adaptive_budget, jobs)
     steps = [run, regress, ["ssb", "report", folder]]
+    if sample:
+        steps.append(sample_step(sample))
     if strong:
         strong_budget = max(1, adaptive_budget // 6) if adaptive_budget else None
         steps += list(_gate_steps(STRONG_SCENARIO, str(Path(folder) / STRONG_DIR), sets, games, chunk_size,
@@ -183,6 +200,14 @@ def tune_steps(folder, tune, sets=(), jobs=0):
     for s in sets:
         argv += ["--set", s]
     return [argv]
+
+
+OWN_TUNE = "tune.toml"  # the tuning file "Which number?" writes into its search's folder
+
+
+def own_tune_steps(folder, jobs=0):
+    """``ssb tune FOLDER/tune.toml --out FOLDER``: a search of the designer's own problem."""
+    return [["ssb", "tune", str(Path(folder) / OWN_TUNE), "--out", str(folder), "--jobs", str(jobs)]]
 
 
 def _count(word, lo=0, hi=MAX_GAMES * 10):
@@ -221,8 +246,11 @@ def check_argv(argv, folder_rel, root):
         if argv[2:] != [folder_rel]:
             raise bad(f"expected ssb report {folder_rel}")
         rest, allowed = [], set()
+    elif head == ("ssb", "play"):
+        rest, allowed = argv[2:], {"--players", "--seed", "--instrument-dir"}
     elif head == ("ssb", "tune"):
-        if len(argv) < 5 or argv[2] not in catalog.tunes() or argv[3:5] != ["--out", folder_rel]:
+        if len(argv) < 5 or argv[2] not in (*catalog.tunes(), str(Path(folder_rel) / OWN_TUNE)) or argv[3:5] != [
+                "--out", folder_rel]:
             raise bad(f"expected ssb tune NAME --out {folder_rel} with a shipped balance search")
         rest, allowed = argv[5:], {"--jobs", "--resume"}
     else:
@@ -238,14 +266,27 @@ def check_argv(argv, folder_rel, root):
         if i + 1 >= len(rest):
             raise bad(f"{opt}: no value")
         value = rest[i + 1]
-        if opt in ("--jobs", "--games", "--chunk-size", "--budget") and not _count(value):
+        if opt in ("--jobs", "--games", "--chunk-size", "--budget", "--seed") and not _count(value):
             raise bad(f"{opt}: expected a whole number, got {value[:40]!r}")
+        if opt == "--players" and not _count(value, 2, 4):
+            raise bad(f"{opt}: expected 2, 3 or 4, got {value[:40]!r}")
+        if opt == "--instrument-dir" and not _own_instruments(value, root):
+            raise bad(f"{opt}: expected the desk's own folder {Path(DESIGN_INSTRUMENTS)}")
         if opt in ("--json", "--summary-md") and value != str(Path(out) / ("regress.json" if opt == "--json"
                                                                              else "regress.md")):
             raise bad(f"{opt}: expected a file of the folder itself")
         if opt == "--set":
             _check_set(value, root, bad)
         i += 2
+
+
+DESIGN_INSTRUMENTS = "designs/instruments"
+
+
+def _own_instruments(name, root):
+    """Whether ``name`` is the desk's own instrument folder (as the desk writes it: relative to the
+    desk's folder, or that folder resolved)."""
+    return isinstance(name, str) and name in (DESIGN_INSTRUMENTS, str(Path(root).resolve() / DESIGN_INSTRUMENTS))
 
 
 def _check_set(value, root, bad):
@@ -256,9 +297,8 @@ def _check_set(value, root, bad):
             dirs = json.loads(text)
         except ValueError:
             raise bad("instrument_dirs: not a list of folders") from None
-        mine = Path(root).resolve() / "designs" / "instruments"
-        if dirs != [str(mine)]:
-            raise bad(f"instrument_dirs: expected the desk's own folder {mine}")
+        if not (isinstance(dirs, list) and len(dirs) == 1 and _own_instruments(dirs[0], root)):
+            raise bad(f"instrument_dirs: expected the desk's own folder {Path(root).resolve() / DESIGN_INSTRUMENTS}")
     elif not key.startswith("overrides.board.") or not key[len("overrides.board."):].replace(".", "").replace(
             "_", "").replace("[", "").replace("]", "").replace("-", "").isalnum():
         raise bad(f"--set {key[:60]}: not a change the desk makes")
@@ -468,9 +508,17 @@ def status(folder):
     progress = played(folder)
     if state["kind"] == "check":
         # The runs are most of the work: a strong game costs about sixty greedy ones, so with the strong
-        # gate greedy's run fills 10% of the bar and the strong run 70%; alone, greedy's run fills 80%.
-        weights = [0.1, 0.05, 0.05, 0.7, 0.1] if nsteps == 5 else [0.8] + [0.2 / max(nsteps - 1, 1)] * (nsteps - 1)
-        runs = {0: folder, 3: folder / STRONG_DIR}
+        # gate greedy's run fills 10% of the bar and the strong run 65-70%; alone, greedy's run fills 80%.
+        steps = state["steps"]
+        runs = {i: folder / STRONG_DIR if a[2:3] == [STRONG_SCENARIO] else folder
+                for i, a in enumerate(steps) if a[:2] == ["ssb", "run"]}
+        if any(a[2:3] == [STRONG_SCENARIO] for a in steps):
+            weights = [0.7 if steps[i][2:3] == [STRONG_SCENARIO] else 0.1 if i in runs else 0.05
+                       for i in range(nsteps)]
+        else:
+            weights = [0.8 if i in runs else 0.2 / max(nsteps - 1, 1) for i in range(nsteps)]
+        total = sum(weights) or 1.0
+        weights = [w / total for w in weights]
         if step in runs and step < nsteps:
             progress = played(runs[step])
         overall = sum(weights[:step]) + (weights[step] * progress if step in runs and step < nsteps else 0.0)
@@ -488,7 +536,78 @@ def status(folder):
             lines = []
         state["log_tail"] = [x for x in lines if x.strip()][-6:]
     state["answer"] = answer(folder)
+    if state["kind"] == "check":
+        state["sample"] = sample(folder)
+    else:
+        from ssb.desk.tuning import study_progress
+
+        tp = tune_progress(folder) or study_progress(folder)
+        state["tune_progress"] = tp
+        if tp and state.get("status") != DONE:
+            # A search's bar: the candidates tried of the most it may try (the race's budget used, when it says).
+            try:
+                if tp.get("seconds"):
+                    share = float(tp.get("seconds_spent", 0)) / float(tp["seconds"])
+                else:
+                    share = float(tp.get("tried", 0)) / float(tp["planned"])
+                state["progress"] = round(min(max(share, 0.0), 0.99), 3)
+            except (KeyError, TypeError, ValueError, ZeroDivisionError):
+                pass
     return state
+
+
+def tune_progress(folder):
+    """A balance search's ``progress.json`` (candidates tried, dropped, the best so far), or None."""
+    path = Path(folder) / "progress.json"
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+MAX_SAMPLE = 400_000  # characters of a sample game's story shown (a 3-player game tells about 60,000)
+
+
+def sample(folder):
+    """The story of the check's sample game (``SAMPLE_FILE``), or None before it is played; a link
+    is not read."""
+    path = Path(folder) / SAMPLE_FILE
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(MAX_SAMPLE)
+    except OSError:
+        return None
+
+
+def write_change(root, folder, change):
+    """``change.json`` of a new check: ``{"kind", "name", "file", "changes": [{"key", "name",
+    "shipped", "value"}]}``, written through no link (:func:`ssb.desk.guard.write_file`)."""
+    guard.write_file(root, Path(folder) / CHANGE_FILE, json.dumps(change, indent=1))
+
+
+def read_change(folder):
+    """``change.json`` of a check as written by :func:`write_change`; None when it has none, a dict
+    with ``damaged`` (why) when it cannot be read as one."""
+    path = Path(folder) / CHANGE_FILE
+    if not (path.exists() or path.is_symlink()):
+        return None
+    try:
+        if path.is_symlink():
+            raise ValueError("it is a link")
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(doc, dict) or not isinstance(doc.get("changes"), list):
+            raise ValueError("expected an object with a list of changes")
+        changes = [{k: str(c.get(k)) if c.get(k) is not None else None for k in ("key", "name", "shipped", "value")}
+                   for c in doc["changes"] if isinstance(c, dict)]
+        return {"kind": str(doc.get("kind", "")), "name": str(doc.get("name", "")), "file": str(doc.get("file", "")),
+                "changes": changes}
+    except (OSError, ValueError, TypeError, RecursionError) as exc:
+        return {"damaged": f"{CHANGE_FILE} cannot be read: {exc}", "changes": []}
 
 
 def _number(x):
@@ -530,7 +649,7 @@ def _gate_answer(folder):
             if not isinstance(verdict, str):
                 raise ValueError("verdict: expected a word")
             return {"verdict": verdict, "counts": counts, "figures": _win_rates(res), "changed": _changed(res),
-                    "deals": _deals(res)}
+                    "deals": _deals(res), "all": _changed(res, every=True)}
         except (OSError, ValueError, TypeError, RecursionError) as exc:
             return {"verdict": DAMAGED, "damaged": f"regress.json cannot be read: {exc}", "counts": {}, "figures": []}
     md = folder / "summary.md"
@@ -557,12 +676,14 @@ def _deals(res):
     return out
 
 
-def _changed(res):
+def _changed(res, every=False):
     """Every figure that did not hold (moved beyond its margin, or not shown within it), any kind, with
-    its change and interval in its own unit: the words of the answer name these first."""
+    its change and interval in its own unit: the words of the answer name these first (``every``:
+    every figure, those that held too)."""
     out = []
     for row in res.get("figures", []) or []:
-        if not isinstance(row, dict) or row.get("verdict") not in ("fail", "inconclusive"):
+        if not isinstance(row, dict) or row.get("verdict") not in (("fail", "inconclusive", "pass") if every
+                                                                   else ("fail", "inconclusive")):
             continue
         try:
             clean = {k: _number(row[k]) for k in ("baseline", "now", "change", "ci_low", "ci_high", "margin") if k in row}
@@ -611,11 +732,17 @@ def main(folder):
         write_state(folder, state)
         argv = _ssb() + steps[i][1:]
         print(f"$ {command_line(steps[i])}", flush=True)
-        rc = subprocess.call(argv, cwd=cwd, stdin=subprocess.DEVNULL)
+        if steps[i][:2] == ["ssb", "play"]:  # the sample game's story: a file of the check's folder
+            fd = os.open(folder / SAMPLE_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as story:
+                rc = subprocess.call(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=story)
+        else:
+            rc = subprocess.call(argv, cwd=cwd, stdin=subprocess.DEVNULL)
         state = read_state(folder) or state
         state.setdefault("returncodes", []).append(rc)
-        # ssb regress exits 1 for a figure that moved (its verdict, not a failure of the check).
-        if rc != 0 and not (steps[i][:2] == ["ssb", "regress"] and rc == 1):
+        # ssb regress exits 1 for a figure that moved (its verdict, not a failure of the check); the
+        # sample game is a picture beside the answer: its story says what went wrong, the check goes on.
+        if rc != 0 and not (steps[i][:2] == ["ssb", "regress"] and rc == 1) and steps[i][:2] != ["ssb", "play"]:
             state["status"] = FAILED if state.get("status") != CANCELLED else CANCELLED
             state["finished"] = now()
             write_state(folder, state)
