@@ -480,20 +480,7 @@ def _validate(doc, path, set_args):
     settings["rungs"] = list(rungs)
     ck.string(settings["sampler"], "search.sampler", choices=SAMPLERS)
 
-    raw_space = doc["space"]
-    if not isinstance(raw_space, dict):
-        ck.fail("space", "expected a table of data keys, each { range = [lo, hi] } or { values = [...] }")
-    space = flatten_overrides(raw_space)
-    # flatten_overrides also splits the {range/values} tables: put them back together.
-    entries = OrderedDict()
-    for k, v in space.items():
-        head, _, leaf = k.rpartition(".")
-        if leaf in ("range", "values", "step") and head:
-            entries.setdefault(head, {})[leaf] = v
-        else:
-            ck.fail(f'space."{k}"', "expected { range = [lo, hi] } or { values = [...] }")
-    if not entries:
-        ck.fail("space", "no keys to search")
+    entries = _space_entries(ck, doc["space"])
     if game is None:
         params = tuple(space_param(ck, k, v, scenario, path) for k, v in entries.items())
     else:
@@ -668,18 +655,7 @@ def _validate_race(ck, doc, path, set_args, name, description, seed, scenario):
     settings = {"method": "race", "seconds": float(seconds), "cost": cost, "round": rounds, "keep": float(keep),
                 "games": games, "max_keys": ck.integer(s.get("max_keys", 2), "search.max_keys", lo=1, hi=100)}
 
-    raw_space = doc["space"]
-    if not isinstance(raw_space, dict):
-        ck.fail("space", "expected a table of data keys, each { range = [lo, hi] } or { values = [...] }")
-    entries = OrderedDict()
-    for k, v in flatten_overrides(raw_space).items():
-        head, _, leaf = k.rpartition(".")
-        if leaf in ("range", "values", "step") and head:
-            entries.setdefault(head, {})[leaf] = v
-        else:
-            ck.fail(f'space."{k}"', "expected { range = [lo, hi] } or { values = [...] }")
-    if not entries:
-        ck.fail("space", "no keys to search")
+    entries = _space_entries(ck, doc["space"])
     params = tuple(space_param(ck, k, v, scenario, path) for k, v in entries.items())
     for p in params:
         if p.kind == "float":
@@ -704,3 +680,20 @@ def _validate_race(ck, doc, path, set_args, name, description, seed, scenario):
         targets=targets, search_judge=race_judges[0], strong_judges=race_judges[1:], strong_games=0,
         strong_rule="meet", settings=settings, set_args=set_args, method="race", race_judges=race_judges, zone=zone,
     )
+
+
+def _space_entries(ck, raw_space):
+    """``[space]`` as ``{key: {range|values|step: ...}}``, in file order (``flatten_overrides`` also
+    splits the range/values tables: they are put back together here)."""
+    if not isinstance(raw_space, dict):
+        ck.fail("space", "expected a table of data keys, each { range = [lo, hi] } or { values = [...] }")
+    entries = OrderedDict()
+    for k, v in flatten_overrides(raw_space).items():
+        head, _, leaf = k.rpartition(".")
+        if leaf in ("range", "values", "step") and head:
+            entries.setdefault(head, {})[leaf] = v
+        else:
+            ck.fail(f'space."{k}"', "expected { range = [lo, hi] } or { values = [...] }")
+    if not entries:
+        ck.fail("space", "no keys to search")
+    return entries
