@@ -25,9 +25,10 @@ import contextlib
 import json
 import os
 import sys
-import threading
 import time
 from pathlib import Path
+
+from simulator.heartbeat import heartbeat
 
 # Cold compile of the batch entry point: about 53 s of CPU time on one core of the 2-core AMD EPYC
 # development machine (README, "First run"); on a quiet machine the wall time is close to that, on
@@ -209,25 +210,18 @@ def _ticking(echo, what):
     """While the body runs: the seconds elapsed, on a terminal one updating line every second,
     elsewhere a line every :data:`TICK_SECONDS` (never silent longer)."""
     tty = sys.stderr.isatty()
-    stop = threading.Event()
-    t0 = time.perf_counter()
 
-    def tick():
-        while not stop.wait(1.0 if tty else TICK_SECONDS):
-            elapsed = time.perf_counter() - t0
-            if tty:
-                sys.stderr.write(f"\r  compiling {what}: {elapsed:.0f} s elapsed")
-                sys.stderr.flush()
-            else:
-                echo(f"  still compiling {what}: {elapsed:.0f} s elapsed")
+    def say(elapsed):
+        if tty:
+            sys.stderr.write(f"\r  compiling {what}: {elapsed:.0f} s elapsed")
+            sys.stderr.flush()
+        else:
+            echo(f"  still compiling {what}: {elapsed:.0f} s elapsed")
 
-    watcher = threading.Thread(target=tick, name="compile-progress", daemon=True)
-    watcher.start()
     try:
-        yield
+        with heartbeat(1.0 if tty else TICK_SECONDS, say, name="compile-progress"):
+            yield
     finally:
-        stop.set()
-        watcher.join()
         if tty:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()

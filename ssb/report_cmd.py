@@ -1,12 +1,11 @@
 """``ssb report``: the balance report of a run directory (a thin layer over reports.build)."""
 
 import contextlib
-import threading
-import time
 
 import click
 
 from simulator.errors import DataError
+from simulator.heartbeat import heartbeat
 from ssb.common import UserError, out_dir_option
 
 
@@ -138,17 +137,8 @@ def _elapsed_lines(stage, quiet, every=EVERY):
     if quiet:
         yield
         return
-    stop = threading.Event()
-    t0 = time.perf_counter()
+    def say(elapsed):
+        click.echo(f"  building the report: {elapsed:.0f} s elapsed ({stage[0]})", err=True)
 
-    def tick():
-        while not stop.wait(every):
-            click.echo(f"  building the report: {time.perf_counter() - t0:.0f} s elapsed ({stage[0]})", err=True)
-
-    watcher = threading.Thread(target=tick, name="report-progress", daemon=True)
-    watcher.start()
-    try:
+    with heartbeat(every, say, name="report-progress"):
         yield
-    finally:
-        stop.set()
-        watcher.join()
