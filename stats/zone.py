@@ -298,6 +298,15 @@ def _projection(ls_up, ls_lo, rates, players, margin, indifference, confidence):
     return float(max(out_all)) if out_all else 0.0
 
 
+def shrunk_rates(wins, games, players, prior=100.0):
+    """Each seat's win rate shrunk towards the fair share 1/N by ``prior`` deals at that share (the
+    rates a schedule or a ranking reads, never a verdict)."""
+    c = 1.0 / players
+    wins = np.asarray(wins, dtype=float)
+    n = float(games)
+    return (wins + prior * c) / (n + prior) if n + prior > 0 else np.full(wins.size, c)
+
+
 def remaining(wins, games, players, margin=0.03, indifference=DEFAULT_INDIFFERENCE, confidence=0.95,
               prior=100.0):
     """Expected deals still needed to end the test if the seats kept their current rates (shrunk
@@ -306,10 +315,9 @@ def remaining(wins, games, players, margin=0.03, indifference=DEFAULT_INDIFFEREN
     The cell ends unfair at the first seat-side to reach its upper bound, fair once every one has
     reached its lower bound: if some seat-side more likely ends above, the soonest of those, else the
     latest. Depends only on the counts (the runner's schedule reads it; nothing is measured)."""
-    c = 1.0 / players
     wins = np.asarray(wins, dtype=float)
     n = float(games)
-    rates = (wins + prior * c) / (n + prior) if n + prior > 0 else np.full(wins.size, c)
+    rates = shrunk_rates(wins, n, players, prior)
     up, lo = log_ratios(wins, n, players, margin, indifference)
     return _projection(up, lo, rates, players, margin, indifference, confidence)
 

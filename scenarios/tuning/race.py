@@ -56,12 +56,12 @@ from scenarios.worker import ChunkTask
 from simulator.errors import DataError
 from simulator.seeds import derive_seed
 from stats.words import FAIR, UNDECIDED, UNFAIR
+from stats.zone import shrunk_rates
 
 STATE_FILE = "race.json"
 PROGRESS_FILE = "progress.json"
 RESULT_FILE = "tune.json"
 RACING, BENCH, DROPPED, MET, REFUSED = "racing", "bench", "dropped", "met", "refused"
-PRIOR = 100.0  # deals at the fair share that shrink a cell's rates when ranking (as stats.zone.remaining)
 
 
 def enumerate_candidates(spec):
@@ -191,10 +191,9 @@ class Race:
         fair; a constraint counts only beyond the zone's inner edge."""
         if cell["verdict"] == FAIR:
             return 0.0
-        n, players = cell["n"], cell["players"]
-        c = 1.0 / players
-        rates = (np.asarray(cell["wins"], dtype=float) + PRIOR * c) / (n + PRIOR)
-        dev = float(np.max(np.abs(rates - c)))
+        players = cell["players"]
+        rates = shrunk_rates(cell["wins"], cell["n"], players)
+        dev = float(np.max(np.abs(rates - 1.0 / players)))
         if need == "not_unfair":
             dev = max(0.0, dev - (self.zone.margin - self.zone.indifference))
         return 100.0 * dev
