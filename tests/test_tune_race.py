@@ -42,6 +42,7 @@ kind = "seats_not_unfair"
 players = [2]
 judges = ["tuned"]
 [space]
+# the R13 tie-break readings
 "board.rulings.tie_break" = { values = ["earliest", "shared"] }
 "board.seats.start_points.3" = { values = [[1, 0, 0], [2, 1, 0], [4, 2, 0]] }
 """
@@ -160,7 +161,7 @@ players = [3]
 kind = "seats_not_unfair"
 players = [2]
 [space]
-# Planted: 30 starting points decide a game, so the race needs a few hundred deals to drop them.
+# Planted: 30 starting points (counted in the final total, R12 and R13) decide a game, so the race needs a few hundred deals to drop them.
 "board.seats.start_points.3" = { values = [[30, 0, 0], [0, 0, 30], [1, 0, 0]] }
 """
 
