@@ -172,9 +172,12 @@ def record_compile(seconds, entry="play_batch", cpu_seconds=None, state=COLD):
     try:
         path = _record_path(entry, state)
         path.parent.mkdir(parents=True, exist_ok=True)
-        doc = {"seconds": round(float(seconds), 1), "when": time.time(), "load": _load(), "state": state}
+        # three decimals: a compile shorter than a tenth of a second is still a measured figure
+        # (rounded to 0.0 it would read as never measured)
+        doc = {"seconds": max(round(float(seconds), 3), 0.001), "when": time.time(), "load": _load(),
+               "state": state}
         if cpu_seconds is not None:
-            doc["cpu_seconds"] = round(float(cpu_seconds), 1)
+            doc["cpu_seconds"] = round(float(cpu_seconds), 3)
         path.write_text(json.dumps(doc) + "\n")
     except OSError:
         pass

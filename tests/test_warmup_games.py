@@ -138,3 +138,13 @@ def test_a_compile_no_entry_point_names_is_still_announced_counted_and_timed(tmp
     assert said[-1].startswith("compiled the rules kernel (x) in ")
     state = warmup.compile_state(key)
     assert warmup._last_record(key, state) is not None or warmup._last_record(key, warmup.COLD) is not None
+
+
+def test_a_compile_shorter_than_a_tenth_of_a_second_is_still_a_measured_figure(tmp_path, monkeypatch):
+    """A fast machine compiles a small kernel in hundredths of a second: the record keeps it (a figure
+    rounded to 0.0 would read as never measured, and the next notice would quote the default)."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    warmup.record_compile(0.03, "play_batch", cpu_seconds=0.02)
+    doc = warmup._last_record("play_batch", warmup.COLD)
+    assert doc is not None and 0 < doc["seconds"] < 0.1
+    assert "last measured here" in warmup.compile_notice(entry="play_batch")
