@@ -31,7 +31,7 @@ run: setup
 	$(VENV)/bin/ssb report results/starter --out results/starter/report
 
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
 
 test-all: setup
 	$(PY) -m pytest -q -m ''
