@@ -188,9 +188,10 @@ def test_real_games_rank_their_judges_as_before():
 
     before = {"random": 0, "plain-setup": 1, "greedy": 2, "tuned": 3, "decisive": 3, "lookahead": 4,
               "search": 5, "search_strong": 5, "search_deep": 6, "search_lean": 6,
-              "search_quick": 5, "search_leaf": 6}
+              "search_quick": 5, "search_leaf": 6, "search_leaf_held": 6}
     for game, judges in (("shuffle-swing", ("random", "greedy", "tuned", "decisive", "lookahead", "search",
-                                            "search_strong", "search_deep", "search_lean", "search_quick", "search_leaf")),
+                                            "search_strong", "search_deep", "search_lean", "search_quick", "search_leaf",
+                                            "search_leaf_held")),
                          ("echidna", ("random", "plain-setup", "greedy", "lookahead"))):
         ranks = judge_ranks(game)
         assert set(ranks) == set(judges)

@@ -121,14 +121,15 @@ GAME = Game(
         # The answers' judges, weakest first, from the ladder's measured steps (docs/guide/skill-ladder.md):
         # tuned beats three greedy, search beats three tuned, search_deep is the rung above search;
         # decisive is at par with tuned, search_strong (retired) and search_quick with search, search_lean and search_leaf with
-        # search_deep; the lookahead (the search's fallback rung) sits between tuned and search.
+        # search_deep (search_leaf_held, the strong gate's judge, plays search_leaf's games on the starter set);
+        # the lookahead (the search's fallback rung) sits between tuned and search.
         judges=("random", "greedy", ("tuned", "decisive"), "lookahead", ("search", "search_strong", "search_quick"),
-                ("search_deep", "search_lean", "search_leaf")),
+                ("search_deep", "search_lean", "search_leaf", "search_leaf_held")),
         words=(("random", "random players"), ("greedy", "greedy's level"), ("tuned", "tuned players"),
                ("decisive", "decisive players"), ("lookahead", "players who look ahead"),
                ("search", "strong players"), ("search_strong", "strong players"), ("search_quick", "strong players"),
                ("search_deep", "the strongest players"), ("search_lean", "the strongest players"),
-               ("search_leaf", "the strongest players")),
+               ("search_leaf", "the strongest players"), ("search_leaf_held", "the strongest players")),
         # A run judged by a search player above the reference rung plays it against ``search`` on
         # each setting first (docs/guide/sequential.md, "The strong judge's proof").
         reference="search",
