@@ -74,6 +74,8 @@ def file_hashes(data):
         **{f"strategy {k}": v["sha256"] for k, v in data["strategies"].items()},
         # A leaf a search fits on its setting (a game's data files may name some): its coefficients.
         **{f"leaf {k}": v["coef_sha256"] for k, v in data.get("leaf_fits", {}).items()},
+        # A leaf a search holds at its file's fit on every setting: its coefficients.
+        **{f"leaf {k}": v["coef_sha256"] for k, v in data.get("leaves", {}).items()},
     }
 
 

@@ -86,6 +86,10 @@ class GateSpec:
     # group of one file, ``{"path", "sha256"}``, keyed by the group's name).
     run_settings: tuple = ()
     data_groups: tuple = (("instruments", ""), ("strategies", "strategy "))
+    # ``judge_groups``: the groups of ``data_groups`` that make up the judge rather than the game (a
+    # learned leaf a search plays): ``ssb regress`` refuses a run whose entry there differs from the
+    # baseline's, since its figures would measure a change of the judge with the change of the game.
+    judge_groups: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The regression gate at two levels: greedy's gate (scenarios/ci.toml) and the same settings at strong
-play (scenarios/ci-strong.toml, search mirrors), each against its committed baseline, paired on the
-baseline's own deals.
+play (scenarios/ci-strong.toml, mirrors of the strong judge with its leaf held at the shipped fit,
+``search_leaf_held``), each against its committed baseline, paired on the baseline's own deals.
 
 A change can move strong play while greedy sees nothing: reading the R13 tie-break the other way
 ("earliest": the tied player earliest in turn order wins) leaves greedy's games as they were (its
@@ -22,13 +22,16 @@ from scenarios.load import load_scenario
 from scenarios.results import load_results
 from scenarios.runner import run_scenario
 from simulator import games as registry
+from simulator.shuffle_swing.layout import LEAF_COUNTS
+from simulator.shuffle_swing.leaf_fit import coef_sha256
+from simulator.shuffle_swing.strategies import LEAF_DIR, load_leaf_model
 from ssb.cli import cli
 
 REPO = Path(__file__).resolve().parents[1]
 GREEDY = REPO / "baselines" / "ci-baseline.json"
 STRONG = REPO / "baselines" / "ci-strong-baseline.json"
 R13_EARLIEST = ('overrides.board.rulings.tie_break="earliest"',)
-STRONG_DEALS = 40  # a search mirror game costs about 17 ms: 120 games, about 2 s
+STRONG_DEALS = 40  # a held-judge mirror game costs about 16 ms: 120 games, about 2 s
 GREEDY_DEALS = 600
 
 
@@ -44,12 +47,16 @@ def test_the_strong_gate_is_the_starter_gate_at_strong_play():
     weak, strong = load_scenario("ci"), load_scenario("ci-strong")
     assert registry.get("shuffle-swing").strong_gate_scenario == "ci-strong"
     assert [c.players for c in strong.cells] == [c.players for c in weak.cells] == [2, 3, 4]
-    assert {c.lineup for c in strong.cells} == {("search",) * c.players for c in strong.cells}
+    assert {c.lineup for c in strong.cells} == {("search_leaf_held",) * c.players for c in strong.cells}
     assert [c.setting.key for c in strong.cells] == [c.setting.key for c in weak.cells]
     base = read_baseline(STRONG)
-    # The committed baseline names its judge and was played with this very file (same seed and deals).
+    # The committed baseline names its judge and its leaf, and was played with this very file (same
+    # seed and deals); the leaf is the shipped file's, per player count.
     assert base["scenario"]["name"] == "ci-strong" and base["run_seed"] == strong.seed
-    assert "strategy search" in base["data_files"]
+    assert "strategy search_leaf_held" in base["data_files"]
+    shipped = load_leaf_model(LEAF_DIR / "tuned.toml")
+    for n in (2, 3, 4):
+        assert base["data_files"][f"leaf search_leaf_held {n}p"] == coef_sha256(shipped[LEAF_COUNTS.index(n)])
     assert [c["deals"] for c in base["cells"]] == [strong.games] * 3
 
 

@@ -299,7 +299,14 @@ def _data_entries(manifest):
 
 def data_hashes(manifest):
     """``{"board": sha, "instrument Horns": sha, "strategy greedy": sha, ...}`` of a run's data files."""
-    return {k: e.get("sha256") for k, e in _data_entries(manifest)}
+    return {k: e.get("sha256", e.get("coef_sha256")) for k, e in _data_entries(manifest)}
+
+
+def judge_keys(game, keys):
+    """The keys of ``keys`` (of :func:`data_hashes`) that name the judge's data rather than the game's
+    (``GateSpec.judge_groups``: a learned leaf a search plays)."""
+    prefixes = tuple(label for group, label in game.gate.data_groups if group in game.gate.judge_groups and label)
+    return [k for k in keys if prefixes and k.startswith(prefixes)]
 
 
 def project_path(path):

@@ -62,7 +62,9 @@ from reports.gate.baseline import (
     baseline_values,
     deal_values,
     figure_table,
+    data_hashes,
     game_of,
+    judge_keys,
     merge_figures,
     run_identity,
 )
@@ -239,6 +241,26 @@ def check_game(baseline, manifest, baseline_path="baseline"):
             "compare a run with a baseline of its own game",
         )
     return now
+
+
+def check_judge(baseline, manifest, game, baseline_path="baseline"):
+    """Refuse a run whose judge differs from the baseline's: a learned leaf its searches play
+    (``GateSpec.judge_groups``) with other coefficients than the baseline's run played. Its figures
+    would measure the judge's change with the game's (a leaf fitted again on the changed data), so
+    a :class:`RegressInputError` names the leaf and says what to do."""
+    old = baseline.get("data_files", {}) or {}
+    new = data_hashes(manifest)
+    changed = [k for k in judge_keys(game, sorted(set(old) & set(new))) if old[k] != new[k]]
+    if changed:
+        k = changed[0]
+        raise RegressInputError(
+            baseline_path,
+            f"data_files.{k}",
+            f"the judge's leaf differs from the baseline's ({', '.join(changed)}: coefficients "
+            f"{str(new[k])[:12]} now, {str(old[k])[:12]} in the baseline): the judge changed with the game, "
+            "so no figure would measure the change alone; judge with a strategy whose leaf is held at the "
+            "baseline's fit, or write a new baseline (docs/guide/regression-gate.md)",
+        )
 
 
 def paired_moments(base_values, now_values):
@@ -455,6 +477,7 @@ def regress(
     if not 0 < alpha < 0.5:
         raise RegressInputError("--alpha", str(alpha), "alpha must lie between 0 and 0.5")
     game = check_game(baseline, manifest, baseline_path)
+    check_judge(baseline, manifest, game, baseline_path)
     keys = list(dict.fromkeys(games["cell_key"].astype(str)))
     check_cells(baseline, keys, baseline_path)
     base = baseline_figures(baseline)

@@ -197,8 +197,12 @@ GAME = Game(
             GateKind("build_rate", "rate", 0.03, rate=True),
             GateKind("score_spread", "points", 2.0),
         ),
-        # A baseline names the run by its settings and its board, instrument and strategy files.
+        # A baseline names the run by its settings and its board, instrument and strategy files, and
+        # the learned leaves its searches play (held at the file's fit, or fitted on the setting):
+        # those are the judge's, and a run whose leaf differs from the baseline's is refused.
         run_settings=("wheel", "max_rounds", "overrides", "instrument_dirs", "strategy_dirs"),
-        data_groups=(("board", ""), ("instruments", "instrument "), ("strategies", "strategy ")),
+        data_groups=(("board", ""), ("instruments", "instrument "), ("strategies", "strategy "),
+                     ("leaves", "leaf "), ("leaf_fits", "leaf ")),
+        judge_groups=("leaves", "leaf_fits"),
     ),
 )

@@ -180,6 +180,31 @@ class InstrumentSetting:
         fits = self.leaf_fits(cells, strategies)
         if fits:
             out["leaf_fits"] = fits
+        held = self.held_leaves(cells, strategies)
+        if held:
+            out["leaves"] = held
+        return out
+
+    def held_leaves(self, cells, strategies):
+        """The learned leaf of every seat whose search plays its leaf file's coefficients on every
+        setting (``leaf_model`` without ``leaf_fit = "setting"``, as the strong gate's judge): per
+        strategy and player count (``search_leaf_held 3p``), the leaf file (``path``) and the SHA-256
+        of the coefficients it plays (``sha256``, ``coef_sha256``: as ``leaf_fit`` records a fit's)."""
+        from simulator.shuffle_swing.layout import N_LEAF_FEAT, P_LEAF_COEF, P_LEAF_MODEL
+        from simulator.shuffle_swing.leaf_fit import coef_sha256
+        from simulator.shuffle_swing.strategies import leaf_file
+
+        out = {}
+        for c in cells:
+            names = list(dict.fromkeys(c.lineup))
+            for name, row in zip(names, strategies.matrix(names)):
+                if row[P_LEAF_MODEL] != 1.0:
+                    continue
+                s = strategies.get(name)
+                block = P_LEAF_COEF + (min(max(c.players, 2), 4) - 2) * N_LEAF_FEAT
+                sha = coef_sha256(row[block : block + N_LEAF_FEAT])
+                out[f"{s.name} {c.players}p"] = {"path": str(leaf_file(s.leaf_model)), "sha256": sha,
+                                                 "coef_sha256": sha, "players": int(c.players)}
         return out
 
     def leaf_fits(self, cells, strategies):
@@ -203,7 +228,11 @@ class InstrumentSetting:
                 if label in out:
                     continue
                 if setup is None:
-                    setup = cell_setup(self.packed(c), c.players, ("leaf_fits", c.players, c.setting.key))
+                    # The process keeps set-ups by key: the key names the data (overrides included), so
+                    # two scenarios of one process with other numbers never share a set-up (or a fit).
+                    data = json.dumps([self.overrides, [str(d) for d in self.instrument_dirs], self.shuffle_wheels,
+                                       self.max_rounds, str(self.board.path)], sort_keys=True, default=str)
+                    setup = cell_setup(self.packed(c), c.players, ("leaf_fits", c.players, c.setting.key, data))
                 _, record = setting_leaf(setup.geo, c.players, row)
                 out[label] = {k: v for k, v in record.items() if k != "fitted_now"}
         return out
