@@ -75,7 +75,8 @@ play: setup
 	$(VENV)/bin/ssb play --players 4 --seed 7
 
 # Balance regression gates: scenarios/ci.toml (Shuffle and Swing, greedy mirrors), scenarios/ci-strong.toml
-# (the same at strong play: search mirrors, which see the last seat's edge that greedy reads fair) and
+# (the same at strong play: mirrors of the strong judge with its leaf held at the shipped fit,
+# search_leaf_held, which see the last seat's edge that greedy reads fair) and
 # scenarios/echidna-ci.toml (Echidna Shuffle). Each replays its committed baseline's deals (same run
 # seed, baselines/<gate>-baseline.json), so every figure is compared deal by deal: it held, moved or
 # is undecided; --strict fails on an undecided figure as on a moved one. All must pass (`make -k regress` runs the others after a

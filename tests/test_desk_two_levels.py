@@ -65,6 +65,8 @@ def test_the_answer_says_per_judge_what_moved_in_words_consistent_with_its_table
     assert "objective points per game, gray (Horns), 3 players: -4.7" in html
     assert "Held within the margin: 1 figure." in html
     assert 'id="answer-strong" data-verdict="playing"' in html
+    # The strong answer names the judge the strong gate plays (its leaf held at the shipped fit).
+    assert "<code>search_leaf_held</code> in every seat" in html.split('id="answer-strong"', 1)[1]
     # The seat table's two rates are on the same deals: before = after - change.
     assert "32.6%" in html and "33.0%" in html and "+0.4 pp" in html
     _regress(folder / "strong", strong, "fail")

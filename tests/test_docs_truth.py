@@ -242,7 +242,7 @@ def test_the_ci_workflow_gates_every_gate_and_names_files_that_exist():
         assert any(re.fullmatch(regex, f) for f in files), f"{pattern} matches no file of the repository"
 
 
-@pytest.mark.parametrize("gate", ["ci", "echidna-ci"])
+@pytest.mark.parametrize("gate", ["ci", "ci-strong", "echidna-ci"])
 def test_a_clean_checkout_s_gate_says_nothing_changed_since_its_baseline(gate):
     """The committed baselines are of this checkout's data and rules: the gate's line reads
     "changed since the baseline: nothing". When this fails after a change of a data file or of a

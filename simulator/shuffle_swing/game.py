@@ -105,7 +105,7 @@ GAME = Game(
                                opponents=("greedy", "majority")),
     commands="shuffle_swing",  # ssb/games/shuffle_swing/: instruments, bench, the instrument-set options
     gate_scenario="ci",
-    strong_gate_scenario="ci-strong",  # search mirrors: greedy reads the 3- and 4-player seats fair
+    strong_gate_scenario="ci-strong",  # the strong judge's mirrors (its leaf held): greedy reads the 3- and 4-player seats fair
     # The skill ladder: the matrix at 2, 3 and 4 players, one seat against three greedy and three
     # tuned, and the skill depth of the search player.
     ladder=LadderSpec(

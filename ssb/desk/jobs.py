@@ -42,10 +42,21 @@ from ssb.desk import guard
 DESK_FILE = "desk.json"
 LOG_FILE = "desk.log"
 GATE_SCENARIO = "ci"
-# The same gate at strong play (search mirrors): played after greedy's, in the check's folder
-# ``strong/``, against its own baseline; greedy's answer shows first, the strong one fills in.
+# The same gate at strong play (the strong judge's mirrors, its leaf held at the shipped fit): played
+# after greedy's, in the check's folder ``strong/``, against its own baseline; greedy's answer shows
+# first, the strong one fills in.
 STRONG_SCENARIO = "ci-strong"
 STRONG_DIR = "strong"
+_JUDGES: dict = {}
+
+
+def gate_judge(scenario):
+    """The strategy in every seat of a gate's scenario (its first cell's lineup), as the answer names it."""
+    if scenario not in _JUDGES:
+        from scenarios.load import load_scenario
+
+        _JUDGES[scenario] = load_scenario(scenario).cells[0].lineup[0]
+    return _JUDGES[scenario]
 # One narrated sample game with the change (what ``ssb play`` prints), greedy in every seat, a fixed
 # seed: played after greedy's report, its story kept in the check's folder beside the answer.
 SAMPLE_FILE = "sample.txt"

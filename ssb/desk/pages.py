@@ -238,15 +238,17 @@ def answer_block(ans, folder_rel, status, token=""):
     parts = [_gate_answer(ans, "Greedy players", "greedy in every seat, the gate <code>ci</code>", "answer",
                           folder_rel, status, q)]
     if "strong" in ans:
-        strong = ans.get("strong")
+        from ssb.desk.jobs import STRONG_SCENARIO, gate_judge
+
+        strong, judge = ans.get("strong"), gate_judge(STRONG_SCENARIO)
         if strong and strong.get("damaged"):
             parts.append(f'<div class="answer fail" id="answer-strong" data-verdict="damaged"><p>{e(strong["damaged"])}</p></div>')
         elif strong:
-            parts.append(_gate_answer(strong, "Strong players", "<code>search</code> in every seat, the gate "
+            parts.append(_gate_answer(strong, "Strong players", f"<code>{e(judge)}</code> in every seat, the gate "
                                       "<code>ci-strong</code>", "answer-strong", f"{folder_rel}/strong", status, q))
         elif status in ("running", "queued"):
             parts.append('<div class="answer" id="answer-strong" data-verdict="playing"><p><strong>Strong players</strong> '
-                         "(<code>search</code> in every seat): playing the same deals now; the answer fills in here.</p></div>")
+                         f"(<code>{e(judge)}</code> in every seat): playing the same deals now; the answer fills in here.</p></div>")
     return "".join(parts)
 
 
