@@ -150,6 +150,52 @@ def test_start_points_count_in_the_final_total():
         assert int(st[L.S_SCORE + p]) == src + extra
 
 
+@pytest.mark.parametrize("word,code", [("latest", 0), ("shared", 1), ("earliest", 2)])
+def test_tie_break_per_count_reads_r13_at_that_count_only(word, code):
+    """R13's reading at one player count: that count's packed reading is the word's, every other
+    count keeps [rulings]'s (and the state a game starts from does not move)."""
+    doc = copy.deepcopy(board_doc())
+    doc["seats"]["tie_break"] = {"3": word}
+    board = load_board(BOARD_PATH, doc)
+    assert board.tie_break == 0  # [rulings] as decided
+    for n in (2, 3, 4):
+        geo = pack_geo(board, starter(), n)
+        assert geo[L.G_TIE_BREAK] == (code if n == 3 else 0)
+    assert changed(board, 3)[0] == set()
+
+
+def test_tie_break_per_count_overrides_the_rulings_reading():
+    """[rulings] tie_break reads R13 at every count; [seats] tie_break at one count wins there."""
+    doc = copy.deepcopy(board_doc())
+    doc["rulings"]["tie_break"] = "earliest"
+    doc["seats"]["tie_break"] = {"2": "latest"}
+    board = load_board(BOARD_PATH, doc)
+    assert [int(pack_geo(board, starter(), n)[L.G_TIE_BREAK]) for n in (2, 3, 4)] == [0, 2, 2]
+
+
+def test_tie_break_per_count_decides_who_wins_a_tie():
+    """Whole games (R13): with "earliest" at 3 players only, a 3-player game's tie for the highest total
+    goes to the earliest tied seat and a 4-player game's to the latest (the rulings' reading); the
+    scenario override reaches the same board."""
+    from simulator.seeds import game_seed
+    from simulator.shuffle_swing.playout import play_many
+
+    sc = load_scenario("ci", sets=('overrides.board.seats.tie_break.3="earliest"',))
+    assert sc.board.seat_setup(3).tie_break == 2 and sc.board.seat_setup(4).tie_break == -1
+    doc = copy.deepcopy(board_doc())
+    doc["seats"]["tie_break"] = {"3": "earliest"}
+    board = load_board(BOARD_PATH, doc)
+    seeds = np.array([game_seed(777, i) for i in range(400)], dtype=np.uint64)
+    for n, pick in ((3, min), (4, max)):
+        states, bad = play_many(GameSetup(nplayers=n, board=board), StrategyLibrary().matrix(["greedy"] * n), seeds)
+        assert len(bad) == 0
+        tied = np.flatnonzero(states[:, L.S_TIED] > 1)
+        assert len(tied) >= 3, "too few ties to test the reading"
+        for i in tied:
+            sc_ = states[i, L.S_SCORE : L.S_SCORE + n]
+            assert states[i, L.S_WINNER] == pick(np.flatnonzero(sc_ == sc_.max()))
+
+
 # --------------------------------------------------------------------------- overrides and mistakes
 
 
@@ -175,6 +221,9 @@ BAD = [
     ({"brag_stack": {"3": [0, 0, 1]}}, "seats.brag_stack.3", "each once"),
     ({"brag_stack": {"3": [0, 1, 3]}}, "seats.brag_stack.3[2]", "above the maximum 2"),
     ({"boost": {}}, "seats.boost", "unknown key 'boost'"),
+    ({"tie_break": {"3": "first"}}, "seats.tie_break.3", "latest"),
+    ({"tie_break": {"5": "shared"}}, "seats.tie_break.5", "unknown key '5'"),
+    ({"tie_break": {"3": 1}}, "seats.tie_break.3", "expected"),
 ]
 
 
@@ -195,6 +244,8 @@ CASES = [
          ["seats.brag_stack.3", "each once"]),
     Case("bad-colour", ["run", "starter", "--set", 'overrides.board.seats.extra_cats.2=[{blue = 1}, {}]',
                         "--out", "{tmp}/r"], ["seats.extra_cats.2[0].blue", "unknown key"]),
+    Case("bad-tie-word", ["run", "starter", "--set", 'overrides.board.seats.tie_break.4="first"', "--out", "{tmp}/r"],
+         ["seats.tie_break.4", "latest", "shared", "earliest"]),
 ]
 
 

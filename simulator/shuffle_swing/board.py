@@ -76,6 +76,8 @@ class SeatSetup:
     start_tokens: tuple  # per seat: boost tokens by type index (ladder, milk, cheese)
     expert_dice: tuple  # per seat: how many of its three dice start on 2* instead of "1"
     brag_stack: tuple  # per seat: its disc's place in every starting brag stack, 0 = bottom
+    # The R13 reading at this player count (a code of RULINGS["tie_break"]), or -1: [rulings]'s.
+    tie_break: int = -1
 
     @classmethod
     def rulebook(cls, nplayers):
@@ -92,13 +94,16 @@ class SeatSetup:
 # count ("2", "3", "4"), each a list with one value per seat in turn order; a count left out keeps
 # the rulebook's set-up.
 SEAT_KEYS = ("start_points", "extra_cats", "start_tokens", "expert_dice", "brag_stack")
+# A per-count lever beside them: ``tie_break = { 3 = "shared" }`` reads R13 so at that player count
+# only (one word, as [rulings] tie_break; a count left out keeps [rulings]'s reading).
+COUNT_KEYS = ("tie_break",)
 
 
 def _parse_seats(ck, raw):
     """``[seats]`` -> one :class:`SeatSetup` per player count (2, 3, 4)."""
-    t = ck.table(raw, "seats", optional=SEAT_KEYS)
+    t = ck.table(raw, "seats", optional=SEAT_KEYS + COUNT_KEYS)
     counts = tuple(str(n) for n in PLAYER_COUNTS)
-    tables = {k: ck.table(t.get(k, {}), f"seats.{k}", optional=counts) for k in SEAT_KEYS}
+    tables = {k: ck.table(t.get(k, {}), f"seats.{k}", optional=counts) for k in SEAT_KEYS + COUNT_KEYS}
     out = []
     for n in PLAYER_COUNTS:
         setup = SeatSetup.rulebook(n)
@@ -119,6 +124,10 @@ def _parse_seats(ck, raw):
                 f"seats.brag_stack.{n}",
                 f"each seat's place in the stack, 0 (bottom) to {n - 1} (top), each once; got {list(stack)}",
             )
+        if str(n) in tables["tie_break"]:
+            choices = RULINGS["tie_break"]
+            word = ck.string(tables["tie_break"][str(n)], f"seats.tie_break.{n}", choices=choices)
+            values["tie_break"] = choices.index(word)
         out.append(SeatSetup(nplayers=n, **values))
     return tuple(out)
 

@@ -45,8 +45,10 @@ def pack_geo(board, instruments, nplayers):
     geo[L.G_SHUFFLE_WHEELS] = 1 if board.shuffle_wheels else 0
     geo[L.G_PENALTY_LAST] = board.penalty_last
     geo[L.G_PRI_PIECE_CREDIT] = board.pri_piece_credit
-    geo[L.G_TIE_BREAK] = board.tie_break
-    _pack_seats(geo, board.seat_setup(int(nplayers)))
+    seats = board.seat_setup(int(nplayers))
+    # R13's reading: [rulings]'s, unless [seats] tie_break reads it otherwise at this player count
+    geo[L.G_TIE_BREAK] = board.tie_break if seats.tie_break < 0 else seats.tie_break
+    _pack_seats(geo, seats)
 
     for d, inst in enumerate(instruments):
         _pack_instrument(geo, L.G_INST + d * L.INST_SIZE, inst)
