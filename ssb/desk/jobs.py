@@ -640,6 +640,7 @@ def answer(folder):
     if res is not None and res.get("verdict") != "tuned":
         strong = folder / STRONG_DIR
         res["strong"] = _gate_answer(strong) if strong.is_dir() and not strong.is_symlink() else None
+        res["strong_judge"] = gate_judge(STRONG_SCENARIO)
     return res
 
 

@@ -238,9 +238,7 @@ def answer_block(ans, folder_rel, status, token=""):
     parts = [_gate_answer(ans, "Greedy players", "greedy in every seat, the gate <code>ci</code>", "answer",
                           folder_rel, status, q)]
     if "strong" in ans:
-        from ssb.desk.jobs import STRONG_SCENARIO, gate_judge
-
-        strong, judge = ans.get("strong"), gate_judge(STRONG_SCENARIO)
+        strong, judge = ans.get("strong"), ans.get("strong_judge", "the strong judge")
         if strong and strong.get("damaged"):
             parts.append(f'<div class="answer fail" id="answer-strong" data-verdict="damaged"><p>{e(strong["damaged"])}</p></div>')
         elif strong:
