@@ -238,6 +238,23 @@ def test_seat_levers_of_another_player_count_share_the_cells():
     assert relevant(over, 2) == {"board.rulings.tie_break": "earliest", "Horns.instrument.penalty_per_space": 2}
 
 
+def test_a_per_count_r13_reading_is_searched_from_the_rulings_word_and_shares_the_other_counts_cells(tmp_path):
+    """``board.seats.tie_break.3`` (R13 read at 3 players only) starts from [rulings]'s word, and a
+    candidate with it plays the 2- and 4-player cells of the unchanged game."""
+    from scenarios.tuning.race import relevant
+
+    race = RACE.replace('"board.rulings.tie_break" = { values = ["earliest", "shared"] }',
+                        '"board.seats.tie_break.3" = { values = ["shared", "earliest"] }')
+    tb, _ = load_tuning(write(tmp_path, race)).params
+    assert tb.key == "board.seats.tie_break.3" and tb.base == "latest" and tb.values == ("shared", "earliest")
+    over = {"board.seats.tie_break.3": "shared", "board.seats.tie_break.4": "earliest"}
+    assert relevant(over, 3) == {"board.seats.tie_break.3": "shared"} and relevant(over, 2) == {}
+    bad = race.replace('values = ["shared", "earliest"]', 'values = ["shared", "first"]')
+    with pytest.raises(DataError) as err:
+        load_tuning(write(tmp_path, bad))
+    assert "seats.tie_break.3" in str(err.value) and "earliest" in str(err.value)
+
+
 def test_the_command_writes_the_summary_and_the_overrides(tmp_path, monkeypatch):
     from cli_harness import invoke
 

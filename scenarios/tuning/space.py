@@ -187,6 +187,8 @@ def _board_base(scenario, parts):
         if n not in setups:
             return None, f"the board has no set-up for {n} players ({', '.join(map(str, sorted(setups)))})"
         value = getattr(setups[n], parts[1])
+        if not isinstance(value, tuple):  # a per-count reading (not one value per seat): as the file writes it
+            return board.count_lever_word(n, parts[1]), None
         if parts[1] in ("extra_cats", "start_tokens"):
             return [{} for _ in value], None
         return list(value), None

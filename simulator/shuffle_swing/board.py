@@ -180,6 +180,12 @@ class Board:
     # Seat levers ([seats]): one SeatSetup per player count 2, 3, 4; empty = the rulebook's set-up.
     seats: tuple = ()
 
+    def count_lever_word(self, nplayers, key):
+        """A per-count reading of ``[seats]`` (``tie_break``) at ``nplayers``, as the file writes it: the
+        count's own word, or [rulings]'s when the count names none."""
+        code = getattr(self.seat_setup(nplayers), key)
+        return RULINGS[key][code if code >= 0 else getattr(self, key)]
+
     def seat_setup(self, nplayers):
         """The :class:`SeatSetup` of a game of ``nplayers``."""
         for s in self.seats:
