@@ -71,6 +71,64 @@ class EveryChunk(Policy):
         return len(self.plan), len(self.done), sum(c.games for c in loop.scenario.cells)
 
 
+def look_plan(cells, looks, chunk_size):
+    """Chunk rows ``[chunk, cell, start, stop]`` of ``cells`` in growing prefixes of their deals:
+    every cell's games of its first ``looks[0]`` deals, then up to ``looks[1]`` deals, ..., then the
+    rest; each part cut into chunks of at most ``chunk_size`` games and numbered in that order, so
+    the rows of the first k looks are the plan's first rows (a run cut there is a whole run of
+    ``looks[k-1]`` deals a cell). Also returns the rows each look ends at."""
+    plan, ends = [], []
+    done = {c.index: 0 for c in cells}
+    for n in (*looks, None):
+        for c in cells:
+            stop = c.games if n is None else min(n * c.rotations, c.games)
+            for a in range(done[c.index], stop, chunk_size):
+                plan.append([len(plan), c.index, a, min(a + chunk_size, stop)])
+            done[c.index] = max(done[c.index], stop)
+        ends.append(len(plan))
+    return plan, ends[:-1]
+
+
+class PrefixLooks(EveryChunk):
+    """Every chunk of a look plan (:func:`look_plan`), one look after the other: after the games of
+    each early look are on disk (the manifest saved), ``stop(out_dir, look)`` says whether the run
+    ends there (a regression gate decided on those deals). Then the run *is* that prefix: its plan,
+    cells and totals are cut to the deals it played, and ``manifest["looks"]`` says where it stopped.
+    A game's seed depends only on its deal, so the stop is the same whatever ``--jobs``."""
+
+    def __init__(self, plan, ends, looks, stop):
+        super().__init__(plan)
+        self.ends, self.looks, self.stop = list(ends), list(looks), stop
+
+    def _look(self, loop, rows, look):
+        loop.play([r for r in rows if r[0] not in self.done], self)
+        self.done |= {r[0] for r in rows}
+        loop.manifest["looks"]["played"] = look
+        loop.account(final=False)
+        loop.save()
+
+    def drive(self, loop):
+        for k, end in enumerate(self.ends):
+            self._look(loop, self.plan[:end], k + 1)
+            if self.stop(loop.out_dir, k + 1):
+                self._cut(loop, k)
+                return
+        self._look(loop, self.plan, len(self.ends) + 1)
+
+    def _cut(self, loop, k):
+        man, n = loop.manifest, self.looks[k]
+        self.plan = self.plan[: self.ends[k]]
+        man["chunks"]["plan"] = self.plan
+        for c in man["cells"]:
+            c["deals"] = min(int(c["deals"]), n)
+            c["games"] = c["deals"] * int(c["rotations"])
+        man["totals"].update(games=sum(c["games"] for c in man["cells"]), chunks=len(self.plan))
+        man["looks"]["stopped_early"] = True
+
+    def summary(self, loop):
+        return len(self.plan), self.chunks_skipped, sum(r[3] - r[2] for r in self.plan)
+
+
 def run_scenario(
     scenario,
     out_dir=None,
@@ -86,6 +144,8 @@ def run_scenario(
     chunk_size=None,
     progress=None,
     announce=None,
+    looks=(),
+    stop=None,
 ):
     """Play a scenario and write its result tables to ``out_dir`` (default ``results/<name>``).
 
@@ -98,7 +158,9 @@ def run_scenario(
     (default: when stderr is a terminal); ``"log"``: a plain line every 30 s instead, for a log
     (:mod:`scenarios.progress_log`; what ``ssb run`` does off a terminal). ``announce``: called with a one-line notice (the first
     compile of the kernel, a damaged chunk to be played again); default: printed on stderr.
-    Returns a :class:`RunSummary`.
+    ``looks`` (deals a cell, increasing, each below the scenario's) with ``stop(out_dir, look)``:
+    play the deals in growing prefixes and end the run at the first look ``stop`` says is enough
+    (:class:`PrefixLooks`; the manifest's ``looks`` records them). Returns a :class:`RunSummary`.
 
     Before any worker starts, the kernel is compiled (if it is not cached yet) in this process, so
     that workers only load it; with a remote ``scheduler`` the workers compile on their machines.
@@ -142,10 +204,21 @@ def run_scenario(
     if chunk_size < 1:
         raise DataError("--chunk-size", "", "must be at least 1")
     compare = None
+    if looks and (getattr(scenario, "sequential", None) is not None or stop is None):
+        raise DataError("--looks", ",".join(map(str, looks)), "looks go with a fixed count of games and a stopping rule")
     if getattr(scenario, "sequential", None) is not None:  # rounds until each verdict is decided
         from scenarios.sequential import sequential_run
 
         manifest, policy, compare = sequential_run(scenario, out_dir, chunk_size, data, code, resume)
+    elif looks:  # growing prefixes of the deals, until ``stop`` says enough
+        if list(looks) != sorted(set(looks)) or looks[0] < 1 or looks[-1] >= min(c.deals for c in scenario.cells):
+            raise DataError("--looks", ",".join(map(str, looks)), "expected increasing deal counts, each at least 1 "
+                            f"and below the run's {min(c.deals for c in scenario.cells):,} deals a cell")
+        plan, ends = look_plan(scenario.cells, looks, chunk_size)
+        manifest = new_manifest(scenario, plan, chunk_size, data, code)
+        manifest["looks"] = {"deals": [*map(int, looks), min(c.deals for c in scenario.cells)],
+                             "split": len(looks) + 1, "played": 0, "stopped_early": False}
+        policy = PrefixLooks(plan, ends, looks, stop)
     else:  # every chunk of a fixed count of games per cell
         plan = plan_chunks(scenario.cells, chunk_size)
         manifest, policy = new_manifest(scenario, plan, chunk_size, data, code), EveryChunk(plan)

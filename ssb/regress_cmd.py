@@ -99,6 +99,28 @@ def baseline(results_dir, out, quiet):
 # =========================================================================== regress
 
 
+def looks_stop(baseline_path):
+    """The stopping rule of a run played in looks (``ssb run --looks ... --against BASELINE``):
+    after a look, the gate on the deals played so far (at alpha split over the looks, the default
+    margins) is decided when every figure held or moved, or when one moved (the gate fails
+    whatever the rest says). The baseline is read (and checked) before any game is played."""
+    from reports.gate.baseline import read_baseline
+    from reports.gate.regress import FAIL, INCONCLUSIVE, regress
+    from scenarios.results import load_results
+
+    try:
+        base = read_baseline(baseline_path)
+    except DataError as exc:
+        raise GateError(str(exc)) from None
+
+    def stop(out_dir, look):
+        seats, games, manifest = load_results(out_dir, allow_partial=True)
+        counts = regress(base, seats, games, manifest, baseline_path=baseline_path)["counts"]
+        return counts[FAIL] > 0 or counts[INCONCLUSIVE] == 0
+
+    return stop
+
+
 def _round_player(results_dir, manifest, jobs, rounds_dir, quiet):
     """The function that plays an adaptive round: fresh deals (a new run seed) for the given cells."""
     from simulator.seeds import round_seed

@@ -39,6 +39,21 @@ def _instrument_dirs_set(scenario, instrument_dirs, sets):
     return "instrument_dirs=" + json.dumps(dirs)
 
 
+def _looks(looks, against):
+    """``(deal counts, stopping rule)`` of ``--looks`` and ``--against`` (both or neither)."""
+    if looks is None and against is None:
+        return (), None
+    if looks is None or against is None:
+        raise UserError("--looks and --against go together: the deals of each look and the baseline they are tested against")
+    try:
+        counts = tuple(int(x) for x in looks.split(","))
+    except ValueError:
+        raise DataError("--looks", looks, "expected deal counts separated by commas, e.g. 500,1000") from None
+    from ssb.regress_cmd import looks_stop
+
+    return counts, looks_stop(against)
+
+
 @click.command(name="run")
 @click.argument("scenario", metavar="SCENARIO")
 @click.option(
@@ -104,7 +119,23 @@ def _instrument_dirs_set(scenario, instrument_dirs, sets):
     help="Folder (or .toml file) of extra instruments, added to the scenario's instrument_dirs and "
     "recorded with the run (e.g. the folder ssb tune writes); may be repeated.",
 )
-def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, force, chunk_size, quiet, instrument_dirs):
+@click.option(
+    "--looks",
+    default=None,
+    metavar="N,N",
+    help="With --against: play the deals in growing prefixes (e.g. 500,1000 of 1,500) and stop at the first "
+    "look where the gate is decided (every figure held or moved, or one moved); ssb regress then tests at "
+    "alpha split over the looks.",
+)
+@click.option(
+    "--against",
+    default=None,
+    type=click.Path(dir_okay=False),
+    metavar="BASELINE",
+    help="The baseline the looks are tested against (the run's own scenario and seed: its deals).",
+)
+def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, force, chunk_size, quiet, instrument_dirs,
+        looks, against):
     """Play every cell of a scenario and write the result tables.
 
     SCENARIO is a scenario TOML file or the name of a shipped one (starter, expansion, grid, ci).
@@ -122,11 +153,13 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
         ssb run starter --games 2000 --jobs 2 --out results/starter
         ssb run starter --games 2000 --jobs 2 --out results/starter --resume
         ssb run grid --set players=[4] --scheduler tcp://scheduler-host:8786
+        ssb run ci-strong --looks 500,1000 --against baselines/ci-strong-baseline.json --out results/ci-strong
     """
     from scenarios.results import RunDirError
     from scenarios.runner import run_scenario
 
     backend = run_backend(resume, force, backend, scheduler)
+    deal_looks, stop = _looks(looks, against)
     try:
         if instrument_dirs:
             sets = tuple(sets) + (_instrument_dirs_set(scenario, instrument_dirs, sets),)
@@ -142,6 +175,8 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
             resume=resume,
             force=force,
             chunk_size=chunk_size,
+            looks=deal_looks,
+            stop=stop,
             # On a terminal a progress bar; elsewhere (a log, CI) a plain line every 30 s.
             progress=False if quiet else (None if sys.stderr.isatty() else "log"),
         )
@@ -172,6 +207,10 @@ def run(scenario, games, jobs, seed, out_dir, sets, backend, scheduler, resume, 
         line = proof_line(summary.manifest)
         if line:
             click.echo(line)
+        if summary.manifest.get("looks"):
+            from reports.gate.format import looks_words
+
+            click.echo("looks: " + looks_words(summary.manifest["looks"]))
 
 
 def proof_line(manifest):

@@ -112,11 +112,20 @@ def _fmt_setting(v):
     return f"`{v}`"
 
 
+def looks_words(lk):
+    """``played 500 of 500, 1,000, 1,500 deals a cell: stopped early, decided`` (``ssb run --looks``)."""
+    deals = lk.get("deals") or []
+    played = int(lk.get("played") or 0)
+    upto = deals[played - 1] if 0 < played <= len(deals) else 0
+    how = "stopped early, decided" if lk.get("stopped_early") else "every look played"
+    return f"played {upto:,} of {', '.join(f'{d:,}' for d in deals)} deals a cell ({how})"
+
+
 def summary_markdown(result, mode="fail", results_dir=None, strict=False, report_link=None):
     """A Markdown summary of a regression, fit for a pull-request comment, readable without statistics."""
     t = result["figures"]
     counts = result["counts"]
-    level = (result.get("adaptive") or {}).get("level", result["alpha"])
+    level = (result.get("adaptive") or result.get("looks") or {}).get("level", result["alpha"])
     word, _ = gate_status(result, mode, strict)
     run = result["run"]
     base = result["baseline"]
@@ -172,6 +181,10 @@ def summary_markdown(result, mode="fail", results_dir=None, strict=False, report
             f"alpha split over {ad['looks']} looks ({ad['level']:.4g} each), so the false-fail rate stays at "
             f"most {result['alpha']:g} over all looks."
         )
+    lk = result.get("looks")
+    if lk:
+        lines.append(f"Looks: {looks_words(lk)}; alpha split over the {lk['split']} looks ({lk['level']:.4g} each), "
+                     f"so the false-fail rate stays at most {result['alpha']:g} over all looks.")
     lines.append("")
 
     ch = result["changes"]
@@ -298,6 +311,9 @@ def summary_text(result, mode="fail", strict=False):
             f"adaptive: {len(ad['rounds'])} extra round(s), {ad['games']:,} of {ad['budget']:,} games, "
             f"{ad['looks']} looks at alpha {ad['level']:.4g} each"
         )
+    lk = result.get("looks")
+    if lk:
+        lines.append(f"looks: {looks_words(lk)}, each at alpha {lk['level']:.4g}")
     single = t["cell_key"].nunique() <= 1
     for verdict in (FAIL, INCONCLUSIVE):
         part = t[t["verdict"] == verdict]

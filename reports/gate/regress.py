@@ -486,6 +486,14 @@ def regress(
     # Paired on the baseline's deals when the run played them (same scenario and run seed); the
     # adaptive mode adds fresh deals the baseline never played, so it compares independent samples.
     pairs = None if adaptive else paired_moments(baseline_values(baseline), values)
+    # A run played in looks at growing prefixes of the baseline's deals (``ssb run --looks``) was
+    # tested after each look and stopped when decided: every look tests at alpha / looks (Bonferroni
+    # over the looks, as the adaptive mode), so the whole gate's false-fail rate stays at most alpha.
+    looks = manifest.get("looks") or None
+    split = int(looks.get("split", 1)) if looks else 1
+    if looks and adaptive:
+        raise RegressInputError("--adaptive", "looks", "the run was played in looks on the baseline's deals "
+                                "(ssb run --looks): it stopped where it was decided; compare it without --adaptive")
     info = {"rounds": [], "games": 0, "budget": 0, "looks": 1, "level": alpha}
     if adaptive:
         sizes = games.groupby("cell_key").agg(games=("game", "size"), deals=("deal", "nunique"))
@@ -501,7 +509,7 @@ def regress(
             alpha=alpha,
         )
     else:
-        table = compare_tables(base, cur, margins, alpha, pairs=pairs)
+        table = compare_tables(base, cur, margins, alpha, level=alpha / split, pairs=pairs)
     only_base = sorted(set(zip(base.cell_key, base.figure)) - set(zip(cur.cell_key, cur.figure)))
     only_now = sorted(set(zip(cur.cell_key, cur.figure)) - set(zip(base.cell_key, base.figure)))
     identity = run_identity(manifest)
@@ -536,6 +544,7 @@ def regress(
             if k in cells_meta
         },
         "adaptive": info if adaptive else None,
+        "looks": dict(looks, level=alpha / split) if looks else None,
         "paired": {
             "figures": int((table["paired"] & (table["verdict"] != LEFT_OUT)).sum()),
             "of": int((table["verdict"] != LEFT_OUT).sum()),
