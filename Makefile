@@ -82,11 +82,14 @@ play: setup
 # is undecided; --strict fails on an undecided figure as on a moved one. All must pass (`make -k regress` runs the others after a
 # failed one). The balance report of each run goes to results/<gate>/report (the summary links to it).
 REGRESS_GATES := ci ci-strong echidna-ci
+# The strong gate plays the baseline's deals in looks (500, 1,000, then all 1,500 a cell) and stops at the
+# first look where it is decided; `ssb regress` then tests at alpha split over the three looks.
+GATE_RUN_ARGS_ci-strong := --looks 500,1000 --against baselines/ci-strong-baseline.json
 .PHONY: $(addprefix regress-,$(REGRESS_GATES))
 regress: $(addprefix regress-,$(REGRESS_GATES))
 
 $(addprefix regress-,$(REGRESS_GATES)): regress-%: setup
-	$(VENV)/bin/ssb run $* --out results/$* --force --quiet
+	$(VENV)/bin/ssb run $* --out results/$* --force --quiet $(GATE_RUN_ARGS_$*)
 	$(VENV)/bin/ssb report results/$* --out results/$*/report > /dev/null
 	$(VENV)/bin/ssb regress results/$* --baseline baselines/$*-baseline.json --strict \
 		--summary-md results/$*/regress.md --json results/$*/regress.json $(REGRESS_ARGS)

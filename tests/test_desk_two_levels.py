@@ -1,10 +1,13 @@
-"""The desk's check at two levels: greedy's gate and the strong gate (search mirrors), each against
+"""The desk's check at two levels: greedy's gate and the strong gate (the strong judge's mirrors, its
+leaf held at the shipped fit), each against
 its own baseline on its own deals; the answer says in words, per judge, what moved beyond its margin
 (by how much, with its interval), what is not decided and how many figures held, and its seat table
 gives both rates on the deals the check played (one basis)."""
 
 import json
 import warnings
+
+import pytest
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -48,6 +51,26 @@ def test_a_check_plays_greedys_gate_then_the_strong_gate_each_against_its_baseli
     else:
         raise AssertionError("a strong run into another folder was accepted")
     assert len(jobs.check_steps("results/desk/horns-1", [], 60, jobs=1, strong=False)) == 3
+
+
+def test_a_full_check_plays_the_strong_gate_in_looks():
+    """Every baseline deal (no games cap): the strong run plays them in looks and stops once decided
+    (``ssb run --looks ... --against`` its own baseline); a capped check or fresh deals go without."""
+    steps = jobs.check_steps("results/desk/horns-1", [], None, jobs=1)
+    strong = steps[-2]
+    assert strong[:3] == ["ssb", "run", "ci-strong"]
+    i = strong.index("--looks")
+    assert strong[i + 1] == jobs.STRONG_LOOKS and strong[i + 2:i + 4] == ["--against", str(jobs.baseline_path("ci-strong"))]
+    assert "--looks" not in steps[0]  # greedy's gate: 5 s, every deal
+    for argv in steps:
+        jobs.check_argv(argv, "results/desk/horns-1", ".")
+    for k, v in ((i + 3, "baselines/ci-baseline.json"), (i + 1, "500;rm")):
+        bad = list(strong)
+        bad[k] = v
+        with pytest.raises(jobs.JobError, match="--against|--looks"):
+            jobs.check_argv(bad, "results/desk/horns-1", ".")
+    assert "--looks" not in jobs.check_steps("results/desk/horns-1", [], 60, jobs=1)[-2]
+    assert "--looks" not in jobs.check_steps("results/desk/horns-1", [], None, adaptive_budget=600, jobs=1)[-2]
 
 
 def test_the_answer_says_per_judge_what_moved_in_words_consistent_with_its_table(tmp_path):

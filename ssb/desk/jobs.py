@@ -47,6 +47,9 @@ GATE_SCENARIO = "ci"
 # first, the strong one fills in.
 STRONG_SCENARIO = "ci-strong"
 STRONG_DIR = "strong"
+# A full strong check plays the baseline's deals in looks (500, 1,000, then every deal) and stops at
+# the first look where its gate is decided (``ssb run --looks``; as ``make regress`` plays the gate).
+STRONG_LOOKS = "500,1000"
 _JUDGES: dict = {}
 
 
@@ -192,7 +195,8 @@ def check_steps(folder, sets, games, chunk_size=None, adaptive_budget=None, jobs
     instrument folder) one narrated sample game (:func:`sample_step`), then, with ``strong``, the same gate at
     strong play in ``FOLDER/strong`` (run, regress; at most as many deals as greedy's when ``games`` is
     given, every baseline deal otherwise; the strong gate's extra deals, with ``adaptive_budget``, a
-    sixth of greedy's budget: a strong game costs about sixty greedy ones)."""
+    sixth of greedy's budget: a strong game costs about sixty greedy ones; on every baseline deal
+    without it, in looks: :data:`STRONG_LOOKS`)."""
     folder = str(folder)
     run, regress = _gate_steps(GATE_SCENARIO, folder, sets, games, chunk_size, adaptive_budget, jobs)
     steps = [run, regress, ["ssb", "report", folder]]
@@ -200,8 +204,11 @@ def check_steps(folder, sets, games, chunk_size=None, adaptive_budget=None, jobs
         steps.append(sample_step(sample))
     if strong:
         strong_budget = max(1, adaptive_budget // 6) if adaptive_budget else None
-        steps += list(_gate_steps(STRONG_SCENARIO, str(Path(folder) / STRONG_DIR), sets, games, chunk_size,
-                                  strong_budget, jobs))
+        s_run, s_regress = _gate_steps(STRONG_SCENARIO, str(Path(folder) / STRONG_DIR), sets, games, chunk_size,
+                                       strong_budget, jobs)
+        if not games and not strong_budget:  # every baseline deal, in looks (fresh deals go without)
+            s_run += ["--looks", STRONG_LOOKS, "--against", str(baseline_path(STRONG_SCENARIO))]
+        steps += [s_run, s_regress]
     return steps
 
 
@@ -245,7 +252,9 @@ def check_argv(argv, folder_rel, root):
             raise bad(f"expected ssb run {GATE_SCENARIO} --out {folder_rel} or ssb run {STRONG_SCENARIO} --out "
                       f"{gates[STRONG_SCENARIO]}")
         out = argv[4]
-        rest, allowed = argv[5:], {"--jobs", "--quiet", "--set", "--games", "--chunk-size", "--resume"}
+        rest, allowed = argv[5:], {"--jobs", "--quiet", "--set", "--games", "--chunk-size", "--resume", "--looks",
+                                   "--against"}
+        run_baseline = str(baseline_path(argv[2]))
     elif head == ("ssb", "regress"):
         sc = gate_of.get(argv[2]) if len(argv) > 2 else None
         if sc is None or argv[3:5] != ["--baseline", str(baseline_path(sc))]:
@@ -288,6 +297,10 @@ def check_argv(argv, folder_rel, root):
             raise bad(f"{opt}: expected a file of the folder itself")
         if opt == "--set":
             _check_set(value, root, bad)
+        if opt == "--against" and value != run_baseline:
+            raise bad(f"{opt}: expected the gate's own baseline {run_baseline}")
+        if opt == "--looks" and not (len(value) <= 40 and all(_count(x) for x in value.split(","))):
+            raise bad(f"{opt}: expected deal counts separated by commas, got {value[:40]!r}")
         i += 2
 
 
