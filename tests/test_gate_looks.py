@@ -91,3 +91,12 @@ def test_look_mistakes_are_refused_before_a_game(tmp_path, args, fragments):
     r = invoke("run", "ci-strong", "--games", 60, "--out", out, "--jobs", 1, "--quiet", *args)
     assert_clean_error(r, *fragments)
     assert not out.exists()
+
+
+def test_where_a_run_stops_is_the_same_whatever_the_workers(tmp_path):
+    one = _run(tmp_path, "one", "--set", R13_EARLIEST)
+    two = _run(tmp_path, "two", "--set", R13_EARLIEST, "--jobs", 2, "--chunk-size", 7)
+    (_, g1, m1), (_, g2, m2) = load_results(one), load_results(two)
+    assert m1["looks"] == m2["looks"]
+    cols = ["cell_key", "deal", "seed", "winner", "rounds"]
+    pd.testing.assert_frame_equal(g1[cols].reset_index(drop=True), g2[cols].reset_index(drop=True))
