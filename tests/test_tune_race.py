@@ -282,3 +282,20 @@ def test_the_shipped_race_reads_and_starter_fixed_keeps_the_starter_judges_and_s
     assert fixed.seed == starter.seed and fixed.players == starter.players
     # The change is in the scenario's overrides, each a key the race searched.
     assert fixed.overrides and set(fixed.overrides) <= {p.key for p in spec.params}
+
+
+def test_a_candidate_with_a_cell_not_played_ranks_after_every_played_one(tmp_path):
+    """A candidate dropped by a cheap judge never plays the expensive judge's cell: the answer's
+    ranking puts it after the candidates whose cells were all played (and can compare them)."""
+    from scenarios.tuning.race import Race, cell_label
+
+    spec = load_tuning(write(tmp_path, TINY_RACE))
+    race = Race(spec, tmp_path / "o", progress=False)
+    labels = [cell_label(n, j) for (n, j) in race.cells]
+    key = "board.seats.start_points.3"
+    state = {"store": {"k": {}}, "candidates": {
+        "all": {"cells": {lab: "k" for lab in labels}, "changes": {key: [1, 0, 0]}},
+        "part": {"cells": {labels[0]: "k"}, "changes": {key: [30, 0, 0]}},
+    }}
+    race._distance = lambda st, need: 0.02
+    assert sorted(["part", "all"], key=lambda c: race.score(state, c)) == ["all", "part"]

@@ -299,13 +299,13 @@ class Race:
 
     def score(self, state, cid):
         c = state["candidates"][cid]
+        keys, change = candidate_size(self.spec, dict(c["changes"]))
         dist = 0.0
         for (n, j), need in self.cells.items():
             key = c["cells"].get(cell_label(n, j))
-            if key is None:
-                return math.inf
+            if key is None:  # a cell not played yet (dropped by a cheaper judge first): ranked last
+                return (math.inf, keys, change, cid)
             dist = max(dist, self._distance(state["store"][key], need))
-        keys, change = candidate_size(self.spec, dict(c["changes"]))
         return (round(dist, 6), keys, change, cid)
 
     def _halve(self, state):
