@@ -158,6 +158,8 @@ def test_a_target_of_strong_play_is_judged_at_strong_play_by_the_race(client, tm
 def test_the_boards_levers_come_with_the_values_the_shipped_searches_try(client, tmp_path):
     page = client.get("/tune?file=board/shuffle-swing/board").text
     assert 'name="values.board.rulings.tie_break"' in page and "board.seats.start_points.4" in page
+    # the seat race's levers too: R13 read per player count, ladder tokens at set-up
+    assert 'name="values.board.seats.tie_break.3"' in page and 'name="values.board.seats.start_tokens.4"' in page
     data = {"file": "board/shuffle-swing/board", "target": "seats|4|strong", "key": ["board.seats.start_points.4"],
             "values.board.seats.start_points.4": "[[0, 0, 0, 0], [2, 1, 1, 0]]", "trials": "4", "max_keys": "1",
             "seconds": "60"}

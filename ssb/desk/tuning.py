@@ -163,6 +163,19 @@ def keys_of(ed, fields, shipped):
     return out + [k for k in shipped_levers(prefix, fields) if k.key not in taken]
 
 
+# The board's levers the desk always offers (beside those the shipped searches vary), each with a few
+# values a search may try: R13's reading at every count and per count, starting points and a ladder
+# token for the first seats at 3 and 4 players.
+BOARD_LEVERS = {
+    "board.rulings.tie_break": ["latest", "shared", "earliest"],
+    "board.seats.tie_break.3": ["latest", "shared", "earliest"],
+    "board.seats.tie_break.4": ["latest", "shared", "earliest"],
+    "board.seats.start_points.3": [[1, 0, 0], [1, 1, 0], [2, 1, 0]],
+    "board.seats.start_points.4": [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [2, 1, 1, 0]],
+    "board.seats.start_tokens.4": [[{"ladder": 1}, {}, {}, {}], [{"ladder": 1}, {"ladder": 1}, {}, {}]],
+}
+
+
 def shipped_levers(prefix, fields=()):
     """The keys the shipped searches vary with a list of values (``board.rulings.tie_break``, the seat
     levers ``board.seats.start_points.3``) that start with ``prefix``, as :class:`Key` with those
@@ -171,6 +184,9 @@ def shipped_levers(prefix, fields=()):
 
     now = {f"{prefix}.{_dots(f.alt)}": f.value for f in fields}
     out = {}
+    for key, values in BOARD_LEVERS.items():  # the board's levers, whatever the shipped searches vary
+        if key.startswith(prefix + "."):
+            out[key] = Key(key, key[len(prefix) + 1:], now.get(key), None, values=list(values))
     for name in tunes():
         try:
             doc = tomllib.loads((package_dir("scenarios") / "tunes" / f"{name}.toml").read_text(encoding="utf-8"))
