@@ -42,13 +42,19 @@ def test_pages_quote_the_runs():
 @pytest.mark.parametrize("spec", sorted((ROOT / "docs" / "runs").glob("*/run.toml")), ids=lambda p: p.parent.name)
 def test_each_run_says_how_it_is_played_and_holds_its_sources(spec):
     doc = tomllib.loads(spec.read_text())
-    assert isinstance(doc["scenario"], str) and (ROOT / "scenarios" / f"{doc['scenario']}.toml").is_file()
-    for name in ("run.txt", "report.txt", "facts.json", "manifest.json", *doc.get("tables", [])):
-        assert (spec.parent / Path(name).name).is_file(), f"{spec.parent.name}: {name} missing"
-    facts = json.loads((spec.parent / "facts.json").read_text())
-    assert facts["scenario"] == doc["scenario"] or facts["scenario"] == json.loads(
-        (spec.parent / "manifest.json").read_text())["scenario"]["name"]
-    text = "".join(p.read_text(encoding="utf-8") for p in spec.parent.iterdir() if p.suffix in (".txt", ".json", ".csv"))
+    if "tune" in doc:  # a balance search's run: its summary, progress and facts
+        assert (ROOT / "scenarios" / "tunes" / f"{doc['tune']}.toml").is_file()
+        for name in ("run.txt", "summary.md", "progress.json", "facts.json"):
+            assert (spec.parent / name).is_file(), f"{spec.parent.name}: {name} missing"
+        assert json.loads((spec.parent / "progress.json").read_text())["name"] == doc["tune"]
+    else:
+        assert isinstance(doc["scenario"], str) and (ROOT / "scenarios" / f"{doc['scenario']}.toml").is_file()
+        for name in ("run.txt", "report.txt", "facts.json", "manifest.json", *doc.get("tables", [])):
+            assert (spec.parent / Path(name).name).is_file(), f"{spec.parent.name}: {name} missing"
+        facts = json.loads((spec.parent / "facts.json").read_text())
+        assert facts["scenario"] == doc["scenario"] or facts["scenario"] == json.loads(
+            (spec.parent / "manifest.json").read_text())["scenario"]["name"]
+    text = "".join(p.read_text(encoding="utf-8") for p in spec.parent.iterdir() if p.suffix in (".txt", ".json", ".csv", ".md"))
     for private in (str(ROOT), "/tmp/", "/home/", "pytest-of-"):
         assert private not in text, f"{spec.parent.name}: a machine path {private!r} in the committed sources"
 
@@ -315,3 +321,28 @@ def test_each_judge_s_cost_is_the_run_s_measure(tmp_path):
         "lookahead": {"games": 0, "cpu_seconds": 0.0}}}}))
     cost = findings.cost_facts(tmp_path)["cost"]
     assert cost == {"greedy": {"ms": 0.5, "x_greedy": 1.0}, "search_leaf": {"ms": 22.4, "x_greedy": 44.8}}
+
+
+def test_a_balance_search_s_facts_are_its_answer_and_its_cost():
+    """``run.toml`` with ``tune = NAME`` keeps a race's summary and the figures pages name from its
+    ``tune.json``: the changes found, each answer cell's verdict, rates and deals, the candidates by
+    state, the games and declared seconds."""
+    result = {
+        "stop": "met",
+        "fix": {"changes": [{"key": "board.seats.tie_break.3", "before": "latest", "after": "earliest"},
+                            {"key": "board.seats.start_points.4", "before": [0, 0, 0, 0], "after": [1, 0, 0, 0]}],
+                "cells": {"3p greedy": {"verdict": "fair", "deals": 12000, "rates": [0.35, 0.338, 0.312]}}},
+        "candidates": [{"state": "met"}, {"state": "dropped: 4p greedy decided unfair"}, {"state": "bench"}],
+        "untried": [{"changes": {}}],
+        "cost": {"games": 270500, "seconds_spent": 685.6, "seconds": 900.0, "cpu_seconds": 701.02},
+    }
+    facts = findings.tune_facts(result)
+    assert facts["found"] == ('board.seats.tie_break.3 "latest" -> "earliest"; '
+                              "board.seats.start_points.4 [0, 0, 0, 0] -> [1, 0, 0, 0]")
+    assert facts["fix"]["3p-greedy"] == {"verdict": "fair", "deals": 12000, "rates": "35.0 / 33.8 / 31.2"}
+    assert facts["states"] == {"met": 1, "dropped": 1, "bench": 1} and facts["candidates"] == 4
+    assert (facts["games"], facts["seconds_spent"], facts["search_cpu_s"]) == (270500, 685.6, 701)
+    spec = tomllib.loads((ROOT / "docs" / "runs" / "starter-seats" / "run.toml").read_text())
+    assert spec["tune"] == "starter-seats"
+    kept = json.loads((ROOT / "docs" / "runs" / "starter-seats" / "facts.json").read_text())
+    assert kept["stop"] == "met" and kept["found"].count("->") == 3

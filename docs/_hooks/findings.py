@@ -377,6 +377,8 @@ def rerun(name, runs=None, jobs=None, keep=None):
 
 
 def _rerun(name, folder, spec, work, jobs):
+    if spec.get("tune"):
+        return _rerun_tune(name, folder, spec, work, jobs)
     work.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("SSB_DOCS_URL", None)
@@ -457,6 +459,67 @@ def _rerun(name, folder, spec, work, jobs):
         facts["screenshot"] = {"file": f"docs/{shot}", "sha256": _sha(DOCS / shot)}
     (folder / "facts.json").write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return facts
+
+
+def _rerun_tune(name, folder, spec, work, jobs):
+    """A balance search's run (``tune = NAME`` in run.toml): ``ssb tune NAME`` played again in a fresh
+    folder; its summary (``summary.md``) and progress (``progress.json``) kept, and ``facts.json``: the
+    answer, its cost in games and declared CPU seconds, the wall and CPU time of the whole search."""
+    work.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = f"results/tune/{spec.get('out', name)}"
+    args = [str(a) for a in spec.get("run", [])]
+    if jobs:
+        args = [a for i, a in enumerate(args) if a != "--jobs" and (i == 0 or args[i - 1] != "--jobs")]
+        args += ["--jobs", str(jobs)]
+    cmd = ["ssb", "tune", spec["tune"], "--out", out, *args]
+    resume = ["--resume"] if (work / out / "race.json").is_file() else []
+    print(f"{name}: {' '.join(cmd)}  (in {work})", flush=True)
+    text, wall, cpu = _timed(_ssb() + cmd[1:] + resume, work, env)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "run.txt").write_text(text, encoding="utf-8")
+    for kept in ("summary.md", "progress.json"):
+        shutil.copyfile(work / out / kept, folder / kept)
+    facts = tune_facts(json.loads((work / out / "tune.json").read_text(encoding="utf-8")))
+    facts.update({
+        "date": _dt.datetime.now(_dt.UTC).date().isoformat(),
+        "machine": f"{cpu_model()}, {os.cpu_count()} cores",
+        "load": round(os.getloadavg()[0], 1),
+        "jobs": jobs or _jobs_of(args),
+        "command": " ".join(cmd),
+        "time": {"wall_s": round(wall), "cpu_s": round(cpu), "wall": _minutes(wall)},
+    })
+    (folder / "facts.json").write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return facts
+
+
+def tune_facts(result):
+    """The figures a page names from a search's ``tune.json``: its answer (the changes, one line, and
+    each cell's verdict, rates and deals), its stop, candidates by state, games, declared seconds."""
+    fix = result.get("fix") or {}
+    cands = result.get("candidates") or []
+    states = {}
+    for c in cands:
+        word = str(c.get("state", "")).split(":")[0]
+        states[word] = states.get(word, 0) + 1
+
+    def said(v):
+        return json.dumps(v) if not isinstance(v, str) else f'"{v}"'
+
+    cost = result.get("cost") or {}
+    return {
+        "stop": result.get("stop"),
+        "found": "; ".join(f"{c['key']} {said(c['before'])} -> {said(c['after'])}" for c in fix.get("changes", [])),
+        "fix": {label.replace(" ", "-"): {"verdict": cell.get("verdict"), "deals": cell.get("deals"),
+                        "rates": " / ".join(f"{100 * r:.1f}" for r in cell.get("rates", []))}
+                for label, cell in (fix.get("cells") or {}).items()},
+        "candidates": len(cands) + len(result.get("untried") or []),
+        "states": states,
+        "games": cost.get("games"),
+        "seconds_spent": cost.get("seconds_spent"),
+        "seconds": cost.get("seconds"),
+        "search_cpu_s": round(float(cost.get("cpu_seconds") or 0)),
+    }
 
 
 def small_manifest(manifest, work=None):
