@@ -44,7 +44,7 @@ def test_each_run_says_how_it_is_played_and_holds_its_sources(spec):
     doc = tomllib.loads(spec.read_text())
     if "tune" in doc:  # a balance search's run: its summary, progress and facts
         assert (ROOT / "scenarios" / "tunes" / f"{doc['tune']}.toml").is_file()
-        for name in ("run.txt", "summary.md", "progress.json", "facts.json"):
+        for name in ("run.txt", "summary.txt", "progress.json", "facts.json"):
             assert (spec.parent / name).is_file(), f"{spec.parent.name}: {name} missing"
         assert json.loads((spec.parent / "progress.json").read_text())["name"] == doc["tune"]
     else:

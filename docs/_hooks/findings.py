@@ -463,7 +463,7 @@ def _rerun(name, folder, spec, work, jobs):
 
 def _rerun_tune(name, folder, spec, work, jobs):
     """A balance search's run (``tune = NAME`` in run.toml): ``ssb tune NAME`` played again in a fresh
-    folder; its summary (``summary.md``) and progress (``progress.json``) kept, and ``facts.json``: the
+    folder; its summary (``summary.md``, kept as ``summary.txt``) and progress (``progress.json``) kept, and ``facts.json``: the
     answer, its cost in games and declared CPU seconds, the wall and CPU time of the whole search."""
     work.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -478,8 +478,9 @@ def _rerun_tune(name, folder, spec, work, jobs):
     text, wall, cpu = _timed(_ssb() + cmd[1:] + resume, work, env)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "run.txt").write_text(text, encoding="utf-8")
-    for kept in ("summary.md", "progress.json"):
-        shutil.copyfile(work / out / kept, folder / kept)
+    # the summary kept as text (a .md under docs/ would be read as a page of the manual)
+    shutil.copyfile(work / out / "summary.md", folder / "summary.txt")
+    shutil.copyfile(work / out / "progress.json", folder / "progress.json")
     facts = tune_facts(json.loads((work / out / "tune.json").read_text(encoding="utf-8")))
     facts.update({
         "date": _dt.datetime.now(_dt.UTC).date().isoformat(),
