@@ -9,9 +9,11 @@ import json
 import numpy as np
 import pytest
 
+from leaf_helpers import changed_library, leaf_block
+
 from simulator.seeds import game_seed
 from simulator.shuffle_swing import leaf_fit as LFIT
-from simulator.shuffle_swing.layout import LEAF_COUNTS, N_LEAF_FEAT, P_LEAF_COEF, P_LEAF_MODEL
+from simulator.shuffle_swing.layout import LEAF_COUNTS, P_LEAF_MODEL
 from simulator.shuffle_swing.library import InstrumentLibrary
 from simulator.shuffle_swing.playout import GameSetup, play_many, strategy_matrix
 from simulator.shuffle_swing.strategies import LEAF_DIR, StrategyLibrary, load_leaf_model
@@ -20,21 +22,6 @@ LIB = StrategyLibrary()
 HELD, FITTED = "search_leaf_held", "search_leaf"
 
 
-def _block(row, n):
-    b = P_LEAF_COEF + (n - 2) * N_LEAF_FEAT
-    return tuple(row[b : b + N_LEAF_FEAT])
-
-
-def _changed_library(**changes):
-    """The instrument library with the Horns' numbers changed."""
-    lib = InstrumentLibrary()
-
-    class Changed:
-        def get(self, name):
-            inst = lib.get(name)
-            return dataclasses.replace(inst, **changes) if inst.name == "Horns" else inst
-
-    return Changed()
 
 
 def test_the_held_judge_is_search_leaf_but_for_the_leafs_fit():
@@ -57,13 +44,13 @@ def test_on_the_starter_set_it_plays_search_leafs_games(n):
 def test_a_changed_instrument_number_refits_search_leaf_and_not_the_held_judge():
     n = 3
     horns = InstrumentLibrary().get("Horns")
-    changed = GameSetup(nplayers=n, library=_changed_library(penalty_per_space=horns.penalty_per_space + 1))
+    changed = GameSetup(nplayers=n, library=changed_library(penalty_per_space=horns.penalty_per_space + 1))
     assert not np.array_equal(changed.geo, GameSetup(nplayers=n).geo)
     shipped = load_leaf_model(LEAF_DIR / "tuned.toml")[LEAF_COUNTS.index(n)]
     held = strategy_matrix(changed, np.array([LIB.get(HELD).row()] * n))
     fitted = strategy_matrix(changed, np.array([LIB.get(FITTED).row()] * n))
-    assert _block(held[0], n) == shipped  # held: the shipped fit
-    assert _block(fitted[0], n) != shipped  # fitted again on the changed data
+    assert leaf_block(held[0], n) == shipped  # held: the shipped fit
+    assert leaf_block(fitted[0], n) != shipped  # fitted again on the changed data
 
 
 # --------------------------------------------------------------------------- the gate records and checks the judge

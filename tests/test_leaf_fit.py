@@ -3,10 +3,11 @@ set it is the shipped file, elsewhere its own fit; cached by the packed data (a 
 number refits, the same data reuses); deterministic; put in the row before every game; recorded in
 a run's manifest."""
 
-import dataclasses
 
 import numpy as np
 import pytest
+
+from leaf_helpers import changed_library, leaf_block
 
 from simulator.errors import DataError
 from simulator.seeds import game_seed
@@ -18,11 +19,6 @@ from simulator.shuffle_swing.strategies import LEAF_DIR, StrategyLibrary, load_l
 
 LIB = StrategyLibrary()
 ORGAN = ("Violin", "Organ", "Horns")
-
-
-def _block(row, n):
-    b = P_LEAF_COEF + (n - 2) * N_LEAF_FEAT
-    return row[b : b + N_LEAF_FEAT]
 
 
 def test_search_leaf_fits_its_leaf_on_the_setting():
@@ -43,20 +39,9 @@ def test_the_starter_fit_is_the_shipped_leaf_file(n):
     row = LIB.get("search_leaf").row()
     full = strategy_matrix(GameSetup(nplayers=n), np.array([row] * n))
     shipped = load_leaf_model(LEAF_DIR / "tuned.toml")[LEAF_COUNTS.index(n)]
-    assert tuple(_block(full[0], n)) == shipped
-    assert tuple(_block(full[1], n)) == shipped
+    assert tuple(leaf_block(full[0], n)) == shipped
+    assert tuple(leaf_block(full[1], n)) == shipped
 
-
-def _changed_library(**changes):
-    """The instrument library with the Horns' numbers changed (``dataclasses.replace``)."""
-    lib = InstrumentLibrary()
-
-    class Changed:
-        def get(self, name):
-            inst = lib.get(name)
-            return dataclasses.replace(inst, **changes) if inst.name == "Horns" else inst
-
-    return Changed()
 
 
 def test_the_cache_is_keyed_by_the_data():
@@ -74,7 +59,7 @@ def test_the_cache_is_keyed_by_the_data():
     assert coef != load_leaf_model(LEAF_DIR / "tuned.toml")[0]
     # One instrument number changed: another key, a fit of its own.
     horns = InstrumentLibrary().get("Horns")
-    changed = GameSetup(nplayers=2, instruments=ORGAN, library=_changed_library(penalty_per_space=horns.penalty_per_space + 1))
+    changed = GameSetup(nplayers=2, instruments=ORGAN, library=changed_library(penalty_per_space=horns.penalty_per_space + 1))
     assert not np.array_equal(changed.geo, a.geo)
     coef3, rec3 = LFIT.setting_leaf(changed.geo, 2, row)
     assert rec3["fitted_now"] and rec3["key"] != rec["key"] and coef3 != coef
