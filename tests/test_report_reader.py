@@ -54,7 +54,8 @@ def test_chunks_of_a_directory_give_the_whole_tables_figures(tables, tmp_path):
     _same(chunked, whole)
 
 
-@pytest.mark.parametrize("size", [1, 7, 50])
+# One chunk size in the quick suite (the smallest, every chunk boundary); two more with the slow ones.
+@pytest.mark.parametrize("size", [1, pytest.param(7, marks=pytest.mark.slow), pytest.param(50, marks=pytest.mark.slow)])
 def test_any_chunk_size_gives_the_same_figures(tables, size):
     seats, games = tables
     one = build_report(from_frames(seats, games))

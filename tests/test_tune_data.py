@@ -298,6 +298,7 @@ def _whole_file(d):
     return doc
 
 
+@pytest.mark.slow  # the quick suite interrupts a search once (test_a_real_interrupt_then_resume)
 def test_kill_9_then_resume_gives_the_uninterrupted_answer_file(tmp_path):
     """``kill -9`` at exact points (after a batch's outcome is stored but before its trials are
     told; between two trials of a batch; inside the refinement) and at a moment of the clock, each
