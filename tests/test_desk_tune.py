@@ -40,6 +40,15 @@ def plan(client, **changes):
     return client.post("/tune/plan", data=data, follow_redirects=False)
 
 
+def board_plan(client, tmp_path, key, values, target, seconds):
+    """Plan a search of one board key from the board's page: the folder of the planned search."""
+    data = {"file": "board/shuffle-swing/board", "target": target, "key": [key], f"values.{key}": values,
+            "trials": "4", "max_keys": "1", "seconds": seconds}
+    res = client.post("/tune/plan", data=data, follow_redirects=False)
+    assert res.status_code == 303, res.text
+    return tmp_path / res.headers["location"].removeprefix("/tune/plan/"), data
+
+
 def test_the_keys_to_vary_are_pre_filled_from_the_file_being_edited(client):
     page = client.get("/tune?file=instrument/Horns").text
     ticked = page.split('id="tune-keys"', 1)[1].split("</table>", 1)[0]
@@ -160,12 +169,8 @@ def test_the_boards_levers_come_with_the_values_the_shipped_searches_try(client,
     assert 'name="values.board.rulings.tie_break"' in page and "board.seats.start_points.4" in page
     # the seat race's levers too: R13 read per player count, ladder tokens at set-up
     assert 'name="values.board.seats.tie_break.3"' in page and 'name="values.board.seats.start_tokens.4"' in page
-    data = {"file": "board/shuffle-swing/board", "target": "seats|4|strong", "key": ["board.seats.start_points.4"],
-            "values.board.seats.start_points.4": "[[0, 0, 0, 0], [2, 1, 1, 0]]", "trials": "4", "max_keys": "1",
-            "seconds": "60"}
-    res = client.post("/tune/plan", data=data, follow_redirects=False)
-    assert res.status_code == 303, res.text
-    folder = tmp_path / res.headers["location"].removeprefix("/tune/plan/")
+    folder, data = board_plan(client, tmp_path, "board.seats.start_points.4", "[[0, 0, 0, 0], [2, 1, 1, 0]]",
+                              "seats|4|strong", "60")
     doc = tomllib.loads((folder / "tune.toml").read_text())
     assert doc["space"] == {"board.seats.start_points.4": {"values": [[0, 0, 0, 0], [2, 1, 1, 0]]}}
     data["values.board.seats.start_points.4"] = "[[2, 1, 1, 0]]"
@@ -187,12 +192,8 @@ def test_the_races_progress_is_shown_as_it_says_it(tmp_path):
 
 
 def test_the_seat_search_of_several_player_counts_on_the_designers_board(client, tmp_path):
-    data = {"file": "board/shuffle-swing/board", "target": "seats|3+4|strong", "key": ["board.rulings.tie_break"],
-            "values.board.rulings.tie_break": '["latest", "earliest", "shared"]', "trials": "4", "max_keys": "1",
-            "seconds": "900"}
-    res = client.post("/tune/plan", data=data, follow_redirects=False)
-    assert res.status_code == 303, res.text
-    folder = tmp_path / res.headers["location"].removeprefix("/tune/plan/")
+    folder, _ = board_plan(client, tmp_path, "board.rulings.tie_break", '["latest", "earliest", "shared"]',
+                           "seats|3+4|strong", "900")
     load_tuning(str(folder / "tune.toml"))
     doc = tomllib.loads((folder / "tune.toml").read_text())
     strong = tuning.strong_judge()

@@ -376,17 +376,28 @@ def rerun(name, runs=None, jobs=None, keep=None):
             shutil.rmtree(work, ignore_errors=True)
 
 
+def _with_jobs(args, jobs):
+    """``args`` with ``--jobs JOBS`` in place of its own when ``jobs`` is given."""
+    if not jobs:
+        return args
+    kept = [a for i, a in enumerate(args) if a != "--jobs" and (i == 0 or args[i - 1] != "--jobs")]
+    return [*kept, "--jobs", str(jobs)]
+
+
+def _play_env():
+    """The environment a run is played in: this tree first on the path, no docs URL."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env.pop("SSB_DOCS_URL", None)
+    return env
+
+
 def _rerun(name, folder, spec, work, jobs):
     if spec.get("tune"):
         return _rerun_tune(name, folder, spec, work, jobs)
     work.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop("SSB_DOCS_URL", None)
+    env = _play_env()
     out = f"results/{spec.get('out', name)}"
-    run_args = [str(a) for a in spec.get("run", [])]
-    if jobs:
-        run_args = [a for i, a in enumerate(run_args) if a != "--jobs" and (i == 0 or run_args[i - 1] != "--jobs")]
-        run_args += ["--jobs", str(jobs)]
+    run_args = _with_jobs([str(a) for a in spec.get("run", [])], jobs)
     # --resume: a kept folder (--keep) whose run was interrupted, or already played, goes on from its chunks
     run_cmd = ["ssb", "run", spec["scenario"], "--out", out, *run_args, "--resume"]
     report_cmd = ["ssb", "report", out, *[str(a) for a in spec.get("report", [])]]
@@ -466,12 +477,9 @@ def _rerun_tune(name, folder, spec, work, jobs):
     folder; its summary (``summary.md``, kept as ``summary.txt``) and progress (``progress.json``) kept, and ``facts.json``: the
     answer, its cost in games and declared CPU seconds, the wall and CPU time of the whole search."""
     work.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = _play_env()
     out = f"results/tune/{spec.get('out', name)}"
-    args = [str(a) for a in spec.get("run", [])]
-    if jobs:
-        args = [a for i, a in enumerate(args) if a != "--jobs" and (i == 0 or args[i - 1] != "--jobs")]
-        args += ["--jobs", str(jobs)]
+    args = _with_jobs([str(a) for a in spec.get("run", [])], jobs)
     cmd = ["ssb", "tune", spec["tune"], "--out", out, *args]
     resume = ["--resume"] if (work / out / "race.json").is_file() else []
     print(f"{name}: {' '.join(cmd)}  (in {work})", flush=True)
